@@ -1,0 +1,85 @@
+"""Partition specs (spec: "Partitioning", "Partition Evolution", Appendix C).
+
+"A partition spec has a list of fields that consist of: a source column id or a list of
+source column ids from the table's schema, a partition field id that is used to
+identify a partition field and is unique within a partition spec, a transform, and a
+partition name."
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from iceduck.spec.schema import Schema
+from iceduck.spec.transforms import Transform, UnknownTransform
+from iceduck.spec.types import IcebergType, NestedField, StructType, UnknownType
+
+#: "In v1, partition field IDs were not tracked, but were assigned sequentially starting
+#: at 1000 in the reference implementation."
+PARTITION_DATA_ID_START = 1000
+UNPARTITIONED_LAST_ASSIGNED_ID = 999
+
+
+@dataclass(frozen=True)
+class PartitionField:
+    source_id: int
+    field_id: int
+    name: str
+    transform: Transform
+    #: v3 multi-argument transforms list their sources here (then ``source_id`` is the first)
+    source_ids: tuple[int, ...] | None = None
+
+    @property
+    def all_source_ids(self) -> tuple[int, ...]:
+        return self.source_ids if self.source_ids is not None else (self.source_id,)
+
+
+@dataclass(frozen=True)
+class PartitionSpec:
+    spec_id: int = 0
+    fields: tuple[PartitionField, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", tuple(self.fields))
+
+    @property
+    def is_unpartitioned(self) -> bool:
+        """True when no field partitions data (void fields do not)."""
+        return all(f.transform.is_void for f in self.fields)
+
+    @property
+    def last_assigned_field_id(self) -> int:
+        return max((f.field_id for f in self.fields), default=UNPARTITIONED_LAST_ASSIGNED_ID)
+
+    def partition_type(self, schema: Schema) -> StructType:
+        """The struct of partition tuples: one optional field per partition field.
+
+        Field ids are the partition field ids ("In v2, the partition struct's field ids
+        must match the ids from the partition spec").
+        """
+        out = []
+        for f in self.fields:
+            source = schema.find_field_or_none(f.source_id)
+            if source is None:
+                # The source column was dropped since: the tuple type is unknowable from
+                # the schema (readers take it from the manifest's own Avro schema).
+                result: IcebergType = UnknownType()
+            elif isinstance(f.transform, UnknownTransform):
+                result = source.field_type
+            else:
+                result = f.transform.result_type(source.field_type)
+            out.append(NestedField(f.field_id, f.name, result, required=False))
+        return StructType(tuple(out))
+
+    def compatible_with(self, other: PartitionSpec) -> bool:
+        """Spec equivalence: same number of fields, and for each the same sources,
+        transform and name (ids may differ)."""
+        if len(self.fields) != len(other.fields):
+            return False
+        return all(
+            a.all_source_ids == b.all_source_ids and str(a.transform) == str(b.transform) and a.name == b.name
+            for a, b in zip(self.fields, other.fields, strict=True)
+        )
+
+
+UNPARTITIONED = PartitionSpec(0, ())
