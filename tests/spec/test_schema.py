@@ -13,7 +13,9 @@ SCHEMA = Schema(
             StructType((NestedField(3, "lat", IntegerType()), NestedField(4, "Long", IntegerType()))),
         ),
         NestedField(5, "tags", ListType(6, StringType(), True)),
-        NestedField(7, "props", MapType(8, StringType(), 9, StructType((NestedField(10, "v", StringType()),)))),
+        NestedField(
+            7, "props", MapType(8, StringType(), 9, StructType((NestedField(10, "v", StringType()),)))
+        ),
     ),
     schema_id=3,
     identifier_field_ids=(1,),
@@ -31,7 +33,7 @@ def test_lookup_by_id_and_dotted_name() -> None:
 
 
 def test_missing_field_names_the_field() -> None:
-    with pytest.raises(NotFoundError, match="no field 'location.alt' in schema 3"):
+    with pytest.raises(NotFoundError, match=r"no field 'location\.alt' in schema 3"):
         SCHEMA.find_field("location.alt")
     assert SCHEMA.find_field_or_none("LOCATION.lat") is None
 
