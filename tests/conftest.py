@@ -1,0 +1,97 @@
+"""Session fixtures shared by all tests: the reference Spark and its warehouse.
+
+* ``spark`` -- one SparkSession (Spark 3.5 + Iceberg 1.10.2) for the whole run, whose
+  ``iceduck`` catalog is the JDBC/SQLite catalog of the fixture warehouse.
+* ``spark_warehouse`` -- ``SparkWarehouse(path, tables)``: the Spark-written tables of
+  ``tests/support/spark_warehouse.py``, built once per run (about a minute).
+
+Every test using either fixture is marked ``spark`` automatically, so ``-m 'not spark'``
+runs the fast tests alone.
+
+To iterate quickly, keep a warehouse between runs with ``--spark-warehouse PATH`` or
+``ICEDUCK_SPARK_WAREHOUSE=PATH``: it is built on the first run and reused while the
+builders are unchanged (rebuilt when ``spark_warehouse.py`` changes). By default a fresh
+warehouse is built in pytest's temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.support.spark_session import spark_session, stop_spark_session
+from tests.support.spark_warehouse import (
+    MANIFEST,
+    SparkWarehouse,
+    build_warehouse,
+    load_warehouse,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+SPARK_FIXTURES = frozenset({"spark", "spark_warehouse", "spark_warehouse_path"})
+WAREHOUSE_ENV = "ICEDUCK_SPARK_WAREHOUSE"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--spark-warehouse",
+        default=None,
+        metavar="PATH",
+        help=f"reuse (or build once into) this Spark fixture warehouse; also ${WAREHOUSE_ENV}",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests that use Spark as ``spark`` before ``-m`` selection runs."""
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.spark)
+
+
+def _chosen_warehouse(config: pytest.Config) -> Path | None:
+    value = config.getoption("--spark-warehouse") or os.environ.get(WAREHOUSE_ENV)
+    return Path(value).expanduser().resolve() if value else None
+
+
+@pytest.fixture(scope="session")
+def spark_warehouse_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the fixture warehouse lives; a stale kept warehouse is wiped before Spark starts.
+
+    Wiping must happen before the SparkSession exists: its JDBC catalog holds the SQLite
+    file open once used.
+    """
+    path = _chosen_warehouse(request.config)
+    if path is None:
+        return tmp_path_factory.mktemp("spark-warehouse")
+    if path.exists() and any(path.iterdir()) and load_warehouse(path) is None:
+        if not (path / MANIFEST).is_file():
+            raise pytest.UsageError(
+                f"{path} is not empty and was not made by the test harness; refusing to use it"
+            )
+        shutil.rmtree(path)  # built by an older version of the builders, or interrupted
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def spark(spark_warehouse_path: Path) -> Iterator[SparkSession]:
+    """The run's SparkSession; its ``iceduck`` catalog is the fixture warehouse's."""
+    yield spark_session(spark_warehouse_path)
+    stop_spark_session()
+
+
+@pytest.fixture(scope="session")
+def spark_warehouse(spark: SparkSession, spark_warehouse_path: Path) -> SparkWarehouse:
+    """The Spark-written tables, built once per run (or reused, see the module docstring)."""
+    tables = load_warehouse(spark_warehouse_path)
+    if tables is None:
+        tables = build_warehouse(spark, spark_warehouse_path)
+    return SparkWarehouse(spark_warehouse_path, tables)

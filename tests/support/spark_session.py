@@ -1,0 +1,121 @@
+"""One SparkSession per test run, wired to the ``iceduck`` Iceberg catalog of a warehouse.
+
+The catalog is Iceberg's JDBC catalog on a SQLite file, ``<warehouse>/catalog.db``, because
+that is the catalog iceduck shares with Spark (see /work/shared/notes/formats.md, "Catalog
+shared with Spark and PyIceberg"); the catalog name is ``iceduck``, iceduck's default, since
+the name is stored in every catalog row and both sides must agree on it.
+
+Starting a JVM costs ~10 s, so the session is a process-wide singleton, stopped at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tests.support.spark_jars import SparkHarnessError, spark_classpath, sqlite_jvm_options
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+CATALOG = "iceduck"
+CATALOG_DB = "catalog.db"
+
+_session: SparkSession | None = None
+_session_warehouse: Path | None = None
+_session_scratch: Path | None = None
+
+
+def catalog_conf(warehouse: Path) -> dict[str, str]:
+    """Spark settings declaring the ``iceduck`` JDBC catalog over ``<warehouse>/catalog.db``."""
+    prefix = f"spark.sql.catalog.{CATALOG}"
+    return {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "jdbc",
+        f"{prefix}.uri": f"jdbc:sqlite:{warehouse / CATALOG_DB}",
+        f"{prefix}.warehouse": str(warehouse),
+        # V1 adds iceberg_type (TABLE/VIEW) to iceberg_tables, as iceduck's catalog expects.
+        f"{prefix}.jdbc.schema-version": "V1",
+        # Re-read metadata on every statement: other engines (iceduck, the Java API through
+        # py4j) commit to the same tables, and a cached table would hide their commits.
+        f"{prefix}.cache-enabled": "false",
+    }
+
+
+def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
+    """Every Spark setting of the test session: small, local, UTC, Iceberg-enabled."""
+    classpath = os.pathsep.join(str(jar) for jar in spark_classpath())
+    return {
+        "spark.master": "local[2]",
+        "spark.app.name": "iceduck-tests",
+        "spark.driver.memory": "3g",
+        # On the driver's system class path (not spark.jars) so that java.sql.DriverManager
+        # and py4j both see the SQLite driver and Iceberg's classes.
+        "spark.driver.extraClassPath": classpath,
+        "spark.executor.extraClassPath": classpath,
+        "spark.driver.extraJavaOptions": f"{sqlite_jvm_options()} -Duser.timezone=UTC",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.catalogImplementation": "in-memory",
+        "spark.sql.warehouse.dir": str(scratch / "spark-warehouse"),
+        "spark.local.dir": str(scratch / "spark-local"),
+        **catalog_conf(warehouse),
+    }
+
+
+def _check_java() -> None:
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise SparkHarnessError("no Java found (need Java 17 for Spark 3.5): install openjdk-17-jre-headless")
+
+
+def spark_session(warehouse: Path) -> SparkSession:
+    """The test run's SparkSession, created on first call with its catalog at ``warehouse``.
+
+    Later calls must name the same warehouse: Iceberg catalogs are configured once per
+    session, and silently reusing another warehouse would make tests lie.
+    """
+    global _session, _session_warehouse, _session_scratch
+    warehouse = Path(warehouse).resolve()
+    if _session is not None:
+        if warehouse != _session_warehouse:
+            raise SparkHarnessError(
+                f"the Spark session already serves warehouse {_session_warehouse}, not {warehouse}"
+            )
+        return _session
+    _check_java()
+    # Spark otherwise warns that the host name resolves to a loopback address.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise SparkHarnessError("pyspark is not installed; run: python3 -m pip install -e '.[test]'") from exc
+    warehouse.mkdir(parents=True, exist_ok=True)
+    # Spark's own scratch space (shuffle files, its unused default warehouse) stays out of
+    # both the repository and the Iceberg warehouse.
+    scratch = Path(tempfile.mkdtemp(prefix="iceduck-spark-"))
+    builder = SparkSession.builder
+    for key, value in session_conf(warehouse, scratch).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    _session, _session_warehouse, _session_scratch = session, warehouse, scratch
+    atexit.register(stop_spark_session)
+    return session
+
+
+def stop_spark_session() -> None:
+    """Stop the singleton session (registered with atexit; safe to call twice)."""
+    global _session, _session_warehouse, _session_scratch
+    if _session is not None:
+        _session.stop()
+    if _session_scratch is not None:
+        shutil.rmtree(_session_scratch, ignore_errors=True)
+    _session, _session_warehouse, _session_scratch = None, None, None
