@@ -1,0 +1,190 @@
+"""Avro object container files for metadata (manifests, manifest lists): read and write.
+
+fastavro does the record coding (it is compiled), iceduck handles the header itself for
+one reason: fastavro converts logical types on read (dates to ``datetime.date``,
+timestamps to ``datetime``, decimals to ``Decimal``), while iceduck represents them as the
+spec's physical units (``iceduck.spec.types``: int days, int micros). Converting back
+would cost a Python call per value and lose nanoseconds, so the header's schema is
+swapped for one without ``logicalType`` annotations before fastavro sees it; records then
+decode straight to ints and bytes. Writing does the reverse: fastavro encodes with the
+plain schema and the header gets the annotated one, so what lands on disk is exactly the
+schema Java writes.
+
+Every failure to decode is reported as :class:`CorruptDataError` naming the file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import fastavro
+
+from iceduck.errors import CorruptDataError, ValidationError
+
+MAGIC = b"Obj\x01"
+SCHEMA_KEY = "avro.schema"
+CODEC_KEY = "avro.codec"
+#: Java's default ``write.avro.compression-codec`` is gzip, which Avro calls ``deflate``
+DEFAULT_CODEC = "deflate"
+
+AvroInput = bytes | bytearray | memoryview | BinaryIO
+
+
+@dataclass(frozen=True)
+class AvroContents:
+    """A decoded container: key-value metadata (``avro.*`` included), the writer schema
+    as stored (logical types intact) and the records (logical types not applied)."""
+
+    metadata: dict[str, str]
+    schema: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+def read_bytes(data: AvroInput, path: str) -> bytes:
+    """The whole input as bytes (metadata files are small; planning reads them whole)."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, bytearray | memoryview):
+        return bytes(data)
+    try:
+        out = data.read()
+    except OSError as e:
+        raise CorruptDataError(f"cannot read Avro file: {e}", path) from e
+    if not isinstance(out, bytes | bytearray):
+        raise CorruptDataError("Avro input must be opened in binary mode", path)
+    return bytes(out)
+
+
+def read_avro(data: AvroInput, path: str) -> AvroContents:
+    """Decode a whole container file without logical-type conversion."""
+    raw = read_bytes(data, path)
+    metadata, sync, body_start = parse_header(raw, path)
+    schema = _schema(metadata, path)
+    plain = strip_logical_types(schema)
+    header = encode_header({**metadata, SCHEMA_KEY: _dumps(plain)}, sync)
+    try:
+        records = list(fastavro.reader(io.BytesIO(header + raw[body_start:])))
+    except Exception as e:  # fastavro raises EOFError, ValueError, zlib.error, ... on bad bytes
+        raise CorruptDataError(f"truncated or corrupt Avro data: {type(e).__name__}: {e}", path) from e
+    return AvroContents(metadata, schema, records)
+
+
+def write_avro(
+    schema: dict[str, Any],
+    records: Iterable[dict[str, Any]],
+    metadata: dict[str, str],
+    codec: str = DEFAULT_CODEC,
+) -> bytes:
+    """Encode ``records`` (physical values, no logical conversion) into a container whose
+    header carries ``schema`` verbatim (compact JSON, as Java writes it) and ``metadata``."""
+    plain = strip_logical_types(schema)
+    buffer = io.BytesIO()
+    try:
+        fastavro.writer(buffer, fastavro.parse_schema(plain), records, codec=codec, metadata=dict(metadata))
+    except (TypeError, ValueError, OverflowError, AttributeError) as e:  # a value of the wrong type
+        raise ValidationError(f"cannot encode a value as Avro: {type(e).__name__}: {e}") from e
+    written = buffer.getvalue()
+    stored, sync, body_start = parse_header(written, "<written>")
+    header_meta = {**metadata, SCHEMA_KEY: _dumps(schema), CODEC_KEY: stored[CODEC_KEY]}
+    return encode_header(header_meta, sync) + written[body_start:]
+
+
+def strip_logical_types(schema: Any) -> Any:
+    """A copy of an Avro schema without ``logicalType`` annotations (same binary encoding)."""
+    if isinstance(schema, dict):
+        return {k: strip_logical_types(v) for k, v in schema.items() if k != "logicalType"}
+    if isinstance(schema, list):
+        return [strip_logical_types(s) for s in schema]
+    return schema
+
+
+def _dumps(schema: Any) -> str:
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
+def _schema(metadata: dict[str, str], path: str) -> dict[str, Any]:
+    text = metadata.get(SCHEMA_KEY)
+    if text is None:
+        raise CorruptDataError("Avro header has no avro.schema", path)
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CorruptDataError(f"avro.schema is not valid JSON: {e}", path) from e
+    if not isinstance(schema, dict) or schema.get("type") != "record":
+        raise CorruptDataError("avro.schema is not a record schema", path)
+    return schema
+
+
+# -- container header (Avro spec "Object Container Files") --------------------------------------
+
+
+def parse_header(raw: bytes, path: str) -> tuple[dict[str, str], bytes, int]:
+    """(metadata, sync marker, offset of the first block) of a container file."""
+    if raw[:4] != MAGIC:
+        raise CorruptDataError("not an Avro file (missing 'Obj\\x01' magic)", path)
+    pos = 4
+    metadata: dict[str, str] = {}
+    try:
+        while True:
+            count, pos = _read_long(raw, pos)
+            if count == 0:
+                break
+            if count < 0:  # a negative count is followed by the block's byte size
+                _, pos = _read_long(raw, pos)
+                count = -count
+            for _ in range(count):
+                key, pos = _read_bytes(raw, pos)
+                value, pos = _read_bytes(raw, pos)
+                metadata[key.decode("utf-8")] = value.decode("utf-8")
+    except (IndexError, UnicodeDecodeError) as e:
+        raise CorruptDataError(f"truncated or corrupt Avro header: {e}", path) from e
+    sync = raw[pos : pos + 16]
+    if len(sync) != 16:
+        raise CorruptDataError("truncated Avro header (no sync marker)", path)
+    return metadata, sync, pos + 16
+
+
+def encode_header(metadata: dict[str, str], sync: bytes) -> bytes:
+    out = bytearray(MAGIC)
+    if metadata:
+        out += _encode_long(len(metadata))
+        for key, value in metadata.items():
+            for item in (key.encode("utf-8"), value.encode("utf-8")):
+                out += _encode_long(len(item))
+                out += item
+    out += b"\x00"
+    out += sync
+    return bytes(out)
+
+
+def _read_long(raw: bytes, pos: int) -> tuple[int, int]:
+    """Avro's zig-zag varint."""
+    n = shift = 0
+    while True:
+        byte = raw[pos]
+        pos += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return (n >> 1) ^ -(n & 1), pos
+
+
+def _read_bytes(raw: bytes, pos: int) -> tuple[bytes, int]:
+    length, pos = _read_long(raw, pos)
+    if length < 0 or pos + length > len(raw):
+        raise IndexError("length beyond the end of the header")
+    return raw[pos : pos + length], pos + length
+
+
+def _encode_long(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n & ~0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
