@@ -8,11 +8,14 @@ writes). Manifest and manifest-list round trips live in ``test_spark_manifest_ro
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.deletion_vector import serialize_dv
+from iceduck.formats.manifests import read_manifest
 from iceduck.formats.metadata_json import read_table_metadata, table_metadata_to_json, write_table_metadata
 from iceduck.formats.puffin import (
     PuffinWriter,
@@ -81,3 +84,32 @@ def test_every_puffin_file_round_trips(spark_warehouse: SparkWarehouse) -> None:
 def test_fixture_has_files_of_each_kind(spark_warehouse: SparkWarehouse, kind: str) -> None:
     suffix = {"metadata": ".metadata.json", "puffin": ".puffin"}[kind]
     assert _files(spark_warehouse, suffix)
+
+
+def test_damaged_spark_files_fail_with_errors_naming_file_and_problem(
+    spark_warehouse: SparkWarehouse, tmp_path: Path
+) -> None:
+    """Real files, damaged the way disks and bad copies damage them."""
+    metadata = _files(spark_warehouse, ".metadata.json")[0]
+    doc = json.loads(metadata.read_bytes())
+    doc["format-version"] = 4
+    with pytest.raises(UnsupportedError, match=rf"{re.escape(str(metadata))}.*format.version.*4"):
+        read_table_metadata(json.dumps(doc).encode(), str(metadata))
+    with pytest.raises(CorruptDataError, match=re.escape(str(metadata))):
+        read_table_metadata(metadata.read_bytes()[:-10], str(metadata))
+
+    manifest = next(p for p in spark_warehouse.path.rglob("metadata/*-m0.avro"))
+    data = manifest.read_bytes()
+    with pytest.raises(CorruptDataError, match=re.escape(str(manifest))):
+        read_manifest(data[: len(data) // 2], str(manifest))
+
+    puffin = _files(spark_warehouse, ".puffin")[0]
+    data = bytearray(puffin.read_bytes())
+    blob = read_puffin_footer(bytes(data), str(puffin)).blobs[0]
+    data[blob.offset + blob.length - 1] ^= 0xFF  # the last byte of the blob's CRC
+    with pytest.raises(CorruptDataError, match=rf"{re.escape(str(puffin))}.*CRC"):
+        read_deletion_vectors(bytes(data), str(puffin))
+    data = bytearray(puffin.read_bytes())
+    data[0:4] = b"PFA0"
+    with pytest.raises(CorruptDataError, match=rf"{re.escape(str(puffin))}.*magic"):
+        read_puffin_footer(bytes(data), str(puffin))
