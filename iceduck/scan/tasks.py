@@ -26,6 +26,9 @@ from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression
 from iceduck.spec.manifest import FileContent, FileFormat
 from iceduck.spec.schema import Schema
 
+#: frozen, so one instance serves as every default
+MATCH_ALL: BooleanExpression = AlwaysTrue()
+
 
 @dataclass(frozen=True)
 class DeleteFile:
@@ -74,7 +77,7 @@ class FileScanTask:
     position_deletes: tuple[DeleteFile, ...] = ()
     equality_deletes: tuple[DeleteFile, ...] = ()
     #: the part of the row filter partition values do not already decide
-    residual: BooleanExpression = AlwaysTrue()
+    residual: BooleanExpression = MATCH_ALL
 
     @property
     def has_deletes(self) -> bool:
@@ -103,7 +106,7 @@ class ScanPlan:
     schema: Schema
     snapshot_id: int | None
     tasks: tuple[FileScanTask, ...]
-    row_filter: BooleanExpression = AlwaysTrue()
+    row_filter: BooleanExpression = MATCH_ALL
     stats: ScanStats = ScanStats()
     #: ``schema.name-mapping.default`` (JSON text) for files written without field ids
     name_mapping: str | None = None
