@@ -1,0 +1,181 @@
+"""Finding and reading a table's metadata files, shared by every catalog.
+
+Two things live here because all catalogs need them:
+
+* :class:`MetadataCache` -- parse each metadata file once. Metadata files are immutable
+  (every commit writes a new one: spec, "Metastore Tables"/"File System Tables"), so a
+  connection that loads the same table again pays one ``stat`` instead of a JSON parse.
+  The key includes size and mtime, so a file rewritten in place (not something Iceberg
+  writers do) is re-read rather than served stale.
+* The file-system layout of Spark's Hadoop catalog (spec, "File System Tables": "Each
+  version of table metadata is stored in a metadata folder under the table's base location
+  using a file naming scheme that includes a version number, V: ``v<V>.metadata.json``"),
+  and finding the newest metadata file of a table folder from file names alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from iceduck.errors import NotFoundError, UserError
+from iceduck.formats.metadata_json import (
+    GZIP_METADATA_SUFFIX,
+    METADATA_SUFFIX,
+    OLD_GZIP_METADATA_SUFFIX,
+    metadata_file_version,
+    read_table_metadata,
+)
+from iceduck.io.fileio import MissingFileError, read_bytes, to_local_path
+from iceduck.spec.table_metadata import TableMetadata
+
+METADATA_DIR = "metadata"
+#: Java's ``Util.VERSION_HINT_FILENAME``: holds the current version number of a Hadoop table
+VERSION_HINT = "version-hint.text"
+#: Java's ``HadoopTableOperations.VERSION_PATTERN`` (``v([^\.]*)\..*``), digits only
+_HADOOP_NAME = re.compile(r"v(\d+)\..*")
+#: the name endings Java's ``HadoopTableOperations.getMetadataFile`` tries, in its order
+#: (codec NONE, codec GZIP, then GZIP's old extension)
+_HADOOP_SUFFIXES = (METADATA_SUFFIX, GZIP_METADATA_SUFFIX, OLD_GZIP_METADATA_SUFFIX)
+
+
+def read_metadata(location: str) -> TableMetadata:
+    """Parse one metadata file (plain or GZIP); errors name the file."""
+    return read_table_metadata(read_bytes(location), location)
+
+
+class MetadataCache:
+    """A small LRU of parsed metadata files, keyed by location, size and mtime."""
+
+    def __init__(self, capacity: int = 128) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[tuple[str, int, int], TableMetadata] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, location: str) -> TableMetadata:
+        try:
+            st = os.stat(to_local_path(location))
+        except FileNotFoundError:
+            raise MissingFileError("file does not exist", location) from None
+        key = (location, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            cached = self._entries.get(key)
+            if cached is not None:
+                self._entries.move_to_end(key)
+                return cached
+        metadata = read_metadata(location)
+        with self._lock:
+            self._entries[key] = metadata
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+        return metadata
+
+
+# -- the Hadoop (file-system) table layout ------------------------------------------------
+
+
+def is_metadata_file_name(name: str) -> bool:
+    """Java's ``HadoopCatalog.TABLE_FILTER`` (``.metadata.json``), plus the old GZIP name."""
+    return name.endswith((METADATA_SUFFIX, OLD_GZIP_METADATA_SUFFIX))
+
+
+def has_metadata_files(table_dir: Path) -> bool:
+    """Java's ``HadoopCatalog.isTableDir``: ``metadata/`` holds at least one metadata file."""
+    try:
+        with os.scandir(table_dir / METADATA_DIR) as it:
+            return any(e.is_file() and is_metadata_file_name(e.name) for e in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def hadoop_metadata_file(metadata_dir: Path, version: int) -> Path | None:
+    """``v<version>.metadata.json`` (or a GZIP name) if it exists (``getMetadataFile``)."""
+    for suffix in _HADOOP_SUFFIXES:
+        candidate = metadata_dir / f"v{version}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_version_hint(metadata_dir: Path) -> int | None:
+    """The version in ``version-hint.text``, or None if missing or unreadable."""
+    try:
+        text = (metadata_dir / VERSION_HINT).read_text("utf-8")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, UnicodeDecodeError):
+        return None
+    first_line = text.splitlines()[0].strip() if text.strip() else ""
+    return int(first_line) if first_line.isdigit() else None
+
+
+def _highest_hadoop_version(metadata_dir: Path) -> int:
+    """The highest ``v<N>`` with a metadata file, 0 if none (``findVersion``'s fallback)."""
+    best = 0
+    try:
+        with os.scandir(metadata_dir) as it:
+            for entry in it:
+                m = _HADOOP_NAME.fullmatch(entry.name)
+                if m and int(m.group(1)) > best and hadoop_metadata_file(metadata_dir, int(m.group(1))):
+                    best = int(m.group(1))
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    return best
+
+
+def current_hadoop_metadata_file(metadata_dir: Path) -> Path | None:
+    """The current metadata file of a Hadoop-catalog table, None if it has none.
+
+    As Java's ``HadoopTableOperations.refresh``: start at the version in
+    ``version-hint.text`` (or, when the hint is missing or unreadable, at the highest
+    ``v<N>`` listed in the folder), then move forward while ``v<N+1>`` exists, because the
+    hint is written after the metadata file and may lag behind it. Where Java fails on a
+    hint naming a missing file, we fall back to the listing: it can only find a file that
+    a writer committed.
+    """
+    version = read_version_hint(metadata_dir)
+    current = None if version is None else hadoop_metadata_file(metadata_dir, version)
+    if version is None or current is None:
+        version = _highest_hadoop_version(metadata_dir)
+        current = hadoop_metadata_file(metadata_dir, version)
+        if current is None:
+            return None
+    while (following := hadoop_metadata_file(metadata_dir, version + 1)) is not None:
+        version, current = version + 1, following
+    return current
+
+
+def newest_metadata_file(metadata_dir: Path) -> Path:
+    """The newest metadata file in a table's ``metadata/`` folder, from names alone.
+
+    A ``version-hint.text`` naming an existing file decides, as in a Hadoop table. Otherwise the highest
+    version number wins among both naming schemes: ``<NNNNN>-<uuid>.metadata.json``
+    (metastore catalogs) and ``v<N>.metadata.json`` (Hadoop), GZIP variants included.
+    Two different files with the highest number (a metastore writer that lost a commit
+    race may leave its file behind) are refused as ambiguous rather than guessed.
+    """
+    hint = read_version_hint(metadata_dir)
+    if hint is not None and hadoop_metadata_file(metadata_dir, hint) is not None:
+        hinted = current_hadoop_metadata_file(metadata_dir)
+        if hinted is not None:
+            return hinted
+    try:
+        names = [e.name for e in os.scandir(metadata_dir) if e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFoundError(f"no table metadata folder at {metadata_dir}") from None
+    versions: dict[str, int] = {}
+    for name in names:
+        version = metadata_file_version(name) if is_metadata_file_name(name) else None
+        if version is not None:
+            versions[name] = version
+    if not versions:
+        raise NotFoundError(f"no metadata file (*.metadata.json with a version number) in {metadata_dir}")
+    top = max(versions.values())
+    newest = sorted(name for name, v in versions.items() if v == top)
+    if len(newest) > 1:
+        raise UserError(
+            f"{metadata_dir}: ambiguous current metadata, {len(newest)} files have version {top} "
+            f"({', '.join(newest)}); name the metadata file to read"
+        )
+    return metadata_dir / newest[0]
