@@ -1,0 +1,298 @@
+"""Parse each manifest and manifest list once per connection.
+
+Manifests and manifest lists are immutable ("a manifest can be written once and reused";
+a committed file is never rewritten in place), so a connection keeps what it parsed,
+keyed by path, and planning the same table again costs no Avro decoding. Decoding is the
+dominant cost of cold planning (fastavro builds a dict per entry and per metric pair),
+so the cache also keeps what planning derives from an entry: the base
+:class:`~iceduck.scan.tasks.FileScanTask` of every live data file (no deletes, residual
+``true``), and the :class:`~iceduck.scan.tasks.DeleteFile` of every live delete file.
+
+One manifest path can be read with different inherited values: when a v2 table is
+upgraded to v3, a manifest without ``first_row_id`` gets one in the next manifest list
+("Any null (unassigned) ``first_row_id`` must be assigned via inheritance"). The key is
+therefore the path *and* the manifest-list values inheritance uses (sequence number,
+adding snapshot, first row id).
+
+The cache is an LRU bounded by the number of entries (manifest entries plus manifest-list
+rows) it holds, not by files, because a manifest's cost is its entry count. Cached
+objects are shared by every plan: callers must treat them as read-only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from iceduck.errors import CorruptDataError
+from iceduck.formats.manifest_list import read_manifest_list
+from iceduck.formats.manifests import ManifestMeta, read_manifest
+from iceduck.io import fileio
+from iceduck.scan.tasks import DeleteFile, FileScanTask
+from iceduck.spec.manifest import (
+    DataFile,
+    FileContent,
+    ManifestContent,
+    ManifestEntry,
+    ManifestFile,
+)
+from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.snapshot import Snapshot
+
+#: default bound: about a few hundred MB of parsed entries
+DEFAULT_MAX_ENTRIES = 250_000
+#: reserved field id of ``file_path`` in position delete files (spec, "Position Delete Files")
+DELETE_FILE_PATH_ID = 2147483546
+
+Reader = Callable[[str], bytes]
+
+
+@dataclass(frozen=True, eq=False)
+class CachedManifest:
+    """A parsed manifest, with inherited values applied, plus what planning derives from it."""
+
+    meta: ManifestMeta
+    #: every entry, DELETED ones included (metadata tables list them)
+    entries: tuple[ManifestEntry, ...]
+    #: ADDED and EXISTING entries: "Deleted entries [...] are not used in a scan"
+    live: tuple[ManifestEntry, ...]
+    #: data manifests: the base task of each live entry, in ``live`` order
+    tasks: tuple[FileScanTask, ...] = ()
+    #: delete manifests: the delete file of each live entry, in ``live`` order
+    deletes: tuple[DeleteFile, ...] = ()
+    #: the ``data_file`` of each live entry (metrics), in ``live`` order
+    files: tuple[DataFile, ...] = ()
+    #: the smallest data sequence number of the live entries (None: no live entry)
+    min_sequence_number: int | None = None
+
+    @property
+    def path(self) -> str:
+        return self.meta.path
+
+    @property
+    def spec_id(self) -> int:
+        return self.meta.spec_id
+
+
+def _data_sequence_number(e: ManifestEntry, path: str) -> int:
+    seq = e.sequence_number
+    if seq is None:
+        raise CorruptDataError(
+            f"live entry {e.data_file.file_path} has no data sequence number (not inherited either)", path
+        )
+    return seq
+
+
+def _identity_positions(spec: PartitionSpec) -> list[tuple[int, int]]:
+    """(position in the partition tuple, source field id) of identity partition fields."""
+    return [(i, pf.source_id) for i, pf in enumerate(spec.fields) if pf.transform.is_identity]
+
+
+def _base_tasks(live: tuple[ManifestEntry, ...], meta: ManifestMeta) -> tuple[FileScanTask, ...]:
+    identity = _identity_positions(meta.spec)
+    no_identity: dict[int, Any] = {}
+    spec_id = meta.spec_id
+    out = []
+    for e in live:
+        df = e.data_file
+        partition = df.partition
+        values = {fid: partition[i] for i, fid in identity} if identity else no_identity
+        out.append(
+            FileScanTask(
+                df.file_path,
+                df.file_format,
+                df.record_count,
+                df.file_size_in_bytes,
+                spec_id,
+                partition,
+                _data_sequence_number(e, meta.path),
+                df.first_row_id,
+                values,
+            )
+        )
+    return tuple(out)
+
+
+def referenced_data_file(df: DataFile) -> str | None:
+    """The one data file a position delete file refers to, when known.
+
+    ``referenced_data_file`` if set; else, like Java's
+    ``ContentFileUtil.referencedDataFileLocation``, the ``file_path`` column's bounds when
+    the lower and upper bound are equal (every row names the same file).
+    """
+    if df.content is not FileContent.POSITION_DELETES:
+        return None
+    if df.referenced_data_file is not None:
+        return df.referenced_data_file
+    lower = (df.lower_bounds or {}).get(DELETE_FILE_PATH_ID)
+    upper = (df.upper_bounds or {}).get(DELETE_FILE_PATH_ID)
+    if lower is not None and lower == upper:
+        try:
+            return bytes(lower).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def _delete_files(live: tuple[ManifestEntry, ...], meta: ManifestMeta) -> tuple[DeleteFile, ...]:
+    out = []
+    for e in live:
+        df = e.data_file
+        out.append(
+            DeleteFile(
+                path=df.file_path,
+                content=df.content,
+                file_format=df.file_format,
+                sequence_number=_data_sequence_number(e, meta.path),
+                record_count=df.record_count,
+                file_size_in_bytes=df.file_size_in_bytes,
+                equality_ids=tuple(df.equality_ids or ()),
+                referenced_data_file=referenced_data_file(df),
+                content_offset=df.content_offset,
+                content_size_in_bytes=df.content_size_in_bytes,
+                spec_id=meta.spec_id,
+                partition=df.partition,
+            )
+        )
+    return tuple(out)
+
+
+def parse_manifest(
+    data: bytes, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None = None
+) -> CachedManifest:
+    """Decode a manifest and derive the planning rows of its live entries."""
+    meta, entries = read_manifest(data, manifest.manifest_path, manifest, specs_by_id)
+    live = tuple(e for e in entries if e.is_live)
+    files = tuple(e.data_file for e in live)
+    min_seq = min((_data_sequence_number(e, meta.path) for e in live), default=None)
+    if meta.content is ManifestContent.DATA:
+        tasks = _base_tasks(live, meta)
+        return CachedManifest(meta, tuple(entries), live, tasks, (), files, min_seq)
+    return CachedManifest(meta, tuple(entries), live, (), _delete_files(live, meta), files, min_seq)
+
+
+def v1_manifest_files(snapshot: Snapshot) -> tuple[ManifestFile, ...]:
+    """Manifest-list rows for a v1 snapshot that lists its manifests directly.
+
+    As Java's ``BaseSnapshot`` does: no partition summaries (nothing is skipped), spec id
+    from the manifest's own metadata, sequence number 0, added by the snapshot itself.
+    """
+    return tuple(
+        ManifestFile(
+            manifest_path=location,
+            manifest_length=0,
+            partition_spec_id=0,
+            content=ManifestContent.DATA,
+            sequence_number=0,
+            min_sequence_number=0,
+            added_snapshot_id=snapshot.snapshot_id,
+        )
+        for location in snapshot.manifests or ()
+    )
+
+
+class ManifestCache:
+    """Parsed manifests and manifest lists of one connection (thread-safe LRU)."""
+
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, read: Reader = fileio.read_bytes) -> None:
+        self.max_entries = max_entries
+        self._read = read
+        self._lock = threading.Lock()
+        self._items: OrderedDict[Any, tuple[int, Any]] = OrderedDict()
+        self._size = 0
+        #: how many manifests / manifest lists were decoded (tests assert "parsed once")
+        self.manifests_parsed = 0
+        self.lists_parsed = 0
+        self.hits = 0
+
+    # -- generic LRU ------------------------------------------------------------------------
+
+    def _get(self, key: Any) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[1]
+
+    def _put(self, key: Any, value: Any, size: int) -> None:
+        size = max(size, 1)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= old[0]
+            self._items[key] = (size, value)
+            self._size += size
+            while self._size > self.max_entries and len(self._items) > 1:
+                _, (evicted, _) = self._items.popitem(last=False)
+                self._size -= evicted
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._size = 0
+
+    @property
+    def size(self) -> int:
+        """Entries and manifest-list rows currently held."""
+        return self._size
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    # -- manifest lists ---------------------------------------------------------------------
+
+    def _rows(self, location: str, format_version: int | None) -> tuple[ManifestFile, ...]:
+        key = ("list", location)
+        cached = self._get(key)
+        if cached is None:
+            cached = tuple(read_manifest_list(self._read(location), location, format_version))
+            self.lists_parsed += 1
+            self._put(key, cached, len(cached))
+        return cached
+
+    def snapshot_manifests(
+        self, snapshot: Snapshot, format_version: int | None = None
+    ) -> tuple[ManifestFile, ...]:
+        """The manifest-list rows of a snapshot (v1 snapshots may list manifests directly)."""
+        if snapshot.manifest_list is not None:
+            return self._rows(snapshot.manifest_list, format_version)
+        if snapshot.manifests is None:
+            raise CorruptDataError(
+                f"snapshot {snapshot.snapshot_id} has neither a manifest list nor manifests"
+            )
+        return v1_manifest_files(snapshot)
+
+    def manifest_list(self, path: str, format_version: int | None = None) -> list[ManifestFile]:
+        """The rows of the manifest list at ``path`` (a fresh list; the rows are shared)."""
+        return list(self._rows(path, format_version))
+
+    # -- manifests --------------------------------------------------------------------------
+
+    def parsed_manifest(
+        self, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None = None
+    ) -> CachedManifest:
+        """A manifest, parsed with the inherited values of its manifest-list row."""
+        key = (
+            "manifest",
+            manifest.manifest_path,
+            manifest.sequence_number,
+            manifest.added_snapshot_id,
+            manifest.first_row_id,
+        )
+        cached = self._get(key)
+        if cached is None:
+            cached = parse_manifest(self._read(manifest.manifest_path), manifest, specs_by_id)
+            self.manifests_parsed += 1
+            self._put(key, cached, len(cached.entries))
+        return cached
+
+    def manifest(
+        self, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None = None
+    ) -> list[ManifestEntry]:
+        """Every entry of a manifest, DELETED ones included (a fresh list; entries are shared)."""
+        return list(self.parsed_manifest(manifest, specs_by_id).entries)
