@@ -1,0 +1,323 @@
+"""Row-level deletes applied inside DuckDB (spec, "Row-level Deletes", "Delete Formats").
+
+The planner has already decided which delete files apply to which data file
+(:mod:`iceduck.scan.tasks`); this module turns them into SQL.
+
+*Position deletes and deletion vectors* become, per data file, a keep-mask over row
+positions: ``mask[file_index][file_row_number]`` in one constant list of lists, read
+with DuckDB's ``file_row_number`` (the 0-based position the spec calls ``pos``). Measured
+on 5M rows with every 10th deleted (DuckDB 2.0, 2 cores): a hash anti-join on
+``(file, pos)`` costs 3.5-5x the plain scan, ``NOT IN`` 3x, a constant-list lookup
+1.6-2.1x -- the same as the ``POSITIONAL JOIN`` keep-mask, which DuckDB cannot keep
+aligned once a scan runs in parallel, and unlike it the lookup is an ordinary filter,
+so DuckDB still pushes the query's own filters into the Parquet scan (row-group
+pruning, late materialisation). Sparse deletes cost the same as dense ones; an anti-join
+is no cheaper even with a handful of deleted rows. Masks are bit-packed: a file of n
+rows costs n/8 bytes.
+
+*Equality deletes* are a hash anti-join on the delete columns with ``IS NOT DISTINCT
+FROM`` ("A null value in a delete column matches a row if the row's value is null"),
+read straight from the delete files by field id. Which data files a delete file applies
+to is the planner's answer, encoded without repeating delete rows per data file: the
+engine numbers the files that have equality deletes (``__ord``) so that each delete
+file's targets form a few runs ``[lo, hi]``, and the join condition carries
+``__ord BETWEEN lo AND hi``, which DuckDB evaluates inside the hash join.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from iceduck.engine.types import quote_string
+from iceduck.errors import CorruptDataError, UnsupportedError
+from iceduck.formats.puffin import read_deletion_vector
+from iceduck.io import fileio
+from iceduck.scan.tasks import DeleteFile, FileScanTask
+from iceduck.spec.manifest import FileFormat
+
+#: "file_path" and "pos" of position delete files (spec, "Position Delete Files")
+DELETE_FILE_PATH_ID = 2147483546
+DELETE_POS_ID = 2147483545
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+class PositionCache:
+    """Decoded position deletes, least recently used dropped first (delete files are
+    immutable): deletion vectors by blob, position delete files by file. ``max_positions``
+    bounds the positions held (8 bytes each); shared by every connection, hence the lock."""
+
+    def __init__(self, max_positions: int = 100_000_000) -> None:
+        self.max_positions = max_positions
+        self._size = 0
+        self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: Any, value: Any, size: int) -> None:
+        with self._lock:
+            previous = self._entries.pop(key, None)
+            if previous is not None:
+                self._size -= previous[1]
+            self._entries[key] = (value, size)
+            self._size += size
+            while self._size > self.max_positions and len(self._entries) > 1:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self._size -= dropped
+
+
+#: the process-wide cache the engine uses by default
+POSITIONS = PositionCache()
+
+
+def deleted_positions(
+    con: Any, tasks: Sequence[FileScanTask], cache: PositionCache = POSITIONS
+) -> dict[str, np.ndarray]:
+    """Each task's deleted positions (sorted, unique int64), for tasks with any."""
+    pos_files = {d.path: d for t in tasks if t.deletion_vector is None for d in t.position_deletes}
+    by_file = _position_files(con, list(pos_files.values()), cache)
+    result = {}
+    for t in tasks:
+        if t.deletion_vector is not None:
+            # "when a DV is present, readers can safely ignore matching position delete files"
+            positions = _deletion_vector(t.deletion_vector, cache)
+        elif t.position_deletes:
+            parts = [by_file[d.path].get(t.path, _EMPTY) for d in t.position_deletes]
+            positions = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+        else:
+            continue
+        if len(positions):
+            result[t.path] = positions
+    return result
+
+
+def _deletion_vector(dv: DeleteFile, cache: PositionCache) -> np.ndarray:
+    if dv.content_offset is None or dv.content_size_in_bytes is None:
+        raise CorruptDataError("deletion vector entry without content_offset/content_size_in_bytes", dv.path)
+    key = ("dv", dv.path, dv.content_offset, dv.content_size_in_bytes)
+    positions = cache.get(key)
+    if positions is None:
+        vector = read_deletion_vector(
+            fileio.to_local_path(dv.path),
+            dv.content_offset,
+            dv.content_size_in_bytes,
+            dv.path,
+            cardinality=dv.record_count,
+        )
+        positions = vector.to_numpy()
+        cache.put(key, positions, len(positions))
+    return positions
+
+
+def _position_files(
+    con: Any, files: Sequence[DeleteFile], cache: PositionCache
+) -> dict[str, dict[str, np.ndarray]]:
+    """Position delete files as {delete file: {data file: positions}}, all uncached files
+    read by one DuckDB query (the positions arrive grouped; no per-row Python)."""
+    result: dict[str, dict[str, np.ndarray]] = {}
+    missing = []
+    for d in files:
+        hit = cache.get(("pos", d.path))
+        if hit is None:
+            if d.file_format is not FileFormat.PARQUET:
+                raise UnsupportedError(
+                    f"{d.file_format.value} position delete files are not supported: {d.path}"
+                )
+            missing.append(d)
+        else:
+            result[d.path] = hit
+    if not missing:
+        return result
+    locations = [d.path for d in missing]
+    for location in locations:
+        if not fileio.exists(location):
+            raise fileio.MissingFileError("position delete file does not exist", location)
+    paths = "[" + ", ".join(quote_string(fileio.to_local_path(p)) for p in locations) + "]"
+    table = con.sql(
+        "SELECT file_index::BIGINT AS f, file_path, pos "
+        f"FROM read_parquet({paths}, schema = MAP {{"
+        f"{DELETE_FILE_PATH_ID}: {{name: 'file_path', type: 'VARCHAR', default_value: NULL}}, "
+        f"{DELETE_POS_ID}: {{name: 'pos', type: 'BIGINT', default_value: NULL}}}}) "
+        "WHERE file_path IS NOT NULL AND pos IS NOT NULL ORDER BY ALL"
+    ).to_arrow_table()
+    grouped: dict[str, dict[str, np.ndarray]] = {p: {} for p in locations}
+    delete_file = table.column("f").to_numpy()
+    data_files = pc.dictionary_encode(table.column("file_path")).combine_chunks()
+    codes = data_files.indices.to_numpy()
+    names = data_files.dictionary.to_pylist()
+    pos = table.column("pos").to_numpy()
+    # rows arrive sorted by (delete file, data file, pos): split where the pair changes
+    starts = np.flatnonzero(np.diff(delete_file) | np.diff(codes)) + 1
+    bounds = np.concatenate(([0], starts, [len(pos)])).tolist()
+    for a, b in itertools.pairwise(bounds):
+        if a == b:
+            continue
+        run = pos[a:b]
+        unique = run[np.concatenate(([True], np.diff(run) != 0))]
+        grouped[locations[int(delete_file[a])]][names[int(codes[a])]] = unique
+    for location, entry in grouped.items():
+        cache.put(("pos", location), entry, sum(len(v) for v in entry.values()) + 1)
+        result[location] = entry
+    return result
+
+
+# -- deleted runs as ranges -------------------------------------------------------------------
+
+#: a group of files whose deletes form at most this many runs is filtered by ranges
+MAX_RANGE_RUNS = 16
+
+
+def position_runs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique positions as maximal runs ``(first, last)``, inclusive, vectorised."""
+    if not len(positions):
+        return _EMPTY, _EMPTY
+    breaks = np.flatnonzero(np.diff(positions) != 1)
+    firsts = np.concatenate(([positions[0]], positions[breaks + 1]))
+    lasts = np.concatenate((positions[breaks], [positions[-1]]))
+    return firsts, lasts
+
+
+def range_predicate(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarray]) -> str | None:
+    """A filter keeping the rows outside every deleted run, when the runs are few.
+
+    Clustered deletes (``DELETE ... WHERE`` on the sort column, a dropped time range) are a
+    handful of runs; ``file_row_number`` comparisons then cost less than a bitmap lookup,
+    and DuckDB skips the row groups a run covers (measured: a 50% clustered delete read
+    in 0.5-0.8x the time of the full scan, against 2.8x through the bitmap).
+    """
+    per_file = []
+    total = 0
+    for i, t in enumerate(tasks):
+        firsts, lasts = position_runs(positions.get(t.path, _EMPTY))
+        total += len(firsts)
+        if total > MAX_RANGE_RUNS:
+            return None
+        if len(firsts):
+            per_file.append((i, list(zip(firsts.tolist(), lasts.tolist(), strict=True))))
+    terms = []
+    for i, runs_ in per_file:
+        within = " OR ".join(f"file_row_number BETWEEN {a} AND {b}" for a, b in runs_)
+        terms.append(within if len(tasks) == 1 else f"(file_index::BIGINT = {i} AND ({within}))")
+    return f"NOT ({' OR '.join(terms)})" if terms else "true"
+
+
+# -- keep masks ---------------------------------------------------------------------------------
+
+
+def mask_table(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarray]) -> pa.Table:
+    """One row, column ``m``: per task (in order), its deleted positions as a bitmap of
+    ``ceil(record_count / 64)`` UBIGINT words (bit ``p % 64`` of word ``p // 64``), or null.
+
+    Positions at or past ``record_count`` cannot name a row and are dropped.
+    """
+    valid = np.array([t.path in positions for t in tasks], dtype=bool)
+    words_per_file = [(t.record_count + 63) // 64 if v else 0 for t, v in zip(tasks, valid, strict=True)]
+    offsets = np.zeros(len(tasks) + 1, dtype=np.int64)
+    np.cumsum(words_per_file, out=offsets[1:])
+    bits = np.zeros(int(offsets[-1]) * 64, dtype=bool)
+    for i, t in enumerate(tasks):
+        if valid[i]:
+            p = positions[t.path]
+            bits[offsets[i] * 64 + p[(p >= 0) & (p < t.record_count)]] = True
+    words = np.packbits(bits, bitorder="little").view(np.uint64)
+    inner = pa.LargeListArray.from_arrays(
+        pa.array(offsets, pa.int64()), pa.array(words, pa.uint64()), mask=pa.array(~valid)
+    )
+    outer = pa.ListArray.from_arrays(pa.array([0, len(tasks)], pa.int32()), inner)
+    return pa.table({"m": outer})
+
+
+def mask_predicate(mask_alias: str, file_index: str, row_number: str) -> str:
+    """True for rows not deleted: the row's bit in its file's bitmap is 0 (no bitmap: kept)."""
+    word = f"{mask_alias}.m[{file_index} + 1][({row_number} >> 6) + 1]"
+    return f"COALESCE((({word} >> ({row_number} & 63)::UBIGINT) & 1::UBIGINT) = 0, true)"
+
+
+# -- equality deletes -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyColumn:
+    """One delete column of an equality delete: where its value is in a delete file."""
+
+    field_id: int
+    #: the top-level field holding it (the field itself unless nested in structs)
+    top_id: int
+    #: member names from the top-level field down to the key (current names)
+    path: tuple[str, ...]
+    #: the DuckDB type the top-level field is read as
+    top_type: str
+
+
+def runs(ordinals: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted ordinals as maximal runs ``(lo, hi)``, inclusive."""
+    out: list[tuple[int, int]] = []
+    for o in sorted(set(ordinals)):
+        if out and out[-1][1] == o - 1:
+            out[-1] = (out[-1][0], o)
+        else:
+            out.append((o, o))
+    return out
+
+
+def extract(expr: str, path: Sequence[str]) -> str:
+    for name in path:
+        expr = f"struct_extract({expr}, {quote_string(name)})"
+    return expr
+
+
+def equality_delete_relation(
+    files: Sequence[tuple[DeleteFile, list[tuple[int, int]]]], keys: Sequence[KeyColumn], paths: str
+) -> str:
+    """The rows of some equality delete files (all with the same delete columns), each with
+    the runs of data-file ordinals it applies to: columns ``__d0..``, ``lo``, ``hi``.
+    ``paths`` names the DuckDB variable holding the files' local paths, in order."""
+    for d, _ in files:
+        if d.file_format is not FileFormat.PARQUET:
+            raise UnsupportedError(f"{d.file_format.value} equality delete files are not supported: {d.path}")
+        if not fileio.exists(d.path):
+            raise fileio.MissingFileError("equality delete file does not exist", d.path)
+    tops: dict[int, str] = {}
+    for k in keys:
+        tops.setdefault(k.top_id, k.top_type)
+    entries = ", ".join(
+        f"{fid}: {{name: '__a{fid}', type: {quote_string(t)}, default_value: CAST(NULL AS VARCHAR)}}"
+        for fid, t in tops.items()
+    )
+    values = ", ".join(f"({i}, {lo}, {hi})" for i, (_, rs) in enumerate(files) for lo, hi in rs)
+    columns = ", ".join(f"{extract(f'__df.__a{k.top_id}', k.path)} AS __d{i}" for i, k in enumerate(keys))
+    return (
+        f"SELECT {columns}, __iv.lo, __iv.hi "
+        f"FROM read_parquet(getvariable({quote_string(paths)}), schema = MAP {{{entries}}}) AS __df "
+        f"JOIN (VALUES {values}) AS __iv(di, lo, hi) ON __df.file_index::BIGINT = __iv.di"
+    )
+
+
+def anti_join_condition(data_alias: str, delete_alias: str, key_columns: Sequence[str]) -> str:
+    """Null-matching equality on every delete column, within the delete's ordinal run."""
+    parts = [
+        f"{data_alias}.{c} IS NOT DISTINCT FROM {delete_alias}.__d{i}" for i, c in enumerate(key_columns)
+    ]
+    parts.append(f"{data_alias}.__ord BETWEEN {delete_alias}.lo AND {delete_alias}.hi")
+    return " AND ".join(parts)

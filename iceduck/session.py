@@ -1,0 +1,561 @@
+"""A session: one catalog, one manifest cache, one DuckDB database; runs statements.
+
+Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
+
+1. :meth:`Session.execute` splits the text into statements
+   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`.
+2. :func:`iceduck.sql.parse.parse_statement` normalises the text (``?`` -> ``$1``,
+   ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
+   names its kind; :func:`iceduck.sql.parse.require_supported` refuses anything but
+   queries (``INSERT is not supported yet``).
+3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
+   tables, with their time travel and their span in the text.
+4. :meth:`Session._source` resolves each one: :func:`iceduck.sql.references.resolve_name`
+   asks the catalog which reading of the dotted name exists (table, metadata table,
+   ``branch_``/``tag_``), :meth:`Catalog.load_table` loads the metadata, and
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
+5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
+   row filter per table reference (only what is provably implied; the query keeps its WHERE).
+6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
+   session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
+   and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
+7. :func:`iceduck.engine.read.scan_sql` writes the DuckDB SELECT reading the plan's files
+   with deletes applied (:func:`_attach_scan` registers what it needs on the cursor); a
+   metadata table is registered as an Arrow table.
+8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
+   each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
+   view, which DuckDB would bind twice (a millisecond on a point query).
+9. DuckDB runs the rewritten text with the parameters; the :class:`Result` reads its rows.
+   ``EXPLAIN`` instead returns :func:`iceduck.sql.explain.explain_scan` lines followed by
+   DuckDB's plan.
+
+Each statement runs on a fresh DuckDB cursor of the session's database: registered Arrow
+tables, variables and views live per DuckDB connection, so a statement's objects vanish
+with its result and several open results never see each other's. Parsed statements are
+cached by text, so a repeated query (with new parameters) skips sqlglot.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.direct import load_table_from_path
+from iceduck.catalog.metadata_files import MetadataCache
+from iceduck.engine.connection import open_database
+from iceduck.engine.read import io_error, register_scan, scan_sql
+from iceduck.errors import (
+    IceduckError,
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+)
+from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.scan.metadata_tables import metadata_table
+from iceduck.scan.planner import plan_scan
+from iceduck.scan.snapshots import ScanTarget, resolve
+from iceduck.scan.tasks import ScanPlan
+from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
+from iceduck.spec.snapshot import RefType
+from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.parse import (
+    QUERY_KINDS,
+    Statement,
+    parse_show,
+    parse_statement,
+    require_supported,
+    split_statements,
+)
+from iceduck.sql.predicates import pushdown
+from iceduck.sql.references import ResolvedName, TableRef, resolve_name, table_refs
+from iceduck.sql.rewrite import quote_identifier, rewrite
+
+#: statement kinds a session runs: queries, plus DESCRIBE of a table or query
+RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
+#: how many parsed statements a session keeps (by text)
+PARSED_STATEMENTS = 256
+#: DuckDB's own schemas and catalogs: dotted names under them are DuckDB's, not Iceberg's
+DUCKDB_SCHEMAS = frozenset({"information_schema", "pg_catalog", "main", "temp", "system", "memory"})
+
+
+def open_catalog(warehouse: str | Path, name: str, kind: str = "sql", read_only: bool = False) -> Catalog:
+    """The catalog of a warehouse: ``sql`` (SQLite ``catalog.db``, default) or ``hadoop``."""
+    if kind == "sql":
+        from iceduck.catalog.sqlite import SqliteCatalog
+
+        return SqliteCatalog(warehouse, name, read_only=read_only)
+    if kind == "hadoop":
+        from iceduck.catalog.filesystem import HadoopCatalog
+
+        return HadoopCatalog(warehouse, name)
+    raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
+
+
+@dataclass
+class _Source:
+    """One Iceberg table reference of a statement, resolved."""
+
+    ref: TableRef
+    loaded: LoadedTable
+    display: str
+    target: ScanTarget
+    selector: str
+    metadata_table: str | None = None
+    #: a time-travel selector was given (metadata tables then show that snapshot)
+    time_travel: bool = False
+    #: name prefix of the DuckDB objects of this source (the view name for DESCRIBE)
+    view: str = ""
+    #: the SQL relation that replaces the reference
+    relation: str = ""
+    plan: ScanPlan | None = None
+    rows: int | None = None
+
+
+@dataclass
+class Result:
+    """The outcome of one statement: rows to fetch from the DuckDB cursor that ran it."""
+
+    duck: Any
+    statement: str
+    #: the Iceberg scans the statement planned (EXPLAIN shows them; tests read them)
+    scans: list[ScanExplanation] = field(default_factory=list)
+
+    @property
+    def description(self) -> list[tuple[Any, ...]] | None:
+        return self.duck.description
+
+    @property
+    def rowcount(self) -> int:
+        return -1
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return _duckdb_call(self.duck.fetchone)
+
+    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+        return _duckdb_call(self.duck.fetchmany, size)
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return _duckdb_call(self.duck.fetchall)
+
+    def to_arrow_table(self) -> Any:
+        """The remaining rows as a ``pyarrow.Table``."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # DuckDB notes the copy a DB-API result costs
+            return _duckdb_call(self.duck.to_arrow_table)
+
+    def close(self) -> None:
+        self.duck.close()
+
+
+class Session:
+    """What a connection owns: the catalog, the manifest cache and the DuckDB database.
+
+    ``warehouse`` is the warehouse folder; ``catalog`` the catalog name (rows of the
+    shared SQLite catalog are per name; Spark's default here is ``iceduck``);
+    ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``) or ``hadoop``.
+    """
+
+    def __init__(
+        self,
+        warehouse: str | Path = "warehouse",
+        catalog: str = "iceduck",
+        *,
+        catalog_type: str = "sql",
+        read_only: bool = False,
+        catalog_impl: Catalog | None = None,
+    ) -> None:
+        self.warehouse = Path(warehouse)
+        self.catalog = (
+            catalog_impl
+            if catalog_impl is not None
+            else open_catalog(warehouse, catalog, catalog_type, read_only)
+        )
+        self.manifests = ManifestCache()
+        self.metadata_files = MetadataCache()
+        self.database = open_database()
+        self.timezone = str(self.database.execute("SELECT current_setting('TimeZone')").fetchone()[0])
+        self._lock = threading.Lock()
+        self._views = 0
+        self._statements: OrderedDict[str, Statement] = OrderedDict()
+        self.closed = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.database.close()
+            close = getattr(self.catalog, "close", None)
+            if close is not None:
+                close()
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
+        """Run every statement of ``sql``; the result of the last one."""
+        if self.closed:
+            raise UserError("the session is closed")
+        statements = split_statements(sql)
+        if not statements:
+            raise UserError("no SQL statement given")
+        result: Result | None = None
+        for text in statements:
+            if result is not None:
+                result.close()
+            result = self.run(text, parameters)
+        assert result is not None
+        return result
+
+    def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
+        """Run one statement (see the module docstring)."""
+        duck = self.database.cursor()
+        try:
+            return _duckdb_call(self._run, duck, text, parameters)
+        except BaseException:
+            duck.close()
+            raise
+
+    def _run(self, duck: Any, text: str, params: Any) -> Result:
+        show = parse_show(text)
+        if show is not None:
+            return self._show(duck, text, *show)
+        statement = self._parse(text)
+        require_supported(statement, RUNNABLE_KINDS)
+        sources = self._prepare(statement, params, duck)
+        sql = rewrite(statement.text, [(s.ref, s.relation) for s in sources])
+        scans = [
+            ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
+        ]
+        try:
+            if statement.explain:
+                return self._explain(duck, statement, sql, params, sources, scans)
+            duck.execute(sql, _duck_params(params))
+        except Exception as e:
+            translated = translate_duckdb_error(e, {s.view: s.ref.display for s in sources}, bool(sources))
+            if translated is None:
+                raise
+            raise translated from e
+        return Result(duck, sql, scans)
+
+    def _parse(self, text: str) -> Statement:
+        """``parse_statement``, memoised by text (statements are never modified once parsed)."""
+        with self._lock:
+            statement = self._statements.get(text)
+            if statement is not None:
+                self._statements.move_to_end(text)
+                return statement
+        statement = parse_statement(text)
+        with self._lock:
+            self._statements[text] = statement
+            while len(self._statements) > PARSED_STATEMENTS:
+                self._statements.popitem(last=False)
+        return statement
+
+    # -- resolving and planning ----------------------------------------------------------------
+
+    def _prepare(self, statement: Statement, params: Any, duck: Any) -> list[_Source]:
+        loaded: dict[TableIdentifier, LoadedTable] = {}
+        sources = [
+            s
+            for ref in table_refs(statement, self.timezone, params, lambda text: _epoch_ms(duck, text))
+            if (s := self._source(ref, loaded)) is not None
+        ]
+        data = [s for s in sources if s.metadata_table is None]
+        filters: dict[int, BooleanExpression]
+        if statement.kind == "DESCRIBE":
+            filters = {id(s.ref.node): AlwaysFalse() for s in data}  # no rows needed: read no manifest
+        else:
+            filters = pushdown(
+                statement.tree, {id(s.ref.node): s.target.schema for s in data}, params, self.timezone
+            )
+        planned: dict[tuple[Any, ...], _Source] = {}
+        for source in sources:
+            if source.metadata_table is not None:
+                self._register_metadata_table(duck, source)
+                continue
+            row_filter = filters[id(source.ref.node)]
+            key = (
+                source.loaded.metadata_location,
+                source.target.snapshot_id,
+                source.target.schema,
+                row_filter,
+            )
+            same = planned.get(key)
+            if same is not None:  # the same scan twice in one statement: planned and attached once
+                source.plan, source.view, source.relation = same.plan, same.view, same.relation
+                continue
+            source.plan = plan_scan(
+                source.loaded.metadata,
+                snapshot=source.target.snapshot,
+                schema=source.target.schema,
+                row_filter=row_filter,
+                case_sensitive=True,
+                cache=self.manifests,
+            )
+            source.view = self._view_name()
+            if statement.kind == "DESCRIBE":  # DESCRIBE takes a name, not a subquery
+                register_scan(duck, source.plan, source.view)
+                source.relation = quote_identifier(source.view)
+            else:
+                source.relation = _attach_scan(duck, source.plan, source.view)
+            planned[key] = source
+        return sources
+
+    def _view_name(self) -> str:
+        with self._lock:
+            self._views += 1
+            return f"__iceduck_{self._views}"
+
+    def _register_metadata_table(self, duck: Any, source: _Source) -> None:
+        assert source.metadata_table is not None
+        snapshot_id = source.target.snapshot_id if source.time_travel else None
+        table = metadata_table(
+            source.metadata_table,
+            source.loaded.metadata,
+            source.loaded.metadata_location,
+            snapshot_id=snapshot_id,
+            reader=self.manifests,
+        )
+        source.view = self._view_name()
+        source.rows = table.num_rows
+        duck.register(source.view, table)
+        source.relation = quote_identifier(source.view)
+
+    def _source(self, ref: TableRef, loaded: dict[TableIdentifier, LoadedTable]) -> _Source | None:
+        """The resolved Iceberg source of ``ref``; None for a name that is DuckDB's own."""
+        if ref.path is not None:
+            table = load_table_from_path(ref.path, self.metadata_files)
+            return self._target(ref, table, ref.display, ResolvedName(table.identifier))
+        exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
+        name = resolve_name(ref.parts, self.catalog.name, exists)
+        if name is None:  # DuckDB matches names without case: so does iceduck, when unambiguous
+            folded = self._fold_case(ref.parts)
+            name = resolve_name(folded, self.catalog.name, exists) if folded else None
+        if name is None:
+            if ref.parts[0].lower() in DUCKDB_SCHEMAS:
+                return None
+            raise NotFoundError(self._not_found_message(ref.parts))
+        table = loaded.get(name.identifier)
+        if table is None:
+            table = loaded[name.identifier] = self.catalog.load_table(name.identifier)
+        return self._target(ref, table, f"{self.catalog.name}.{name.identifier}", name)
+
+    def _fold_case(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
+        """``parts`` with the namespace and table levels spelled as the catalog spells them,
+        matched without case level by level; None when a level is missing or ambiguous."""
+        head: tuple[str, ...] = ()
+        names = parts
+        if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower():
+            head, names = parts[:1], parts[1:]
+        namespace: tuple[str, ...] = ()
+        level = 0
+        while level < len(names) - 1:
+            found = [
+                ns for ns in self.catalog.list_namespaces(namespace) if ns[-1].lower() == names[level].lower()
+            ]
+            if len(found) != 1:
+                break
+            namespace, level = found[0], level + 1
+        if not namespace:
+            return None
+        wanted = names[level].lower()
+        tables = [t.name for t in self.catalog.list_tables(namespace) if t.name.lower() == wanted]
+        if len(tables) != 1:
+            return None
+        return (*head, *namespace, tables[0], *names[level + 1 :])
+
+    def _exists(self, identifier: TableIdentifier, loaded: dict[TableIdentifier, LoadedTable]) -> bool:
+        return identifier in loaded or self.catalog.table_exists(identifier)
+
+    def _not_found_message(self, parts: tuple[str, ...]) -> str:
+        shown = ".".join(parts)
+        names = parts[1:] if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower() else parts
+        namespace = tuple(names[:-1])
+        if namespace and not self.catalog.namespace_exists(namespace):
+            missing = ".".join(namespace)
+            return f"table {shown} not found: catalog {self.catalog.name!r} has no namespace {missing}"
+        return f"table {shown} not found in catalog {self.catalog.name!r}"
+
+    def _target(self, ref: TableRef, table: LoadedTable, display: str, name: ResolvedName) -> _Source:
+        travel = ref.time_travel
+        selectors = [s for s in (name.branch, name.tag, name.snapshot_id, name.timestamp_ms) if s is not None]
+        if travel is not None and selectors:
+            raise UserError(f"{ref.display}: cannot combine a branch, tag or snapshot suffix with {travel}")
+        metadata = table.metadata
+        kwargs: dict[str, Any] = {"table": display}
+        if travel is not None and travel.version is not None:
+            kwargs["version"], selector = travel.version, f"VERSION AS OF {travel.version!r}"
+        elif travel is not None:
+            kwargs["timestamp_ms"], selector = (
+                travel.timestamp_ms,
+                f"TIMESTAMP AS OF {travel.timestamp_ms} ms",
+            )
+        elif name.branch is not None:
+            kwargs.update(ref=name.branch, expect=RefType.BRANCH)
+            selector = f"branch {name.branch}"
+        elif name.tag is not None:
+            kwargs.update(ref=name.tag, expect=RefType.TAG)
+            selector = f"tag {name.tag}"
+        elif name.snapshot_id is not None:
+            kwargs["snapshot_id"], selector = name.snapshot_id, f"snapshot_id_{name.snapshot_id}"
+        elif name.timestamp_ms is not None:
+            kwargs["timestamp_ms"], selector = name.timestamp_ms, f"at_timestamp_{name.timestamp_ms}"
+        else:
+            selector = "current snapshot of main"
+        target = resolve(metadata, **kwargs)
+        chosen = travel is not None or bool(selectors)
+        return _Source(ref, table, display, target, selector, name.metadata_table, chosen)
+
+    # -- EXPLAIN, SHOW ---------------------------------------------------------------------------
+
+    def _explain(
+        self,
+        duck: Any,
+        statement: Statement,
+        sql: str,
+        params: Any,
+        sources: list[_Source],
+        scans: list[ScanExplanation],
+    ) -> Result:
+        lines: list[str] = []
+        for source in sources:
+            if source.plan is not None:
+                lines.extend(
+                    explain_scan(ScanExplanation(source.display, source.view, source.selector, source.plan))
+                )
+            elif source.metadata_table is not None:
+                lines.extend(explain_metadata_table(source.display, source.metadata_table, source.rows or 0))
+        if not lines:
+            lines.append("no Iceberg tables in this query")
+        keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
+        for _, plan in duck.execute(keyword + sql, _duck_params(params)).fetchall():
+            lines.append("DuckDB plan:")
+            lines.extend("  " + line for line in str(plan).rstrip().splitlines())
+        duck.execute("SELECT unnest($1::VARCHAR[]) AS explain", [lines])
+        return Result(duck, keyword + sql, scans)
+
+    def _show(self, duck: Any, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
+        if what == "NAMESPACES":
+            parent = namespace or ()
+            names = [".".join(ns) for ns in self.catalog.list_namespaces(parent)]
+            duck.execute("SELECT unnest($1::VARCHAR[]) AS namespace", [names])
+            return Result(duck, text)
+        spaces = [namespace] if namespace is not None else _all_namespaces(self.catalog)
+        tables = [t for ns in spaces for t in self.catalog.list_tables(ns)]
+        duck.execute(
+            "SELECT unnest($1::VARCHAR[]) AS namespace, unnest($2::VARCHAR[]) AS name",
+            [[".".join(t.namespace) for t in tables], [t.name for t in tables]],
+        )
+        return Result(duck, text)
+
+
+def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
+    """Every namespace, nested ones included, in tree order."""
+    found: list[tuple[str, ...]] = []
+    pending = list(reversed(catalog.list_namespaces(())))
+    while pending:
+        namespace = pending.pop()
+        found.append(namespace)
+        pending.extend(reversed(catalog.list_namespaces(namespace)))
+    return found
+
+
+def _attach_scan(duck: Any, plan: ScanPlan, prefix: str) -> str:
+    """Register on ``duck`` what the scan's SELECT names (as
+    :func:`~iceduck.engine.read.register_scan` does before creating its view) and return
+    the SELECT as a derived table."""
+    scan = scan_sql(duck, plan, prefix)
+    for name, value in scan.variables.items():
+        duck.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
+    for name, table in scan.tables.items():
+        duck.register(name, table)
+    return f"({scan.sql})"
+
+
+def _epoch_ms(duck: Any, expression: str) -> int | None:
+    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
+    row = _duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def _duck_params(params: Any) -> Any:
+    """Parameters as DuckDB takes them (``$1`` numbering keeps positional lists as they are)."""
+    if params is None:
+        return None
+    if isinstance(params, dict):
+        return params
+    return list(params)
+
+
+# -- DuckDB errors -> iceduck errors ---------------------------------------------------------------
+
+#: DuckDB exception classes whose meaning is "the statement is wrong"
+_USER_ERRORS = frozenset(
+    {
+        "ParserException",
+        "BinderException",
+        "InvalidInputException",
+        "ConversionException",
+        "OutOfRangeException",
+        "TypeMismatchException",
+        "SyntaxException",
+        "DependencyException",
+        "ConstraintException",
+        "InvalidTypeException",
+        "ProgrammingError",
+    }
+)
+
+
+def _duckdb_call(fn: Any, *args: Any) -> Any:
+    """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged)."""
+    try:
+        return fn(*args)
+    except IceduckError:
+        raise
+    except Exception as e:
+        translated = translate_duckdb_error(e)
+        if translated is None:
+            raise
+        raise translated from e
+
+
+def translate_duckdb_error(
+    error: Exception, views: dict[str, str] | None = None, rewritten: bool = False
+) -> IceduckError | None:
+    """The iceduck error for a DuckDB exception; None for anything not from DuckDB.
+
+    ``views`` maps the names of the statement's DuckDB objects to the references they
+    replaced, and ``rewritten`` says the text DuckDB ran is not the user's: a message
+    quoting it is given back the user's names and loses DuckDB's ``LINE`` excerpt, whose
+    caret would point into text the user never wrote.
+    """
+    if not type(error).__module__.lstrip("_").startswith("duckdb"):
+        return None
+    kind = type(error).__name__
+    message = _user_names(str(error), views or {}, rewritten)
+    if kind == "CatalogException":
+        return NotFoundError(message)
+    if kind == "IOException" or kind == "HTTPException":
+        return io_error(error)
+    if kind == "NotImplementedException":
+        return UnsupportedError(message)
+    if kind in _USER_ERRORS:
+        return UserError(message)
+    if kind == "InterruptException":
+        return UserError("the query was interrupted")
+    return None
+
+
+def _user_names(message: str, views: dict[str, str], rewritten: bool) -> str:
+    if not rewritten and not any(view in message for view in views):
+        return message
+    head, _, _ = message.partition("\n\nLINE ")
+    for view, shown in views.items():
+        head = re.sub(rf'"{re.escape(view)}"(?: AS "[^"]*")?', shown, head)
+    return head

@@ -1,0 +1,230 @@
+"""From SQL text to parsed statements: splitting, normalising, parsing with sqlglot.
+
+iceduck speaks DuckDB's SQL dialect (DuckDB runs every query) plus the Iceberg time-travel
+clauses Spark 3.5 accepts after a table name::
+
+    t VERSION AS OF 123                 t FOR VERSION AS OF 'tag_or_branch'
+    t TIMESTAMP AS OF '2024-01-01'      t FOR SYSTEM_TIME AS OF '2024-01-01 00:00:00'
+    t FOR SYSTEM_VERSION AS OF 123
+
+sqlglot's DuckDB dialect parses all of these into ``exp.Table(version=exp.Version(...))``
+except ``FOR SYSTEM_VERSION AS OF``, which is normalised to ``FOR VERSION AS OF`` first.
+
+A statement keeps its own text because iceduck hands DuckDB the user's SQL *verbatim*,
+only with Iceberg table references spliced out (:mod:`iceduck.sql.rewrite`): regenerating
+SQL from sqlglot's tree could subtly change DuckDB-specific syntax. Spans in the text come
+from the token stream, so the text a :class:`Statement` carries is the normalised one its
+tree was parsed from.
+
+Parameters: DuckDB takes ``?`` (positional), ``$1`` (numbered) and ``$name`` (named).
+Each ``?`` is renumbered ``$1``, ``$2``, ... in text order, which means the same to DuckDB
+and lets the predicate layer find a placeholder's value from the tree alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.dialects.duckdb import DuckDB
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from iceduck.errors import UnsupportedError, UserError
+
+DIALECT = DuckDB()
+
+#: sqlglot tokenizes EXPLAIN as a command swallowing the rest, so it is recognised textually
+_EXPLAIN = re.compile(
+    r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\s+(?P<analyze>ANALYZE\s+)?", re.IGNORECASE | re.DOTALL
+)
+
+#: statement kinds iceduck runs; everything else is refused by name (see :func:`statement_kind`)
+QUERY_KINDS = frozenset({"SELECT"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One parsed statement.
+
+    ``text`` is the normalised SQL of the statement (of the explained query for
+    ``EXPLAIN``), ``tree`` its sqlglot tree and ``tokens`` its token stream, whose
+    ``start``/``end`` offsets index ``text``.
+    """
+
+    text: str
+    tree: exp.Expression
+    tokens: tuple[Token, ...]
+    kind: str
+    explain: bool = False
+    analyze: bool = False
+
+
+def tokenize(sql: str) -> list[Token]:
+    """sqlglot's DuckDB tokens of ``sql``; an unterminated string or comment is a UserError."""
+    try:
+        return DIALECT.tokenize(sql)
+    except TokenError as e:
+        raise UserError(f"cannot read the SQL: {_clean(str(e))}") from e
+
+
+def split_statements(sql: str) -> list[str]:
+    """The statements of ``sql``, separated by ``;`` outside strings and comments."""
+    if ";" not in sql:  # the common case needs no tokenizing here
+        return [sql.strip()] if sql.strip() else []
+    statements: list[str] = []
+    start = 0
+    for token in tokenize(sql):
+        if token.token_type is TokenType.SEMICOLON:
+            statements.append(sql[start : token.start])
+            start = token.end + 1
+    statements.append(sql[start:])
+    return [s.strip() for s in statements if s.strip()]
+
+
+def parse_statement(sql: str) -> Statement:
+    """Parse one statement (no ``;`` separators) into a :class:`Statement`.
+
+    ``EXPLAIN [ANALYZE] <query>`` is recognised here (sqlglot has no node for it) and
+    parsed as its query. Syntax errors become :class:`UserError` with sqlglot's position.
+    """
+    text = sql.strip().rstrip(";").strip()
+    explain = analyze = False
+    m = _EXPLAIN.match(text)
+    if m:
+        explain, analyze = True, bool(m["analyze"])
+        text = text[m.end() :]
+        if not text.strip():
+            raise UserError("EXPLAIN needs a query to explain")
+    tokens = tokenize(text)
+    normalised = _normalise(text, tokens)
+    if normalised != text:
+        text, tokens = normalised, tokenize(normalised)
+    if not tokens:
+        raise UserError("empty statement")
+    tree = _parse(text, tokens)
+    kind = statement_kind(tree, tokens)
+    return Statement(text, tree, tuple(tokens), kind, explain, analyze)
+
+
+def parse(sql: str) -> list[Statement]:
+    """Every statement of ``sql``, parsed."""
+    statements = [parse_statement(s) for s in split_statements(sql)]
+    if not statements:
+        raise UserError("no SQL statement given")
+    return statements
+
+
+def normalise(text: str) -> str:
+    """Rewrite the syntax sqlglot or DuckDB would misread, keeping everything else verbatim.
+
+    * ``FOR SYSTEM_VERSION AS OF`` -> ``FOR VERSION AS OF`` (Spark accepts both);
+    * each positional ``?`` -> ``$n`` (see the module docstring).
+    """
+    return _normalise(text, tokenize(text))
+
+
+def _normalise(text: str, tokens: list[Token]) -> str:
+    edits: list[tuple[int, int, str]] = []
+    counter = 0
+    for i, token in enumerate(tokens):
+        if token.token_type is TokenType.PLACEHOLDER and token.text == "?":
+            counter += 1
+            edits.append((token.start, token.end + 1, f"${counter}"))
+        elif (
+            token.text.upper() == "SYSTEM_VERSION"
+            and i > 0
+            and tokens[i - 1].text.upper() == "FOR"
+            and [t.text.upper() for t in tokens[i + 1 : i + 3]] == ["AS", "OF"]
+        ):
+            edits.append((token.start, token.end + 1, "VERSION"))
+    numbered = any(t.token_type is TokenType.PARAMETER for t in tokens)
+    if counter and numbered:
+        raise UserError("cannot mix ? placeholders with $ parameters in one statement")
+    for start, end, replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def _parse(text: str, tokens: list[Token]) -> exp.Expression:
+    try:
+        trees = DIALECT.parser().parse(tokens, text)
+    except ParseError as e:
+        raise UserError(_parse_error_message(e)) from e
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1:
+        raise UserError(f"expected one statement, found {len(trees)}")
+    return trees[0]
+
+
+def _parse_error_message(e: ParseError) -> str:
+    if e.errors:
+        first = e.errors[0]
+        near = first.get("highlight") or ""
+        where = f" at line {first.get('line')}, column {first.get('col')}"
+        return f"syntax error{where}: {first.get('description')}" + (f" (near {near!r})" if near else "")
+    return f"syntax error: {_clean(str(e))}"
+
+
+def _clean(message: str) -> str:
+    """sqlglot underlines the culprit with ANSI escapes; a message must be plain text."""
+    return message.replace("\x1b[4m", "").replace("\x1b[0m", "").strip()
+
+
+_QUERIES = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)
+
+
+def statement_kind(tree: exp.Expression, tokens: list[Token]) -> str:
+    """What a statement is, as a user would name it: ``SELECT``, ``INSERT``, ``CREATE TABLE``...
+
+    Every query form (``SELECT``, ``FROM t``, set operations, ``VALUES``, ``WITH``) is
+    ``SELECT``.
+    """
+    if isinstance(tree, _QUERIES):
+        return "SELECT"
+    if isinstance(tree, exp.Describe):
+        return "DESCRIBE"
+    if isinstance(tree, exp.Show):
+        return "SHOW"
+    if isinstance(tree, exp.Create | exp.Drop):
+        what = str(tree.args.get("kind") or "").upper()
+        return f"{tree.key.upper()} {what}".strip()
+    if isinstance(tree, exp.Command):
+        return str(tree.this).upper()
+    return tokens[0].text.upper() if tokens else tree.key.upper()
+
+
+def require_supported(statement: Statement, supported: frozenset[str]) -> None:
+    """Refuse, by name, a statement kind iceduck does not run (yet)."""
+    if statement.kind not in supported:
+        if statement.explain:
+            raise UnsupportedError(f"EXPLAIN {statement.kind} is not supported yet: only queries")
+        raise UnsupportedError(f"{statement.kind} is not supported yet: iceduck runs queries (SELECT)")
+
+
+_SHOW = re.compile(
+    r"\s*SHOW\s+(?P<what>TABLES|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def parse_show(sql: str) -> tuple[str, tuple[str, ...] | None] | None:
+    """``SHOW TABLES [IN ns]`` -> ``("TABLES", ns)``; ``SHOW NAMESPACES [IN ns]`` (also
+    ``SCHEMAS``/``DATABASES``) -> ``("NAMESPACES", ns)``; None for any other statement.
+
+    sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``, and these list Iceberg
+    catalog contents, not DuckDB's, so they are read here.
+    """
+    m = _SHOW.fullmatch(sql)
+    if m is None:
+        return None
+    what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
+    if m["name"] is None:
+        return what, None
+    tokens = tokenize(m["name"])
+    names = [t.text for t in tokens if t.token_type is not TokenType.DOT]
+    dots = [t for t in tokens if t.token_type is TokenType.DOT]
+    if not names or len(dots) != len(names) - 1:
+        raise UserError(f"SHOW {what} IN takes a namespace name, got {m['name']!r}")
+    return what, tuple(names)

@@ -1,0 +1,342 @@
+"""Table references in a statement: which names are Iceberg tables, at which version, where.
+
+Names follow Spark's Iceberg catalog (``SparkCatalog.loadTable``), so one SQL text means
+the same table in both engines:
+
+* ``ns.t`` or ``catalog.ns.t`` (a first part equal to the catalog name is the catalog);
+  namespaces may be nested (``deep.er.t``), so a name is resolved by asking the catalog
+  which split exists, the whole name as a table first;
+* a last part naming a metadata table (``ns.t.snapshots``, ``ns.t.files``...), a branch
+  (``ns.t.branch_dev``), a tag (``ns.t.tag_v1``), or Spark's ``snapshot_id_<id>`` /
+  ``at_timestamp_<millis>`` selectors, each tried only when the whole name is no table;
+* ``t VERSION AS OF <snapshot id | 'branch' | 'tag'>`` and ``t TIMESTAMP AS OF <time>``
+  (also ``FOR SYSTEM_VERSION``/``FOR SYSTEM_TIME``);
+* ``iceduck_scan('<metadata file | table folder>')`` reads a table without a catalog
+  (named to stay clear of DuckDB's own ``iceberg_scan``).
+
+Every other name (one part: CTEs, DuckDB tables; DuckDB functions like ``read_parquet``)
+passes through to DuckDB untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from iceduck.catalog.base import TableIdentifier
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.literals import Kind, Moment, SqlLiteral, literal_of, parse_timestamp, utc_nanos
+from iceduck.sql.parse import DIALECT, Statement
+
+TABLE_FUNCTION = "iceduck_scan"
+
+#: computes the epoch millis of a SQL timestamp expression (see :func:`table_refs`)
+Evaluator = Callable[[str], int | None]
+
+#: Spark's metadata tables (``MetadataTableType``), by the name that follows the table's
+METADATA_TABLES = frozenset(
+    {
+        "snapshots",
+        "history",
+        "refs",
+        "manifests",
+        "files",
+        "data_files",
+        "delete_files",
+        "entries",
+        "partitions",
+        "metadata_log_entries",
+        "all_manifests",
+        "all_files",
+        "all_data_files",
+        "all_delete_files",
+        "all_entries",
+        "position_deletes",
+    }
+)
+BRANCH_PREFIX = "branch_"
+TAG_PREFIX = "tag_"
+SNAPSHOT_ID_PREFIX = "snapshot_id_"
+AT_TIMESTAMP_PREFIX = "at_timestamp_"
+
+
+@dataclass(frozen=True)
+class TimeTravel:
+    """``VERSION AS OF`` (a snapshot id, or a ref name) or ``TIMESTAMP AS OF`` (epoch millis)."""
+
+    version: int | str | None = None
+    timestamp_ms: int | None = None
+
+    def __str__(self) -> str:
+        if self.version is not None:
+            return f"VERSION AS OF {self.version!r}"
+        return f"TIMESTAMP AS OF {self.timestamp_ms} ms"
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """One table reference that may be an Iceberg table.
+
+    ``span`` is the ``[start, end)`` range of the statement text that the rewrite replaces:
+    the (dotted) name or table-function call plus any time-travel clause; an alias after
+    it stays in place.
+    """
+
+    node: exp.Table
+    parts: tuple[str, ...]
+    alias: str | None
+    span: tuple[int, int]
+    time_travel: TimeTravel | None = None
+    #: the argument of ``iceduck_scan(...)``; None for a named table
+    path: str | None = None
+
+    @property
+    def display(self) -> str:
+        return f"{TABLE_FUNCTION}({self.path!r})" if self.path is not None else ".".join(self.parts)
+
+
+@dataclass(frozen=True)
+class ResolvedName:
+    """A name resolved against the catalog: the table and what of it is read."""
+
+    identifier: TableIdentifier
+    metadata_table: str | None = None
+    branch: str | None = None
+    tag: str | None = None
+    snapshot_id: int | None = None
+    timestamp_ms: int | None = None
+
+
+# -- finding references -------------------------------------------------------------------------
+
+
+def table_refs(
+    statement: Statement,
+    timezone: str = "UTC",
+    params: object = None,
+    evaluate: Evaluator | None = None,
+) -> list[TableRef]:
+    """The references in ``statement`` that may name Iceberg tables, in text order.
+
+    ``timezone`` reads ``TIMESTAMP AS OF`` values without an offset, as Spark reads them
+    in its session time zone; ``evaluate`` computes a ``TIMESTAMP AS OF`` value that is an
+    expression rather than a constant (``now() - INTERVAL 1 HOUR``): given its SQL text,
+    it returns epoch milliseconds (the session asks DuckDB).
+    """
+    refs: list[TableRef] = []
+    for node in statement.tree.find_all(exp.Table):
+        ref = _reference(statement, node, timezone, params, evaluate)
+        if ref is not None:
+            refs.append(ref)
+    refs.sort(key=lambda r: r.span[0])
+    return refs
+
+
+def _reference(
+    statement: Statement, node: exp.Table, timezone: str, params: object, evaluate: Evaluator | None
+) -> TableRef | None:
+    function = node.this if isinstance(node.this, exp.Anonymous) else None
+    alias = node.alias or None
+    version = node.args.get("version")
+    if function is not None:
+        if function.name.lower() != TABLE_FUNCTION or node.args.get("db"):
+            return None
+        path = _function_path(function)
+        start = function.meta["start"]
+        end = _call_end(statement.tokens, start)
+        parts: tuple[str, ...] = ()
+    else:
+        identifiers = node.parts
+        if len(identifiers) < 2 or not all(isinstance(p, exp.Identifier) for p in identifiers):
+            if version is not None:
+                raise UnsupportedError(
+                    f"time travel on {node.sql(dialect=DIALECT)}: not an Iceberg table name"
+                )
+            return None
+        path = None
+        parts = tuple(p.name for p in identifiers)
+        start = identifiers[0].meta["start"]
+        end = identifiers[-1].meta["end"] + 1
+    travel = None
+    if version is not None:
+        begin, end = _version_value_span(statement, end, version)
+        value_text = statement.text[begin:end]
+        travel = time_travel(version, timezone, params, (lambda: evaluate(value_text)) if evaluate else None)
+    return TableRef(node, parts, alias, (start, end), travel, path)
+
+
+def _function_path(function: exp.Anonymous) -> str:
+    args = function.expressions
+    if len(args) != 1 or not (isinstance(args[0], exp.Literal) and args[0].is_string):
+        raise UserError(f"{TABLE_FUNCTION}() takes one string: the path of a metadata file or table folder")
+    return args[0].this
+
+
+def _token_index(tokens: tuple[Token, ...], start: int) -> int:
+    for i, token in enumerate(tokens):
+        if token.start == start:
+            return i
+    raise UserError(f"internal: no token starts at offset {start}")
+
+
+def _call_end(tokens: tuple[Token, ...], name_start: int) -> int:
+    """The end offset (exclusive) of a function call whose name starts at ``name_start``."""
+    i = _token_index(tokens, name_start) + 1
+    depth = 0
+    for token in tokens[i:]:
+        if token.token_type is TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type is TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                return token.end + 1
+    raise UserError(f"unbalanced parentheses after {TABLE_FUNCTION}")
+
+
+def _version_value_span(statement: Statement, name_end: int, version: exp.Version) -> tuple[int, int]:
+    """Where the value of the time-travel clause after a table name starts and ends.
+
+    The clause's value can be any expression, and sqlglot does not record where an
+    expression ends, so the value's text is found as the shortest run of tokens after
+    ``AS OF`` that parses to the same expression.
+    """
+    tokens = statement.tokens
+    i = next(n for n, t in enumerate(tokens) if t.start >= name_end)
+    while i < len(tokens) and tokens[i].text.upper() != "OF":
+        i += 1
+    first = i + 1
+    if first >= len(tokens):
+        raise UserError("time travel clause without a value")
+    begin = tokens[first].start
+    wanted = version.expression
+    depth = 0
+    for token in tokens[first:]:
+        depth += (token.token_type is TokenType.L_PAREN) - (token.token_type is TokenType.R_PAREN)
+        if depth != 0:
+            continue  # sqlglot forgives a missing ")": only balanced runs can be the value
+        parsed = _parse_select(statement.text[begin : token.end + 1])
+        if (
+            isinstance(parsed, exp.Select)
+            and len(parsed.expressions) == 1
+            and parsed.expressions[0] == wanted
+        ):
+            return begin, token.end + 1
+    raise UnsupportedError(f"cannot locate the end of {version.sql(dialect=DIALECT)}")
+
+
+def _parse_select(text: str) -> exp.Expression | None:
+    try:
+        trees = DIALECT.parse(f"SELECT {text}")
+    except (ParseError, TokenError):
+        return None
+    return trees[0] if len(trees) == 1 else None
+
+
+# -- time travel ----------------------------------------------------------------------------------
+
+
+def time_travel(
+    version: exp.Version,
+    timezone: str = "UTC",
+    params: object = None,
+    evaluate: Callable[[], int | None] | None = None,
+) -> TimeTravel:
+    """The snapshot selector of a ``VERSION AS OF`` / ``TIMESTAMP AS OF`` clause.
+
+    ``evaluate`` computes a non-constant timestamp value (epoch millis), if given.
+    """
+    what = str(version.this).upper()
+    kind = str(version.args.get("kind") or "").upper()
+    if kind != "AS OF":
+        raise UnsupportedError(f"{what} {kind}: only VERSION AS OF and TIMESTAMP AS OF are supported")
+    value = literal_of(version.expression, params)
+    if what == "VERSION":
+        if value is not None and value.kind is Kind.INTEGER:
+            return TimeTravel(version=value.value)
+        if value is not None and value.kind is Kind.STRING:
+            return TimeTravel(version=value.value)
+        raise UserError("VERSION AS OF takes a snapshot id or the name of a branch or tag")
+    if what in ("TIMESTAMP", "SYSTEM_TIME"):
+        millis = _timestamp_ms(value, timezone)
+        if millis is None and value is None and evaluate is not None:
+            millis = evaluate()
+        if millis is None:
+            shown = version.expression.sql(dialect=DIALECT)
+            raise UserError(f"TIMESTAMP AS OF takes a constant timestamp, got {shown}")
+        return TimeTravel(timestamp_ms=millis)
+    raise UnsupportedError(f"{what} AS OF is not supported: use VERSION AS OF or TIMESTAMP AS OF")
+
+
+def _timestamp_ms(value: SqlLiteral | None, timezone: str) -> int | None:
+    """Epoch millis of a time-travel timestamp; numbers are seconds, as Spark casts them."""
+    if value is None:
+        return None
+    moment: Moment | None
+    if value.kind in (Kind.INTEGER, Kind.DECIMAL, Kind.DOUBLE):
+        return int(value.value * 1000)
+    if value.kind is Kind.STRING:
+        moment = parse_timestamp(value.value)
+    elif value.kind in (Kind.TIMESTAMP, Kind.TIMESTAMPTZ):
+        moment = value.value
+    elif value.kind is Kind.DATE:
+        moment = Moment(value.value * 86_400 * 1_000_000_000)
+    else:
+        return None
+    if moment is None:
+        return None
+    nanos = utc_nanos(moment, timezone)
+    return None if nanos is None else nanos // 1_000_000
+
+
+# -- resolving names ------------------------------------------------------------------------------
+
+
+def name_candidates(parts: tuple[str, ...], catalog_name: str) -> Iterator[ResolvedName]:
+    """Every reading of a dotted name, in the order Spark tries them.
+
+    A leading catalog name is dropped first (and kept as a namespace level only if that
+    finds nothing); the whole name is a table before a last part is read as a metadata
+    table, branch, tag or snapshot selector.
+    """
+    readings = [parts]
+    if len(parts) >= 3 and parts[0].lower() == catalog_name.lower():
+        readings.insert(0, parts[1:])
+    for names in readings:
+        if len(names) >= 2:
+            yield ResolvedName(TableIdentifier(tuple(names[:-1]), names[-1]))
+    for names in readings:
+        if len(names) >= 3:
+            suffix = names[-1]
+            table = TableIdentifier(tuple(names[:-2]), names[-2])
+            selector = _suffix(table, suffix)
+            if selector is not None:
+                yield selector
+
+
+def _suffix(table: TableIdentifier, suffix: str) -> ResolvedName | None:
+    lowered = suffix.lower()
+    if lowered in METADATA_TABLES:
+        return ResolvedName(table, metadata_table=lowered)
+    if suffix.startswith(BRANCH_PREFIX) and len(suffix) > len(BRANCH_PREFIX):
+        return ResolvedName(table, branch=suffix[len(BRANCH_PREFIX) :])
+    if suffix.startswith(TAG_PREFIX) and len(suffix) > len(TAG_PREFIX):
+        return ResolvedName(table, tag=suffix[len(TAG_PREFIX) :])
+    for prefix, field in ((SNAPSHOT_ID_PREFIX, "snapshot_id"), (AT_TIMESTAMP_PREFIX, "timestamp_ms")):
+        rest = suffix[len(prefix) :]
+        if suffix.startswith(prefix) and rest.isascii() and rest.isdigit():
+            return ResolvedName(table, **{field: int(rest)})
+    return None
+
+
+def resolve_name(
+    parts: tuple[str, ...], catalog_name: str, table_exists: Callable[[TableIdentifier], bool]
+) -> ResolvedName | None:
+    """The first reading of ``parts`` (:func:`name_candidates`) whose table exists, else None."""
+    for candidate in name_candidates(parts, catalog_name):
+        if table_exists(candidate.identifier):
+            return candidate
+    return None

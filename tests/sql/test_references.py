@@ -1,0 +1,137 @@
+"""Finding and resolving table references (iceduck.sql.references)."""
+
+from __future__ import annotations
+
+import pytest
+
+from iceduck.catalog.base import TableIdentifier
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.parse import parse_statement
+from iceduck.sql.references import (
+    ResolvedName,
+    TimeTravel,
+    name_candidates,
+    resolve_name,
+    table_refs,
+)
+
+
+def refs(sql: str, timezone: str = "UTC", params: object = None) -> list[tuple]:
+    statement = parse_statement(sql)
+    return [
+        (r.parts, r.alias, r.time_travel, r.path, statement.text[r.span[0] : r.span[1]])
+        for r in table_refs(statement, timezone, params)
+    ]
+
+
+def test_plain_names_with_and_without_alias() -> None:
+    assert refs("SELECT * FROM ns.t JOIN iceduck.deep.er.u AS u ON t.a = u.a, single") == [
+        (("ns", "t"), None, None, None, "ns.t"),
+        (("iceduck", "deep", "er", "u"), "u", None, None, "iceduck.deep.er.u"),
+    ]
+
+
+def test_quoted_names_keep_their_text_and_span() -> None:
+    assert refs('SELECT * FROM "my ns"."T ""x"""') == [
+        (("my ns", 'T "x"'), None, None, None, '"my ns"."T ""x"""')
+    ]
+
+
+@pytest.mark.parametrize(
+    ("clause", "travel"),
+    [
+        ("VERSION AS OF 123", TimeTravel(version=123)),
+        ("FOR VERSION AS OF 'b_dev'", TimeTravel(version="b_dev")),
+        ("FOR SYSTEM_VERSION AS OF 7", TimeTravel(version=7)),
+        ("TIMESTAMP AS OF '2024-01-01 00:00:00'", TimeTravel(timestamp_ms=1704067200000)),
+        ("FOR SYSTEM_TIME AS OF '2024-01-01T01:00:00+01:00'", TimeTravel(timestamp_ms=1704067200000)),
+        ("TIMESTAMP AS OF TIMESTAMP '2024-01-01 00:00:00.5'", TimeTravel(timestamp_ms=1704067200500)),
+        ("TIMESTAMP AS OF CAST('2024-01-01' AS DATE)", TimeTravel(timestamp_ms=1704067200000)),
+        ("TIMESTAMP AS OF 1704067200", TimeTravel(timestamp_ms=1704067200000)),
+    ],
+)
+def test_time_travel_clauses_and_their_spans(clause: str, travel: TimeTravel) -> None:
+    [(parts, alias, found, _, span)] = refs(f"SELECT * FROM ns.t {clause} AS x WHERE x.a = 1")
+    assert (parts, alias, found) == (("ns", "t"), "x", travel)
+    assert span.startswith("ns.t ") and span.endswith(clause.split(" OF ")[-1])
+
+
+def test_time_travel_string_without_offset_is_read_in_the_session_zone() -> None:
+    [(_, _, travel, _, _)] = refs("SELECT * FROM ns.t TIMESTAMP AS OF '2024-01-01 01:00:00'", "Europe/Paris")
+    assert travel == TimeTravel(timestamp_ms=1704067200000)
+
+
+def test_time_travel_takes_parameters() -> None:
+    [(_, _, travel, _, _)] = refs("SELECT * FROM ns.t VERSION AS OF ?", params=[42])
+    assert travel == TimeTravel(version=42)
+
+
+def test_time_travel_needs_a_constant() -> None:
+    with pytest.raises(UserError, match="TIMESTAMP AS OF takes a constant"):
+        refs("SELECT * FROM ns.t TIMESTAMP AS OF now()")
+    with pytest.raises(UserError, match="VERSION AS OF takes"):
+        refs("SELECT * FROM ns.t VERSION AS OF 1.5")
+
+
+def test_time_travel_on_a_one_part_name_is_refused() -> None:
+    with pytest.raises(UnsupportedError, match="not an Iceberg table name"):
+        refs("SELECT * FROM t VERSION AS OF 1")
+
+
+def test_table_function_and_pass_through_functions() -> None:
+    assert refs("SELECT * FROM iceduck_scan('/w/t') s, read_parquet('x.parquet')") == [
+        ((), "s", None, "/w/t", "iceduck_scan('/w/t')")
+    ]
+    with pytest.raises(UserError, match="takes one string"):
+        refs("SELECT * FROM iceduck_scan(1)")
+
+
+def test_metadata_table_and_ref_suffixes_are_candidates_after_the_table() -> None:
+    found = list(name_candidates(("iceduck", "ns", "t", "snapshots"), "iceduck"))
+    assert found == [
+        ResolvedName(TableIdentifier(("ns", "t"), "snapshots")),
+        ResolvedName(TableIdentifier(("iceduck", "ns", "t"), "snapshots")),
+        ResolvedName(TableIdentifier(("ns",), "t"), metadata_table="snapshots"),
+        ResolvedName(TableIdentifier(("iceduck", "ns"), "t"), metadata_table="snapshots"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "expected"),
+    [
+        ("branch_b_dev", {"branch": "b_dev"}),
+        ("tag_t_first", {"tag": "t_first"}),
+        ("snapshot_id_123", {"snapshot_id": 123}),
+        ("at_timestamp_1700000000000", {"timestamp_ms": 1700000000000}),
+        ("FILES", {"metadata_table": "files"}),
+    ],
+)
+def test_suffix_readings(suffix: str, expected: dict) -> None:
+    table = TableIdentifier(("ns",), "t")
+    resolved = resolve_name(("ns", "t", suffix), "iceduck", lambda ident: ident == table)
+    assert resolved == ResolvedName(table, **expected)
+
+
+def test_nested_namespaces_resolve_by_asking_the_catalog() -> None:
+    existing = {TableIdentifier(("deep", "er"), "t")}
+    assert resolve_name(("deep", "er", "t"), "iceduck", existing.__contains__) == ResolvedName(
+        TableIdentifier(("deep", "er"), "t")
+    )
+    assert resolve_name(("iceduck", "deep", "er", "t"), "iceduck", existing.__contains__) == ResolvedName(
+        TableIdentifier(("deep", "er"), "t")
+    )
+    assert resolve_name(("deep", "er", "nope"), "iceduck", existing.__contains__) is None
+
+
+def test_a_table_named_like_a_suffix_wins_over_the_suffix() -> None:
+    existing = {TableIdentifier(("ns", "t"), "snapshots"), TableIdentifier(("ns",), "t")}
+    assert resolve_name(("ns", "t", "snapshots"), "iceduck", existing.__contains__) == ResolvedName(
+        TableIdentifier(("ns", "t"), "snapshots")
+    )
+
+
+def test_catalog_name_matches_without_case() -> None:
+    existing = {TableIdentifier(("ns",), "t")}
+    assert resolve_name(("ICEDUCK", "ns", "t"), "iceduck", existing.__contains__) == ResolvedName(
+        TableIdentifier(("ns",), "t")
+    )
