@@ -1,0 +1,120 @@
+"""Measure DuckDB's Iceberg extension (and DuckDB's ``read_parquet`` of the same version).
+
+Runs inside ``bench/.venv`` (see bench/README.md): the ``duckdb-extension-iceberg`` and
+``duckdb-extension-avro`` wheels on PyPI carry extension binaries built for one DuckDB
+release (1.5.5 at the time of writing) and pin ``duckdb==<that release>``; an extension
+refuses to load into any other DuckDB version, so it cannot share the project's interpreter.
+
+The extensions load offline: each wheel ships ``<package>/extensions/v<version>/<name>.duckdb_extension``
+and ``DuckDBPyConnection.load_extension(path)`` loads that file (no ``INSTALL``, no network).
+avro is loaded first because iceberg reads manifests through it.
+
+Protocol: a JSON job on stdin, a JSON result on stdout (see :func:`main`). This file must not
+import iceduck (the venv has only DuckDB and the two extensions).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+
+
+def extension_path(module_name: str, extension: str) -> str:
+    """The ``.duckdb_extension`` file shipped in a ``duckdb-extension-*`` wheel."""
+    module = __import__(module_name)
+    pattern = os.path.join(
+        os.path.dirname(module.__file__), "extensions", "*", f"{extension}.duckdb_extension"
+    )
+    found = sorted(glob.glob(pattern))
+    if not found:
+        raise SystemExit(f"no {extension}.duckdb_extension in {module_name} ({pattern})")
+    return found[-1]
+
+
+def connect(with_iceberg: bool) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+    if with_iceberg:
+        con.load_extension(extension_path("duckdb_extension_avro", "avro"))
+        con.load_extension(extension_path("duckdb_extension_iceberg", "iceberg"))
+    return con
+
+
+def measure(
+    setup: Callable[[], duckdb.DuckDBPyConnection], sql: str, cold_runs: int, warm_runs: int
+) -> dict[str, Any]:
+    """Cold: first query on a fresh connection (setup not timed); warm: repeats on one connection."""
+    cold = []
+    con = setup()  # untimed: one-time costs of the process
+    result: Any = con.execute(sql).fetchall()
+    con.close()
+    for _ in range(cold_runs):
+        con = setup()
+        start = time.perf_counter()
+        result = con.execute(sql).fetchall()
+        cold.append(time.perf_counter() - start)
+        con.close()
+    con = setup()
+    con.execute(sql).fetchall()
+    warm = []
+    for _ in range(warm_runs):
+        start = time.perf_counter()
+        result = con.execute(sql).fetchall()
+        warm.append(time.perf_counter() - start)
+    con.close()
+    return {
+        "cold_ms": statistics.median(cold) * 1000,
+        "warm_ms": statistics.median(warm) * 1000,
+        "result": [list(row) for row in result],
+    }
+
+
+def file_list(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def main() -> None:
+    """Job (stdin JSON): ``metadata_location``, ``queries``: {name: {"where": SQL or "",
+    "files": [...], "cold": n, "warm": n}}. Result: {engine: {query: measurement}}, versions."""
+    job = json.load(sys.stdin)
+    aggregate = "SELECT count(*), sum(v)"
+    out: dict[str, Any] = {
+        "duckdb_version": duckdb.__version__,
+        "extension_versions": {},
+        "iceberg": {},
+        "read_parquet": {},
+    }
+    probe = connect(True)
+    out["extension_versions"] = dict(
+        probe.execute(
+            "SELECT extension_name, extension_version FROM duckdb_extensions() "
+            "WHERE extension_name IN ('iceberg', 'avro')"
+        ).fetchall()
+    )
+    probe.close()
+    scan = "iceberg_scan('" + job["metadata_location"].replace("'", "''") + "')"
+    for name, q in job["queries"].items():
+        where = f" WHERE {q['where']}" if q["where"] else ""
+        out["iceberg"][name] = measure(
+            lambda: connect(True), f"{aggregate} FROM {scan}{where}", q["cold"], q["warm"]
+        )
+        out["read_parquet"][name] = measure(
+            lambda: connect(False),
+            f"{aggregate} FROM read_parquet({file_list(q['files'])}){where}",
+            q["cold"],
+            q["warm"],
+        )
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
