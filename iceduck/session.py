@@ -20,7 +20,7 @@ Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes th
    session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
    and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
 7. :func:`iceduck.engine.read.scan_sql` writes the DuckDB SELECT reading the plan's files
-   with deletes applied (:func:`_attach_scan` registers what it needs on the cursor); a
+   with deletes applied (:func:`iceduck.engine.read.attach_scan` registers what it needs on the cursor); a
    metadata table is registered as an Arrow table.
 8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
    each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
@@ -50,7 +50,7 @@ from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine.connection import open_database
-from iceduck.engine.read import io_error, register_scan, scan_sql
+from iceduck.engine.read import attach_scan, io_error, register_scan
 from iceduck.errors import (
     IceduckError,
     NotFoundError,
@@ -302,7 +302,7 @@ class Session:
                 register_scan(duck, source.plan, source.view)
                 source.relation = quote_identifier(source.view)
             else:
-                source.relation = _attach_scan(duck, source.plan, source.view)
+                source.relation = f"({attach_scan(duck, source.plan, source.view)})"
             planned[key] = source
         return sources
 
@@ -463,18 +463,6 @@ def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
         found.append(namespace)
         pending.extend(reversed(catalog.list_namespaces(namespace)))
     return found
-
-
-def _attach_scan(duck: Any, plan: ScanPlan, prefix: str) -> str:
-    """Register on ``duck`` what the scan's SELECT names (as
-    :func:`~iceduck.engine.read.register_scan` does before creating its view) and return
-    the SELECT as a derived table."""
-    scan = scan_sql(duck, plan, prefix)
-    for name, value in scan.variables.items():
-        duck.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
-    for name, table in scan.tables.items():
-        duck.register(name, table)
-    return f"({scan.sql})"
 
 
 def _epoch_ms(duck: Any, expression: str) -> int | None:
