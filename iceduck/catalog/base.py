@@ -1,8 +1,15 @@
 """What every catalog offers: find tables and namespaces, load a table's current metadata.
 
 A catalog maps ``namespace.table`` to the location of the table's current metadata file;
-everything else about a table lives in that file. Commits (an atomic swap of that
-location) arrive with writes in step 3, as :meth:`Catalog.commit`.
+everything else about a table lives in that file. A commit writes a new metadata file
+and swaps that location atomically, only if it still names the file the change was built
+on (spec, "Metastore Tables": "the metadata location is swapped [...] if the current
+metadata location is the base location"); otherwise it is a
+:class:`~iceduck.errors.CommitConflictError` and the caller retries on fresh metadata
+(:mod:`iceduck.txn.commit`).
+
+Writes on a catalog opened read-only raise :class:`~iceduck.errors.UserError`
+("the catalog is read-only").
 """
 
 from __future__ import annotations
@@ -51,4 +58,36 @@ class Catalog(Protocol):
     def load_table(self, identifier: TableIdentifier) -> LoadedTable:
         """The table's current metadata; :class:`~iceduck.errors.NotFoundError` naming
         the table when it does not exist."""
+        ...
+
+    # -- writes ------------------------------------------------------------------------
+
+    def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
+        """Create an empty namespace; AlreadyExistsError if it exists."""
+        ...
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Drop an empty namespace; NotFoundError if missing, ValidationError if not empty."""
+        ...
+
+    def default_table_location(self, identifier: TableIdentifier) -> str:
+        """Where a new table goes when CREATE TABLE names no LOCATION."""
+        ...
+
+    def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
+        """Write the first metadata file and register it atomically; AlreadyExistsError
+        (and no file left behind) when the name is taken."""
+        ...
+
+    def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
+        """Write ``metadata`` as the next metadata file and swap it in if ``base`` is still
+        current; CommitConflictError (and no file left behind) otherwise."""
+        ...
+
+    def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
+        """Remove the table from the catalog; with ``purge``, delete every file it reaches."""
+        ...
+
+    def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        """Rename a table (within or across namespaces)."""
         ...

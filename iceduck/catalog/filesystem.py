@@ -12,22 +12,49 @@ The warehouse folder *is* the catalog, as in Iceberg Java's ``HadoopCatalog``:
 There are no catalog rows: the newest metadata file is the table's state, so this catalog
 needs nothing but the folders. The catalog name only labels the catalog; unlike the SQLite
 catalog, it is not stored anywhere.
+
+Writes follow Java's ``HadoopTableOperations.commit``: a commit on ``v<N>`` creates
+``v<N+1>.metadata.json`` atomically and without overwriting (:func:`iceduck.io.fileio.write_new`
+links the finished file into place; the link fails if another writer created that version
+first, which is the conflict), then rewrites ``version-hint.text``. A table's metadata stays
+in ``<table>/metadata`` whatever ``write.metadata.path`` says, because that folder is how
+this catalog finds tables. As in Java, a table's location is always its folder, tables
+cannot be renamed, namespaces have no properties, and dropping a table deletes its folder
+(with ``PURGE`` first deleting every file its metadata reaches, wherever they are).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import (
     METADATA_DIR,
+    VERSION_HINT,
     MetadataCache,
     current_hadoop_metadata_file,
+    delete_quietly,
+    delete_removed_metadata_files,
     has_metadata_files,
+    with_previous_file,
+    write_metadata_file,
 )
-from iceduck.catalog.names import namespace_display
-from iceduck.errors import NotFoundError, ValidationError
+from iceduck.catalog.names import check_namespace, namespace_display
+from iceduck.catalog.purge import purge_table_files
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+    ValidationError,
+)
+from iceduck.formats.metadata_json import hadoop_metadata_file_name, metadata_file_version
+from iceduck.io.fileio import to_local_path
+from iceduck.spec.table_metadata import TableMetadata
 
 DEFAULT_CATALOG_NAME = "iceduck"
 NAMESPACE_LOCATION_PROPERTY = "location"
@@ -36,9 +63,12 @@ NAMESPACE_LOCATION_PROPERTY = "location"
 class HadoopCatalog:
     """Tables and namespaces as folders under ``warehouse``; see the module docstring."""
 
-    def __init__(self, warehouse: str | Path, name: str = DEFAULT_CATALOG_NAME) -> None:
+    def __init__(
+        self, warehouse: str | Path, name: str = DEFAULT_CATALOG_NAME, *, read_only: bool = False
+    ) -> None:
         self.name = name
         self.warehouse = Path(warehouse)
+        self.read_only = read_only
         self._metadata = MetadataCache()
 
     def __repr__(self) -> str:
@@ -99,6 +129,110 @@ class HadoopCatalog:
         location = str(current)
         return LoadedTable(identifier, location, self._metadata.load(location))
 
+    # -- writes ------------------------------------------------------------------------
+
+    def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
+        """A new folder (Java's ``HadoopCatalog.createNamespace``, which refuses properties)."""
+        self._check_writable(f"create namespace '{namespace_display(namespace)}'")
+        check_namespace(namespace)
+        if properties:
+            raise UnsupportedError(
+                f"catalog '{self.name}' is a file-system (Hadoop) catalog: namespaces cannot have properties"
+            )
+        folder = self._folder(namespace)
+        if folder.exists():
+            raise AlreadyExistsError(
+                f"namespace '{namespace_display(namespace)}' already exists in catalog '{self.name}'"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Remove an empty namespace folder (Java: anything inside makes it not empty)."""
+        self._check_writable(f"drop namespace '{namespace_display(namespace)}'")
+        if not namespace or not self.namespace_exists(namespace):
+            raise self._namespace_not_found(namespace)
+        folder = self._folder(namespace)
+        inside = sorted(os.listdir(folder))
+        if inside:
+            raise ValidationError(
+                f"namespace '{namespace_display(namespace)}' is not empty: its folder {folder} "
+                f"holds {inside[0]!r}"
+            )
+        folder.rmdir()
+
+    def default_table_location(self, identifier: TableIdentifier) -> str:
+        """``<warehouse>/<level>/.../<table>``: the only location a Hadoop table may have."""
+        return str(self._folder((*identifier.namespace, identifier.name)))
+
+    def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
+        """Write ``v1.metadata.json`` (no overwrite) and ``version-hint.text``."""
+        self._check_writable(f"create table '{identifier}'")
+        check_namespace(identifier.namespace)
+        if not self.namespace_exists(identifier.namespace):
+            raise self._namespace_not_found(identifier.namespace)
+        expected = self.default_table_location(identifier)
+        if to_local_path(metadata.location).rstrip("/") != expected:
+            raise ValidationError(
+                f"a table of the file-system catalog '{self.name}' lives in its folder {expected}; "
+                f"it cannot have location {metadata.location}"
+            )
+        metadata_dir = Path(expected) / METADATA_DIR
+        if self.table_exists(identifier) or has_metadata_files(Path(expected)):
+            raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'")
+        location = str(metadata_dir / hadoop_metadata_file_name(1))
+        try:
+            write_metadata_file(location, metadata)
+        except AlreadyExistsError:
+            raise AlreadyExistsError(
+                f"table '{identifier}' already exists in catalog '{self.name}'"
+            ) from None
+        _write_version_hint(metadata_dir, 1)
+        return LoadedTable(identifier, location, metadata)
+
+    def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
+        """Create ``v<N+1>.metadata.json`` from base ``v<N>``; a conflict if it exists."""
+        identifier = base.identifier
+        self._check_writable(f"commit to table '{identifier}'")
+        version = metadata_file_version(base.metadata_location)
+        if version is None or not Path(to_local_path(base.metadata_location)).name.startswith("v"):
+            raise ValidationError(
+                f"{base.metadata_location} is not a file-system catalog metadata file (v<N>.metadata.json)"
+            )
+        metadata_dir = Path(to_local_path(base.metadata_location)).parent
+        metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
+        location = str(metadata_dir / hadoop_metadata_file_name(version + 1))
+        try:
+            write_metadata_file(location, metadata)
+        except AlreadyExistsError:
+            raise CommitConflictError(
+                f"table '{identifier}' changed since it was loaded: version {version + 1} was "
+                "committed by another writer"
+            ) from None
+        try:
+            _write_version_hint(metadata_dir, version + 1)
+        except OSError:
+            pass  # readers move past a stale hint (current_hadoop_metadata_file); Java ignores it too
+        delete_removed_metadata_files(base.metadata, metadata)
+        return LoadedTable(identifier, location, metadata)
+
+    def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
+        """Java's ``HadoopCatalog.dropTable``: purge if asked, then delete the table folder."""
+        self._check_writable(f"drop table '{identifier}'")
+        loaded = self.load_table(identifier)
+        if purge:
+            purge_table_files(loaded.metadata, loaded.metadata_location)
+        shutil.rmtree(self._folder((*identifier.namespace, identifier.name)), ignore_errors=True)
+
+    def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        raise UnsupportedError(
+            f"cannot rename table '{source}': catalog '{self.name}' is a file-system (Hadoop) catalog, "
+            "where a table's name is its folder (Spark's Hadoop catalog cannot rename either)"
+        )
+
+    def _check_writable(self, action: str) -> None:
+        if self.read_only:
+            raise UserError(f"the catalog is read-only: cannot {action} (catalog '{self.name}')")
+
     # -- folders -----------------------------------------------------------------------
 
     def _folder(self, levels: Namespace) -> Path:
@@ -125,3 +259,16 @@ def _subfolders(folder: Path) -> list[os.DirEntry[str]]:
 
 def _is_table_dir(entry: os.DirEntry[str]) -> bool:
     return has_metadata_files(Path(entry.path))
+
+
+def _write_version_hint(metadata_dir: Path, version: int) -> None:
+    """Replace ``version-hint.text`` atomically (temporary file + rename), as Java's
+    ``writeVersionHint`` does; the hint only speeds readers up, the files decide."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{VERSION_HINT}.", suffix=".tmp", dir=metadata_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(str(version))
+        os.replace(tmp, metadata_dir / VERSION_HINT)
+    except BaseException:
+        delete_quietly(tmp)
+        raise

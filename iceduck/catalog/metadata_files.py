@@ -1,6 +1,6 @@
 """Finding and reading a table's metadata files, shared by every catalog.
 
-Two things live here because all catalogs need them:
+Three things live here because all catalogs need them:
 
 * :class:`MetadataCache` -- parse each metadata file once. Metadata files are immutable
   (every commit writes a new one: spec, "Metastore Tables"/"File System Tables"), so a
@@ -11,25 +11,35 @@ Two things live here because all catalogs need them:
   version of table metadata is stored in a metadata folder under the table's base location
   using a file naming scheme that includes a version number, V: ``v<V>.metadata.json``"),
   and finding the newest metadata file of a table folder from file names alone.
+* Writing the next metadata file of a commit: its name (Java's ``<NNNNN>-<uuid>``
+  numbering), the ``metadata-log`` entry for the file it replaces, and deleting files
+  that fell out of that log (``write.metadata.delete-after-commit.enabled``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import threading
+import uuid
 from collections import OrderedDict
 from pathlib import Path
 
-from iceduck.errors import NotFoundError, UserError
+from iceduck.errors import IceduckError, NotFoundError, UserError, ValidationError
 from iceduck.formats.metadata_json import (
     GZIP_METADATA_SUFFIX,
     METADATA_SUFFIX,
     OLD_GZIP_METADATA_SUFFIX,
+    is_gzip_metadata_name,
+    metadata_file_name,
     metadata_file_version,
     read_table_metadata,
+    write_table_metadata,
 )
-from iceduck.io.fileio import MissingFileError, read_bytes, to_local_path
+from iceduck.io.fileio import MissingFileError, delete, read_bytes, to_local_path, write_new
+from iceduck.spec import properties as props
+from iceduck.spec.snapshot import MetadataLogEntry
 from iceduck.spec.table_metadata import TableMetadata
 
 METADATA_DIR = "metadata"
@@ -179,3 +189,97 @@ def newest_metadata_file(metadata_dir: Path) -> Path:
             f"({', '.join(newest)}); name the metadata file to read"
         )
     return metadata_dir / newest[0]
+
+
+# -- writing new metadata files (every catalog's commit) ----------------------------------------
+
+
+def next_metadata_location(metadata: TableMetadata, base_location: str | None) -> str:
+    """Where a metastore catalog writes the next metadata file of a table.
+
+    As Java's ``BaseMetastoreTableOperations.writeNewMetadataIfRequired``: the file is
+    ``<write.metadata.path or location/metadata>/<NNNNN>-<uuid>.metadata.json`` whose number
+    is the base file's number + 1 (0 for a new table, or when the base name carries no
+    number), ``.gz.metadata.json`` when ``write.metadata.compression-codec`` is ``gzip``.
+    """
+    base_version = metadata_file_version(base_location) if base_location else None
+    version = 0 if base_version is None else base_version + 1
+    folder = props.metadata_location(metadata.properties, metadata.location)
+    return f"{folder}/{metadata_file_name(version, compress=compress_metadata(metadata))}"
+
+
+def compress_metadata(metadata: TableMetadata) -> bool:
+    """Whether ``write.metadata.compression-codec`` asks for GZIP (Java accepts ``none``/``gzip``)."""
+    codec = (
+        props.str_property(
+            metadata.properties, props.METADATA_COMPRESSION, props.METADATA_COMPRESSION_DEFAULT
+        )
+        .strip()
+        .lower()
+    )
+    if codec not in ("none", "gzip"):
+        raise ValidationError(
+            f"table property {props.METADATA_COMPRESSION!r} must be 'none' or 'gzip', not {codec!r}"
+        )
+    return codec == "gzip"
+
+
+def write_metadata_file(location: str, metadata: TableMetadata) -> None:
+    """Write ``metadata`` as a new file at ``location``: atomic, never overwriting (a file
+    that exists is another writer's commit), GZIP when the location's name says so."""
+    write_new(location, write_table_metadata(metadata, compress=is_gzip_metadata_name(location)))
+
+
+def with_previous_file(metadata: TableMetadata, base: TableMetadata, base_location: str) -> TableMetadata:
+    """``metadata`` with the base file appended to its ``metadata-log`` (and a table UUID).
+
+    Java's ``TableMetadata.Builder.addPreviousFile``: the entry's timestamp is the base's
+    ``last-updated-ms``; the log keeps at most ``write.metadata.previous-versions-max``
+    entries (at least 1) counting the new one, dropping the oldest. The spec: "metadata-log
+    ... A list (optional) of timestamp and metadata file location pairs that encodes changes
+    to the previous metadata files for the table."
+    """
+    if metadata.table_uuid is None:  # old v1 files may lack one: Java's commit assigns it
+        metadata = dataclasses.replace(metadata, table_uuid=str(uuid.uuid4()))
+    log = list(metadata.metadata_log)
+    if log and log[-1].metadata_file == base_location:
+        return metadata  # the caller already recorded it
+    max_size = max(
+        1,
+        props.int_property(
+            metadata.properties,
+            props.METADATA_PREVIOUS_VERSIONS_MAX,
+            props.METADATA_PREVIOUS_VERSIONS_MAX_DEFAULT,
+        ),
+    )
+    if len(log) >= max_size:
+        log = log[len(log) - max_size + 1 :]
+    log.append(MetadataLogEntry(base.last_updated_ms, base_location))
+    return dataclasses.replace(metadata, metadata_log=tuple(log))
+
+
+def delete_removed_metadata_files(base: TableMetadata, committed: TableMetadata) -> None:
+    """After a commit, delete the metadata files that fell out of the ``metadata-log``, when
+    ``write.metadata.delete-after-commit.enabled`` is true (Java's
+    ``deleteRemovedMetadataFiles``). Best effort: the commit has landed, so a file that
+    cannot be deleted is only left behind, never an error."""
+    enabled = props.bool_property(
+        committed.properties,
+        props.METADATA_DELETE_AFTER_COMMIT_ENABLED,
+        props.METADATA_DELETE_AFTER_COMMIT_ENABLED_DEFAULT,
+    )
+    if not enabled:
+        return
+    kept = {e.metadata_file for e in committed.metadata_log}
+    for entry in base.metadata_log:
+        if entry.metadata_file not in kept:
+            delete_quietly(entry.metadata_file)
+
+
+def delete_quietly(location: str) -> None:
+    """Delete a file, ignoring every failure (cleanup after the fact must not mask the
+    outcome the caller is reporting)."""
+    try:
+        delete(location)
+    except (OSError, IceduckError):
+        pass

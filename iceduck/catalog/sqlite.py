@@ -34,6 +34,12 @@ autocommit mode and every query's rows are fetched at once, so a reader holds SQ
 shared lock only for the microseconds of one ``SELECT``. A locked database is waited for
 up to :data:`BUSY_TIMEOUT_S`. The journal mode is left as the file has it: switching to
 WAL would be a persistent change of a file other engines own.
+
+Writes (namespaces, create, compare-and-swap commits, drop, rename) are Java's statements,
+in :mod:`iceduck.catalog.sqlite_writes`. Beware a Spark session started on an existing
+``catalog.db`` without ``jdbc.init-catalog-tables=false``: Iceberg 1.10's
+``JdbcCatalog.atomicCreateTable`` leaves a statement open that holds a shared lock for the
+whole session, and every other writer (iceduck, PyIceberg) then times out.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iceduck.catalog import sqlite_writes
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.catalog.names import children, namespace_display, namespace_from_string, namespace_to_string
@@ -58,6 +65,7 @@ from iceduck.errors import (
     UserError,
 )
 from iceduck.io.fileio import MissingFileError
+from iceduck.spec.table_metadata import TableMetadata
 
 CATALOG_DB = "catalog.db"
 DEFAULT_CATALOG_NAME = "iceduck"
@@ -240,6 +248,29 @@ class SqliteCatalog:
                 f"metadata file of table '{identifier}' (catalog '{self.name}') does not exist", location
             ) from None
         return LoadedTable(identifier, location, metadata)
+
+    # -- writes (iceduck.catalog.sqlite_writes) -----------------------------------------
+
+    def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
+        sqlite_writes.create_namespace(self, namespace, properties)
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        sqlite_writes.drop_namespace(self, namespace)
+
+    def default_table_location(self, identifier: TableIdentifier) -> str:
+        return sqlite_writes.default_table_location(self, identifier)
+
+    def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
+        return sqlite_writes.create_table(self, identifier, metadata)
+
+    def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
+        return sqlite_writes.commit_table(self, base, metadata)
+
+    def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
+        sqlite_writes.drop_table(self, identifier, purge)
+
+    def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        sqlite_writes.rename_table(self, source, target)
 
     # -- rows --------------------------------------------------------------------------
 

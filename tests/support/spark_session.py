@@ -43,6 +43,11 @@ def catalog_conf(warehouse: Path) -> dict[str, str]:
         # Re-read metadata on every statement: other engines (iceduck, the Java API through
         # py4j) commit to the same tables, and a cached table would hide their commits.
         f"{prefix}.cache-enabled": "false",
+        # Iceberg 1.10's JdbcCatalog.atomicCreateTable never closes the ResultSet of its "do
+        # the catalog tables exist?" check; when they do, that open statement holds a SHARED
+        # lock on catalog.db for the whole session and every other writer (iceduck, PyIceberg)
+        # waits for it in vain. spark_session() creates the tables itself instead.
+        f"{prefix}.jdbc.init-catalog-tables": "false",
     }
 
 
@@ -98,6 +103,10 @@ def spark_session(warehouse: Path) -> SparkSession:
     except ImportError as exc:
         raise SparkHarnessError("pyspark is not installed; run: python3 -m pip install -e '.[test]'") from exc
     warehouse.mkdir(parents=True, exist_ok=True)
+    # The catalog tables, exactly as Java creates them (see catalog_conf: Spark must not).
+    from iceduck.catalog.sqlite import SqliteCatalog
+
+    SqliteCatalog(warehouse).close()
     # Spark's own scratch space (shuffle files, its unused default warehouse) stays out of
     # both the repository and the Iceberg warehouse.
     scratch = Path(tempfile.mkdtemp(prefix="iceduck-spark-"))

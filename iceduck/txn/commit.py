@@ -1,0 +1,144 @@
+"""The commit loop: optimistic concurrency with retries, as Java's ``SnapshotProducer.commit``.
+
+A write builds its change on the table as loaded (the *base*) and asks the catalog to swap
+the metadata only if the base is still current. When another writer got there first, the
+catalog says :class:`~iceduck.errors.CommitConflictError`; the spec's answer ("Commit
+Conflict Resolution and Retry") is to refresh, re-apply the change to the new current
+metadata -- re-checking the operation's conditions -- and try again. Here the operation
+is the ``attempt`` callable: given a base it validates and builds a
+:class:`PendingCommit`, or gives up by raising.
+
+Retries follow the table's properties, with Java's names and defaults:
+``commit.retry.num-retries`` (4 retries, so 5 attempts), waits growing from
+``commit.retry.min-wait-ms`` (100) doubling up to ``commit.retry.max-wait-ms`` (60000)
+with up to 10% jitter (Java's ``Tasks``), and no new attempt after
+``commit.retry.total-timeout-ms`` (30 min).
+
+Cleanup. Files written for attempts that did not land (manifests, manifest lists) are
+deleted once the loop ends -- not at once, so a later attempt may reuse an earlier
+attempt's manifest by listing it again in its own ``written``, and it is kept when that
+attempt lands. When the statement fails for good, the files it wrote before the loop
+(``cleanup_on_failure``: its data files) go too, so a failed statement leaves nothing
+behind.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.metadata_files import delete_quietly
+from iceduck.errors import CommitConflictError
+from iceduck.spec import properties as props
+from iceduck.spec.table_metadata import TableMetadata
+
+
+@dataclass
+class PendingCommit:
+    #: the new metadata, built on the base the attempt was given
+    metadata: TableMetadata
+    #: files this attempt wrote (manifests, manifest list): deleted if it does not land
+    written: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    num_retries: int = props.COMMIT_NUM_RETRIES_DEFAULT
+    min_wait_ms: int = props.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT
+    max_wait_ms: int = props.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT
+    total_timeout_ms: int = props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT
+
+    @classmethod
+    def from_properties(cls, properties: dict[str, str]) -> RetryPolicy:
+        return cls(
+            num_retries=max(
+                0,
+                props.int_property(properties, props.COMMIT_NUM_RETRIES, props.COMMIT_NUM_RETRIES_DEFAULT),
+            ),
+            min_wait_ms=max(
+                0,
+                props.int_property(
+                    properties, props.COMMIT_MIN_RETRY_WAIT_MS, props.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT
+                ),
+            ),
+            max_wait_ms=max(
+                0,
+                props.int_property(
+                    properties, props.COMMIT_MAX_RETRY_WAIT_MS, props.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT
+                ),
+            ),
+            total_timeout_ms=max(
+                0,
+                props.int_property(
+                    properties, props.COMMIT_TOTAL_RETRY_TIME_MS, props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT
+                ),
+            ),
+        )
+
+    def wait_ms(self, retry: int) -> float:
+        """The wait before retry number ``retry`` (1-based): min * 2^(retry-1), capped at max,
+        plus up to 10% jitter (Java's ``Tasks.runTaskWithRetry``)."""
+        delay = min(self.min_wait_ms * 2 ** (retry - 1), self.max_wait_ms)
+        return delay + random.uniform(0, delay * 0.1)
+
+
+def commit(
+    catalog: Catalog,
+    identifier: TableIdentifier,
+    attempt: Callable[[LoadedTable], PendingCommit],
+    *,
+    base: LoadedTable | None = None,
+    cleanup_on_failure: Sequence[str] = (),
+    sleep: Callable[[float], None] = time.sleep,
+) -> LoadedTable:
+    """Commit the change ``attempt`` builds, retrying on conflicts; the committed table.
+
+    The first attempt runs on ``base`` (or a fresh load); after a conflict the table is
+    reloaded and ``attempt`` runs again on the new state (it may raise to give up: its
+    ValidationError or CommitConflictError ends the loop). The retry policy is read from
+    the properties of the table as first loaded. On final failure every file the attempts
+    wrote and ``cleanup_on_failure`` are deleted and the error raised; when retries run
+    out it is a CommitConflictError naming the table and the number of attempts.
+    """
+    current = base if base is not None else catalog.load_table(identifier)
+    policy = RetryPolicy.from_properties(current.metadata.properties)
+    started = time.monotonic()
+    written: dict[str, None] = {}
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            pending = attempt(current)
+        except BaseException:
+            _cleanup(written, cleanup_on_failure)
+            raise
+        written.update(dict.fromkeys(pending.written))
+        try:
+            committed = catalog.commit_table(current, pending.metadata)
+        except CommitConflictError as e:
+            elapsed_ms = (time.monotonic() - started) * 1000
+            if tries > policy.num_retries or elapsed_ms >= policy.total_timeout_ms:
+                _cleanup(written, cleanup_on_failure)
+                raise CommitConflictError(
+                    f"cannot commit to table '{identifier}': it kept changing under the commit "
+                    f"({tries} attempt{'s' if tries > 1 else ''}; last conflict: {e})"
+                ) from e
+            sleep(policy.wait_ms(tries) / 1000)
+            current = catalog.load_table(identifier)
+            continue
+        except BaseException:
+            _cleanup(written, cleanup_on_failure)
+            raise
+        kept = set(pending.written)
+        for location in written:
+            if location not in kept:
+                delete_quietly(location)
+        return committed
+
+
+def _cleanup(written: dict[str, None], extra: Sequence[str]) -> None:
+    for location in [*written, *extra]:
+        delete_quietly(location)

@@ -1,0 +1,338 @@
+"""Catalog writes on both catalogs: namespaces, create/commit/drop/rename, conflicts, read-only."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.filesystem import HadoopCatalog
+from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
+from iceduck.catalog.purge import reachable_files
+from iceduck.catalog.sqlite import SqliteCatalog
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+    ValidationError,
+)
+from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.spec.partition import UNPARTITIONED
+from iceduck.spec.schema import Schema
+from iceduck.spec.snapshot import Operation
+from iceduck.spec.sort import UNSORTED
+from iceduck.spec.types import LongType, NestedField, StringType
+from iceduck.txn.builder import MetadataBuilder, new_table_metadata
+from iceduck.txn.snapshot import SnapshotChanges, produce
+from tests.txn.snapshot_support import write_data
+
+SCHEMA = Schema((NestedField(1, "id", LongType(), True), NestedField(2, "name", StringType())))
+T = TableIdentifier(("db",), "t")
+
+Factory = Callable[[], Catalog]
+
+
+@pytest.fixture(params=["sqlite", "hadoop"])
+def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
+    """A factory: every call opens a new catalog object on the same warehouse (two writers)."""
+    warehouse = tmp_path / "wh"
+    if request.param == "sqlite":
+        return lambda: SqliteCatalog(warehouse)
+    return lambda: HadoopCatalog(warehouse)
+
+
+def _create(catalog: Catalog, ident: TableIdentifier = T, **properties: str) -> LoadedTable:
+    if not catalog.namespace_exists(ident.namespace):
+        catalog.create_namespace(ident.namespace)
+    metadata = new_table_metadata(
+        SCHEMA, UNPARTITIONED, UNSORTED, catalog.default_table_location(ident), dict(properties)
+    )
+    return catalog.create_table(ident, metadata)
+
+
+def _set(base: LoadedTable, **updates: str) -> object:
+    builder = MetadataBuilder(base.metadata)
+    builder.set_properties(dict(updates))
+    return builder.build()
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+# -- namespaces ----------------------------------------------------------------------------------
+
+
+def test_namespace_create_and_drop(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    catalog.create_namespace(("a",))
+    assert catalog.namespace_exists(("a",))
+    with pytest.raises(AlreadyExistsError, match="namespace 'a' already exists"):
+        catalog.create_namespace(("a",))
+    catalog.create_namespace(("a", "b"))
+    with pytest.raises(ValidationError, match="not empty"):
+        catalog.drop_namespace(("a",))
+    catalog.drop_namespace(("a", "b"))
+    catalog.drop_namespace(("a",))
+    assert not catalog.namespace_exists(("a",))
+    with pytest.raises(NotFoundError, match="namespace 'a' not found"):
+        catalog.drop_namespace(("a",))
+
+
+def test_namespace_with_a_table_cannot_be_dropped(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    _create(catalog)
+    with pytest.raises(ValidationError, match="namespace 'db' is not empty"):
+        catalog.drop_namespace(("db",))
+
+
+def test_sqlite_namespace_rows_are_javas(tmp_path: Path) -> None:
+    """Java's createNamespace stores the properties plus exists=true (also with properties,
+    as in the catalog Spark writes)."""
+    catalog = SqliteCatalog(tmp_path)
+    catalog.create_namespace(("e",))
+    catalog.create_namespace(("p", "q"), {"k": "v"})
+    rows = sqlite3.connect(tmp_path / "catalog.db").execute(
+        "SELECT catalog_name, namespace, property_key, property_value FROM iceberg_namespace_properties "
+        "ORDER BY namespace, property_key"
+    )
+    assert rows.fetchall() == [
+        ("iceduck", "e", "exists", "true"),
+        ("iceduck", "p.q", "exists", "true"),
+        ("iceduck", "p.q", "k", "v"),
+    ]
+    assert catalog.load_namespace_properties(("p", "q")) == {"k": "v", "location": f"{tmp_path}/p/q"}
+    with pytest.raises(ValidationError, match="reserved"):
+        catalog.create_namespace(("x",), {"exists": "false"})
+    with pytest.raises(ValidationError, match="must not contain"):
+        catalog.create_namespace(("a.b",))
+
+
+def test_hadoop_namespaces_have_no_properties(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedError, match="cannot have properties"):
+        HadoopCatalog(tmp_path).create_namespace(("n",), {"k": "v"})
+
+
+def test_default_table_location_is_javas(tmp_path: Path) -> None:
+    """Spark's JDBC catalog: <warehouse>/<levels>/<table>, a plain path (see the fixture
+    warehouse: location "/tmp/.../fmt/v1_unpartitioned")."""
+    ident = TableIdentifier(("deep", "er"), "t")
+    assert SqliteCatalog(tmp_path).default_table_location(ident) == f"{tmp_path}/deep/er/t"
+    assert HadoopCatalog(tmp_path).default_table_location(ident) == f"{tmp_path}/deep/er/t"
+
+
+# -- create / commit -----------------------------------------------------------------------------
+
+
+def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    created = _create(catalog)
+    name = Path(created.metadata_location).name
+    if isinstance(catalog, SqliteCatalog):
+        assert name.startswith("00000-") and name.endswith(".metadata.json")
+    else:
+        assert name == "v1.metadata.json"
+        assert (Path(created.metadata_location).parent / VERSION_HINT).read_text() == "1"
+    loaded = make_catalog().load_table(T)
+    assert loaded.metadata_location == created.metadata_location
+    assert loaded.metadata == created.metadata
+    with pytest.raises(AlreadyExistsError, match=r"'db\.t' already exists"):
+        _create(catalog)
+    assert len(_files(Path(created.metadata.location) / METADATA_DIR)) == (1 if name[0] == "0" else 2)
+
+
+def test_create_in_missing_namespace(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    metadata = new_table_metadata(SCHEMA, UNPARTITIONED, UNSORTED, catalog.default_table_location(T), {})
+    with pytest.raises(NotFoundError, match="namespace 'db' not found"):
+        catalog.create_table(T, metadata)
+
+
+def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    v0 = _create(catalog)
+    v1 = catalog.commit_table(v0, _set(v0, a="1"))
+    v2 = catalog.commit_table(v1, _set(v1, b="2"))
+    names = [Path(t.metadata_location).name for t in (v0, v1, v2)]
+    if isinstance(catalog, SqliteCatalog):
+        assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
+        row = sqlite3.connect(catalog.db_path).execute(
+            "SELECT metadata_location, previous_metadata_location, iceberg_type FROM iceberg_tables"
+        )
+        assert row.fetchall() == [(v2.metadata_location, v1.metadata_location, "TABLE")]
+    else:
+        assert names == ["v1.metadata.json", "v2.metadata.json", "v3.metadata.json"]
+        assert (Path(v2.metadata_location).parent / VERSION_HINT).read_text() == "3"
+    loaded = make_catalog().load_table(T)
+    assert loaded.metadata_location == v2.metadata_location
+    assert loaded.metadata.properties["a"] == "1" and loaded.metadata.properties["b"] == "2"
+    log = [(e.timestamp_ms, e.metadata_file) for e in loaded.metadata.metadata_log]
+    assert log == [
+        (v0.metadata.last_updated_ms, v0.metadata_location),
+        (v1.metadata.last_updated_ms, v1.metadata_location),
+    ]
+
+
+def test_conflicting_commits_from_the_same_base(make_catalog: Factory) -> None:
+    first, second = make_catalog(), make_catalog()
+    base = _create(first)
+    base_again = second.load_table(T)
+    winner = first.commit_table(base, _set(base, who="first"))
+    before = _files(Path(base.metadata.location) / METADATA_DIR)
+    with pytest.raises(CommitConflictError, match=r"'db\.t'"):
+        second.commit_table(base_again, _set(base_again, who="second"))
+    assert _files(Path(base.metadata.location) / METADATA_DIR) == before  # loser's file deleted
+    assert first.load_table(T).metadata_location == winner.metadata_location
+    assert second.load_table(T).metadata.properties["who"] == "first"
+
+
+def test_metadata_log_trimmed_and_old_files_deleted(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    table = _create(
+        catalog,
+        **{"write.metadata.previous-versions-max": "2", "write.metadata.delete-after-commit.enabled": "true"},
+    )
+    history = [table]
+    for i in range(4):
+        table = catalog.commit_table(table, _set(table, n=str(i)))
+        history.append(table)
+    log = [e.metadata_file for e in table.metadata.metadata_log]
+    assert log == [history[2].metadata_location, history[3].metadata_location]
+    on_disk = {p.name for p in (Path(table.metadata.location) / METADATA_DIR).glob("*.metadata.json")}
+    assert on_disk == {Path(t.metadata_location).name for t in history[2:]}
+
+
+def test_metadata_log_kept_without_delete_after_commit(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    table = _create(catalog, **{"write.metadata.previous-versions-max": "1"})
+    first = table
+    for i in range(3):
+        table = catalog.commit_table(table, _set(table, n=str(i)))
+    assert len(table.metadata.metadata_log) == 1
+    assert Path(first.metadata_location).exists()
+
+
+def test_commit_assigns_a_missing_table_uuid(make_catalog: Factory) -> None:
+    """Old v1 files may have no table-uuid; Java's commit assigns one."""
+    catalog = make_catalog()
+    table = _create(catalog)
+    anonymous = dataclasses.replace(table.metadata, table_uuid=None)
+    committed = catalog.commit_table(table, anonymous)
+    assert committed.metadata.table_uuid is not None
+    assert make_catalog().load_table(T).metadata.table_uuid == committed.metadata.table_uuid
+
+
+def test_gzip_metadata_codec(tmp_path: Path) -> None:
+    catalog = SqliteCatalog(tmp_path)
+    table = _create(catalog, **{"write.metadata.compression-codec": "gzip"})
+    assert table.metadata_location.endswith(".gz.metadata.json")
+    assert SqliteCatalog(tmp_path).load_table(T).metadata == table.metadata
+
+
+# -- drop / rename -------------------------------------------------------------------------------
+
+
+def test_drop_table_without_purge_keeps_files_in_sqlite(tmp_path: Path) -> None:
+    catalog = SqliteCatalog(tmp_path)
+    table = _create(catalog)
+    catalog.drop_table(T)
+    assert not catalog.table_exists(T)
+    assert Path(table.metadata_location).exists()
+    with pytest.raises(NotFoundError, match=r"'db\.t' not found"):
+        catalog.drop_table(T)
+
+
+def test_drop_table_purge_deletes_every_metadata_file(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    table = _create(catalog)
+    table = catalog.commit_table(table, _set(table, x="1"))
+    files = reachable_files(table.metadata, table.metadata_location)
+    assert len(files) == 2 and all(Path(f).exists() for f in files)
+    catalog.drop_table(T, purge=True)
+    assert not catalog.table_exists(T)
+    assert not any(Path(f).exists() for f in files)
+
+
+def test_drop_table_purge_deletes_data_manifests_and_lists(make_catalog: Factory) -> None:
+    catalog = make_catalog()
+    table = _create(catalog)
+    Path(table.metadata.location, "data").mkdir(parents=True, exist_ok=True)
+    cache = ManifestCache()
+    for i in range(2):
+        added = write_data(table.metadata, [i], "x")
+        changes = SnapshotChanges(Operation.APPEND, added_data_files=(added,))
+        pending = produce(table.metadata, changes, table_location=table.metadata.location, cache=cache)
+        table = catalog.commit_table(table, pending.metadata)
+    files = reachable_files(table.metadata, table.metadata_location)
+    names = [Path(f).name for f in files]
+    assert sum(n.endswith(".parquet") for n in names) == 2
+    assert sum(n.startswith("snap-") for n in names) == 2
+    assert sum(n.endswith(".metadata.json") for n in names) == 3
+    assert len(files) >= 9 and all(Path(f).exists() for f in files)
+    catalog.drop_table(T, purge=True)
+    assert not any(Path(f).exists() for f in files)
+    assert not catalog.table_exists(T)
+
+
+def test_rename_table_sqlite(tmp_path: Path) -> None:
+    catalog = SqliteCatalog(tmp_path)
+    table = _create(catalog)
+    catalog.create_namespace(("other",))
+    target = TableIdentifier(("other",), "u")
+    catalog.rename_table(T, target)
+    assert not catalog.table_exists(T)
+    assert catalog.load_table(target).metadata_location == table.metadata_location
+    with pytest.raises(NotFoundError, match=r"'db\.t' not found"):
+        catalog.rename_table(T, target)
+    _create(catalog)
+    with pytest.raises(AlreadyExistsError, match=r"'other\.u' already exists"):
+        catalog.rename_table(T, target)
+    with pytest.raises(NotFoundError, match="namespace 'nope' not found"):
+        catalog.rename_table(T, TableIdentifier(("nope",), "t"))
+
+
+def test_rename_table_hadoop_is_unsupported(tmp_path: Path) -> None:
+    catalog = HadoopCatalog(tmp_path)
+    _create(catalog)
+    with pytest.raises(UnsupportedError, match="cannot rename"):
+        catalog.rename_table(T, TableIdentifier(("db",), "u"))
+
+
+def test_hadoop_table_must_live_in_its_folder(tmp_path: Path) -> None:
+    catalog = HadoopCatalog(tmp_path)
+    catalog.create_namespace(("db",))
+    metadata = new_table_metadata(SCHEMA, UNPARTITIONED, UNSORTED, str(tmp_path / "elsewhere"), {})
+    with pytest.raises(ValidationError, match="cannot have location"):
+        catalog.create_table(T, metadata)
+
+
+# -- read-only -----------------------------------------------------------------------------------
+
+
+def test_read_only_catalogs_refuse_every_write(tmp_path: Path) -> None:
+    writable = SqliteCatalog(tmp_path)
+    table = _create(writable)
+    HadoopCatalog(tmp_path / "h").create_namespace(("db",))
+    before = (tmp_path / "catalog.db").read_bytes()
+    for catalog in (SqliteCatalog(tmp_path, read_only=True), HadoopCatalog(tmp_path / "h", read_only=True)):
+        calls = [
+            lambda c=catalog: c.create_namespace(("n",)),
+            lambda c=catalog: c.drop_namespace(("db",)),
+            lambda c=catalog: c.create_table(T, table.metadata),
+            lambda c=catalog: c.commit_table(table, table.metadata),
+            lambda c=catalog: c.drop_table(T, purge=True),
+            lambda c=catalog: c.rename_table(T, TableIdentifier(("db",), "u")),
+        ]
+        for call in calls:
+            with pytest.raises((UserError, UnsupportedError), match=r"read-only|cannot rename"):
+                call()
+    assert (tmp_path / "catalog.db").read_bytes() == before
+    assert writable.load_table(T).metadata_location == table.metadata_location
+    assert json.loads(Path(table.metadata_location).read_text())["table-uuid"] == table.metadata.table_uuid
