@@ -1,0 +1,58 @@
+"""Sort orders from ORDERED BY terms, and what WRITE ORDERED BY does to the write
+distribution (spec: "Sorting"; Iceberg Spark's ``SetWriteDistributionAndOrdering``).
+
+"A sort order is defined by a sort order id and a list of sort fields ... Order id 0 is
+reserved for the unsorted order." Sources bind like partition sources (Java
+``SortOrder.checkCompatibility``: "Cannot sort by non-primitive source field"; the
+transform must accept the type: "Cannot bind: day cannot transform string values").
+
+Spark's WRITE clause always replaces the sort order (WRITE UNORDERED and a bare WRITE
+DISTRIBUTED BY PARTITION leave it unsorted) and sets ``write.distribution-mode``:
+``range`` for ORDERED BY, ``hash`` for DISTRIBUTED BY PARTITION, ``none`` for UNORDERED,
+unchanged for LOCALLY ORDERED BY -- checked against Spark in tests/txn/test_sort_update.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from iceduck.errors import ValidationError
+from iceduck.spec.schema import Schema
+from iceduck.spec.sort import UNSORTED, SortField, SortOrder
+from iceduck.sql.statements import SortTerm, WriteOrder
+from iceduck.txn.spec_update import bind_term
+
+#: the table property Spark's WRITE clause sets (Java ``TableProperties.WRITE_DISTRIBUTION_MODE``)
+WRITE_DISTRIBUTION_MODE = "write.distribution-mode"
+
+
+def sort_order_from_terms(schema: Schema, terms: Sequence[SortTerm], order_id: int = 1) -> SortOrder:
+    """The sort order of ``terms`` with id ``order_id``; no terms is the unsorted order
+    (id 0). The same source and transform twice is refused (it cannot order anything
+    the first one did not)."""
+    if not terms:
+        return UNSORTED
+    if order_id == UNSORTED.order_id:
+        raise ValidationError("sort order id 0 is reserved for the unsorted order")
+    fields: list[SortField] = []
+    seen: set[tuple[int, str]] = set()
+    for term in terms:
+        source_id, name = bind_term(schema, term.transform, term.source, "sort")
+        key = (source_id, str(term.transform))
+        if key in seen:
+            raise ValidationError(f"cannot sort by {term.transform}({name}) twice")
+        seen.add(key)
+        fields.append(SortField(source_id, term.transform, term.direction, term.null_order))
+    return SortOrder(order_id, tuple(fields))
+
+
+def distribution_mode(action: WriteOrder) -> str | None:
+    """The ``write.distribution-mode`` Spark stores for this WRITE clause (None: leave
+    the property as it is)."""
+    if action.distributed_by_partition:
+        return "hash"
+    if not action.terms:
+        return "none"
+    if action.locally:
+        return None
+    return "range"
