@@ -1,0 +1,138 @@
+"""Conflict checks of a snapshot commit against the commits made since the operation read the table.
+
+Spec, "Commit Conflict Resolution and Retry": "Append operations have no requirements and
+can always be applied. Replace operations must verify that the files that will be deleted
+are still in the table. [...] Delete operations must verify that specific files to delete
+are still in the table." Java adds, and iceduck follows (``MergingSnapshotProducer``):
+
+* ``validateDataFilesExist``: the data files new position deletes refer to must still be
+  live, else the deletes would point at rows someone else already removed or rewrote;
+* ``validateNoNewDeletesForDataFiles``: a copy-on-write rewrite of a data file must fail if
+  a delete file that may apply to it was added since the operation read the table, or
+  those deleted rows would come back in the rewritten file;
+* ``validateAddedDVs`` (v3): no deletion vector for the same data file may have been added
+  concurrently ("one DV per data file").
+
+Failures caused by a concurrent commit raise :class:`CommitConflictError` (re-running the
+statement on the new state can succeed); a request that was wrong against the very state
+it read (e.g. removing a file that is not in the table) raises :class:`ValidationError`.
+Java's serializable-isolation check that no *data* matching an overwrite's filter was
+appended concurrently is not done (Spark's snapshot isolation level).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from iceduck.errors import CommitConflictError, NotFoundError
+from iceduck.scan.manifest_cache import ManifestCache, referenced_data_file
+from iceduck.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent
+from iceduck.spec.snapshot import Operation, Snapshot
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.txn.summary import is_deletion_vector
+
+#: Java ``VALIDATE_ADDED_DELETE_FILES_OPERATIONS``
+_ADDS_DELETES = frozenset({Operation.OVERWRITE.value, Operation.DELETE.value})
+#: Java ``VALIDATE_ADDED_DVS_OPERATIONS``
+_ADDS_DVS = frozenset({Operation.OVERWRITE.value, Operation.DELETE.value, Operation.REPLACE.value})
+
+
+def snapshots_since(metadata: TableMetadata, head: Snapshot | None, since_id: int | None) -> list[Snapshot]:
+    """The ancestors of ``head`` (itself included) newer than snapshot ``since_id``, newest
+    first; all of them when ``since_id`` is None (the operation read an empty branch).
+
+    Raises :class:`CommitConflictError` when ``since_id`` is not an ancestor of the head
+    (the branch was replaced or rolled back under the operation: Java's "Cannot determine
+    history between starting snapshot ... and the last known ancestor").
+    """
+    out: list[Snapshot] = []
+    current = head
+    while current is not None and current.snapshot_id != since_id:
+        out.append(current)
+        parent = current.parent_snapshot_id
+        try:
+            current = None if parent is None else metadata.snapshot_by_id(parent)
+        except NotFoundError:
+            current = None  # expired history
+    if current is None and since_id is not None:
+        raise CommitConflictError(
+            f"cannot determine the history since snapshot {since_id}: it is no longer an ancestor "
+            f"of the branch head {head.snapshot_id if head else None}"
+        )
+    return out
+
+
+def added_delete_files(
+    metadata: TableMetadata, snapshots: Iterable[Snapshot], cache: ManifestCache, operations: frozenset[str]
+) -> list[tuple[Snapshot, DataFile]]:
+    """The delete files each snapshot added itself (those with an ``operations`` operation)."""
+    specs = metadata.specs_by_id()
+    out = []
+    for s in snapshots:
+        if s.operation not in operations:
+            continue
+        for m in cache.snapshot_manifests(s, metadata.format_version):
+            if m.content is ManifestContent.DATA or m.added_snapshot_id != s.snapshot_id:
+                continue
+            for e in cache.parsed_manifest(m, specs).live:
+                if e.status is EntryStatus.ADDED and e.snapshot_id == s.snapshot_id:
+                    out.append((s, e.data_file))
+    return out
+
+
+def may_apply(delete: DataFile, data: DataFile, unpartitioned_specs: frozenset[int]) -> bool:
+    """Whether a delete file may delete rows of a data file (scope rules of "Scan Planning",
+    read conservatively: same partition, or a global equality delete)."""
+    if delete.content is FileContent.POSITION_DELETES:
+        ref = referenced_data_file(delete)
+        if ref is not None:
+            return ref == data.file_path
+    elif delete.spec_id in unpartitioned_specs:
+        return True  # "Equality delete files stored with an unpartitioned spec are applied as global deletes"
+    return delete.spec_id == data.spec_id and delete.partition == data.partition
+
+
+def check_no_new_deletes(
+    metadata: TableMetadata,
+    since: Sequence[Snapshot],
+    files: Sequence[DataFile],
+    cache: ManifestCache,
+) -> None:
+    """CoW: no delete file added since the read may apply to a rewritten data file."""
+    if not files or not since:
+        return
+    unpartitioned = frozenset(s.spec_id for s in metadata.partition_specs if s.is_unpartitioned)
+    for snapshot, delete in added_delete_files(metadata, since, cache, _ADDS_DELETES):
+        for f in files:
+            if may_apply(delete, f, unpartitioned):
+                raise CommitConflictError(
+                    f"found new delete file {delete.file_path} for data file {f.file_path}, added by "
+                    f"concurrent snapshot {snapshot.snapshot_id}: the rewrite would resurrect deleted rows"
+                )
+
+
+def check_no_concurrent_dvs(
+    metadata: TableMetadata, since: Sequence[Snapshot], added: Sequence[DataFile], cache: ManifestCache
+) -> None:
+    """v3: a data file gets at most one DV; one added concurrently for the same file conflicts."""
+    targets = {referenced_data_file(f) for f in added if is_deletion_vector(f)}
+    if not targets or not since:
+        return
+    for snapshot, delete in added_delete_files(metadata, since, cache, _ADDS_DVS):
+        ref = referenced_data_file(delete)
+        if is_deletion_vector(delete) and ref in targets:
+            raise CommitConflictError(
+                f"found concurrently added deletion vector for {ref} (snapshot {snapshot.snapshot_id}); "
+                "a data file can have only one"
+            )
+
+
+def check_files_live(required: Iterable[str], live: set[str] | dict[str, DataFile], branch: str) -> None:
+    """Data files that new deletes reference must be live at the branch head."""
+    missing = sorted(p for p in set(required) if p not in live)
+    if missing:
+        raise CommitConflictError(
+            f"cannot commit deletes for data files no longer in branch {branch} "
+            f"(removed by a concurrent commit): {', '.join(missing[:5])}"
+            + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        )
