@@ -57,13 +57,15 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
+from iceduck.ops import dispatch
+from iceduck.ops.context import OpContext, OpResult, WriteTarget
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
-from iceduck.spec.snapshot import RefType
+from iceduck.spec.snapshot import MAIN_BRANCH, RefType
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import (
     QUERY_KINDS,
@@ -76,6 +78,7 @@ from iceduck.sql.parse import (
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.references import ResolvedName, TableRef, resolve_name, table_refs
 from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.statements import WriteStatement
 
 #: statement kinds a session runs: queries, plus DESCRIBE of a table or query
 RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
@@ -120,32 +123,53 @@ class _Source:
 
 @dataclass
 class Result:
-    """The outcome of one statement: rows to fetch from the DuckDB cursor that ran it."""
+    """The outcome of one statement: rows to fetch from the DuckDB cursor that ran it.
+
+    A write statement has no rows: its ``rowcount`` is the number of rows it changed
+    (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``.
+    """
 
     duck: Any
     statement: str
     #: the Iceberg scans the statement planned (EXPLAIN shows them; tests read them)
     scans: list[ScanExplanation] = field(default_factory=list)
+    #: set for write statements: what the operation reported
+    written: OpResult | None = None
 
     @property
     def description(self) -> list[tuple[Any, ...]] | None:
-        return self.duck.description
+        return None if self.written is not None else self.duck.description
 
     @property
     def rowcount(self) -> int:
-        return -1
+        return -1 if self.written is None else self.written.rowcount
+
+    @property
+    def message(self) -> str | None:
+        """A write statement's one-line report (for the shell)."""
+        return None if self.written is None else self.written.message
 
     def fetchone(self) -> tuple[Any, ...] | None:
+        if self.written is not None:
+            return None
         return _duckdb_call(self.duck.fetchone)
 
     def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+        if self.written is not None:
+            return []
         return _duckdb_call(self.duck.fetchmany, size)
 
     def fetchall(self) -> list[tuple[Any, ...]]:
+        if self.written is not None:
+            return []
         return _duckdb_call(self.duck.fetchall)
 
     def to_arrow_table(self) -> Any:
         """The remaining rows as a ``pyarrow.Table``."""
+        if self.written is not None:
+            import pyarrow as pa
+
+            return pa.table({})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # DuckDB notes the copy a DB-API result costs
             return _duckdb_call(self.duck.to_arrow_table)
@@ -184,6 +208,7 @@ class Session:
         self._lock = threading.Lock()
         self._views = 0
         self._statements: OrderedDict[str, Statement] = OrderedDict()
+        self._writes: OrderedDict[str, WriteStatement | None] = OrderedDict()
         self.closed = False
 
     def close(self) -> None:
@@ -221,6 +246,9 @@ class Session:
             raise
 
     def _run(self, duck: Any, text: str, params: Any) -> Result:
+        write = self._parse_write(text)
+        if write is not None:
+            return Result(duck, text, written=self._write(duck, write, params))
         show = parse_show(text)
         if show is not None:
             return self._show(duck, text, *show)
@@ -241,6 +269,81 @@ class Session:
                 raise
             raise translated from e
         return Result(duck, sql, scans)
+
+    def _parse_write(self, text: str) -> WriteStatement | None:
+        """``parse_write``, memoised by text like :meth:`_parse` (queries cache None)."""
+        with self._lock:
+            if text in self._writes:
+                self._writes.move_to_end(text)
+                return self._writes[text]
+        from iceduck.sql.ddl import parse_write  # the DDL/DML grammar loads on first use
+
+        statement = parse_write(text)
+        with self._lock:
+            self._writes[text] = statement
+            while len(self._writes) > PARSED_STATEMENTS:
+                self._writes.popitem(last=False)
+        return statement
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def _write(self, duck: Any, statement: WriteStatement, params: Any) -> OpResult:
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
+        ctx = OpContext(
+            catalog=self.catalog,
+            manifests=self.manifests,
+            duck=duck,
+            params=_duck_params(params),
+            timezone=self.timezone,
+            prepare_query=lambda text: self._prepare_query(duck, text, params),
+            resolve_target=self._resolve_target,
+            new_identifier=self._new_identifier,
+        )
+        return dispatch.execute(ctx, statement)
+
+    def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
+        """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
+        statement = self._parse(text)
+        require_supported(statement, QUERY_KINDS)
+        if statement.explain:
+            raise UserError("EXPLAIN cannot be part of a write statement")
+        sources = self._prepare(statement, params, duck)
+        return rewrite(statement.text, [(s.ref, s.relation) for s in sources])
+
+    def _resolve_target(self, parts: tuple[str, ...]) -> WriteTarget:
+        """The existing table (and branch) a write names; reads-only readings are refused."""
+        exists = self.catalog.table_exists
+        name = resolve_name(parts, self.catalog.name, exists)
+        if name is None:
+            folded = self._fold_case(parts)
+            name = resolve_name(folded, self.catalog.name, exists) if folded else None
+        shown = ".".join(parts)
+        if name is None:
+            raise NotFoundError(self._not_found_message(parts))
+        if name.metadata_table is not None:
+            raise UserError(f"cannot write to {shown}: {name.metadata_table} is a metadata table")
+        if name.tag is not None:
+            raise UserError(f"cannot write to {shown}: tags are read-only, write to a branch")
+        if name.snapshot_id is not None or name.timestamp_ms is not None:
+            raise UserError(f"cannot write to {shown}: a snapshot is read-only")
+        table = self.catalog.load_table(name.identifier)
+        branch = name.branch or MAIN_BRANCH
+        if branch != MAIN_BRANCH:
+            ref = table.metadata.refs.get(branch)
+            if ref is None:
+                raise NotFoundError(
+                    f"cannot write to {shown}: table {name.identifier} has no branch {branch!r}"
+                )
+            if not ref.is_branch:
+                raise UserError(f"cannot write to {shown}: {branch!r} is a tag")
+        return WriteTarget(table, branch)
+
+    def _new_identifier(self, parts: tuple[str, ...]) -> TableIdentifier:
+        """The identifier a table created under the written name gets (``catalog.`` dropped)."""
+        names = parts[1:] if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower() else parts
+        if len(names) < 2:
+            raise UserError(f"name the namespace of table {'.'.join(parts)}: write ns.{names[-1]}")
+        return TableIdentifier(tuple(names[:-1]), names[-1])
 
     def _parse(self, text: str) -> Statement:
         """``parse_statement``, memoised by text (statements are never modified once parsed)."""

@@ -1,0 +1,70 @@
+"""What a table operation gets from the session that runs it.
+
+Table operations (:mod:`iceduck.ops`) execute one parsed write statement
+(:mod:`iceduck.sql.statements`): they load tables from the catalog, run queries in DuckDB
+(through the session, so Iceberg tables named in a query are planned and attached like
+any SELECT), write files (:mod:`iceduck.engine.write`) and commit snapshots
+(:mod:`iceduck.txn`). The session hands them an :class:`OpContext` instead of itself, so
+operations depend on a small, explicit surface and never on the session's internals.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.spec.snapshot import MAIN_BRANCH
+
+
+@dataclass(frozen=True)
+class WriteTarget:
+    """The table (and branch) a write statement changes, as resolved by the session.
+
+    ``branch`` is ``main`` unless the name ended in ``branch_<name>``; writing to a tag,
+    a snapshot or a metadata table is refused before an operation sees the target.
+    """
+
+    table: LoadedTable
+    branch: str = MAIN_BRANCH
+
+    @property
+    def identifier(self) -> TableIdentifier:
+        return self.table.identifier
+
+
+@dataclass(frozen=True)
+class OpResult:
+    """What a write statement reports: rows changed (DB-API ``rowcount``; -1 for DDL)."""
+
+    rowcount: int = -1
+    #: a short human line for the shell ("created table db.t"), or None
+    message: str | None = None
+
+
+@dataclass
+class OpContext:
+    catalog: Catalog
+    manifests: ManifestCache
+    #: the DuckDB cursor this statement runs on (scans attached by ``prepare_query`` live here)
+    duck: Any
+    #: the statement's parameters, as DuckDB takes them (``$1``/``$name`` in SQL text)
+    params: Any
+    #: the session's time zone (for timestamp literals)
+    timezone: str
+    #: DuckDB SQL text that may name Iceberg tables -> text runnable on ``duck`` with the same
+    #: parameters (every Iceberg reference replaced by its planned, attached scan)
+    prepare_query: Callable[[str], str]
+    #: a written name -> the existing table (and branch) it names; NotFoundError otherwise;
+    #: refuses tags, snapshots and metadata tables
+    resolve_target: Callable[[tuple[str, ...]], WriteTarget]
+    #: a written name -> the identifier a new table would get (catalog prefix dropped)
+    new_identifier: Callable[[tuple[str, ...]], TableIdentifier]
+    #: called after every commit so cached scans never see a stale table
+    on_commit: Callable[[LoadedTable], None] = field(default=lambda loaded: None)
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000)

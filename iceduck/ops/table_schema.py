@@ -1,0 +1,100 @@
+"""The schema, properties and format version of a table being created.
+
+CREATE TABLE's columns arrive with placeholder nested ids (:mod:`iceduck.sql.statements`);
+:func:`fresh_schema` numbers every field the way Java's ``TypeUtil.assignFreshIds`` does,
+checked against Spark: a struct's fields get ids before any of their children, then each
+child is numbered depth first (``a int, s struct<x, y struct<z>>, l array<struct<p>>,
+m map<k, v>`` -> a=1 s=2 l=3 m=4 x=5 y=6 z=7 element=8 p=9 key=10 value=11). The same
+numbering is what ``new_table_metadata`` assigns, so partition and sort terms resolved
+against this schema keep their meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import count
+
+from iceduck.errors import ValidationError
+from iceduck.spec import properties as tp
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import IcebergType, ListType, MapType, NestedField, StructType
+from iceduck.sql.statements import ColumnDef
+
+#: the table property Spark stores a table's COMMENT in
+COMMENT_PROPERTY = "comment"
+
+
+def column_field(column: ColumnDef, field_id: int) -> NestedField:
+    """A ColumnDef as a field; ``DEFAULT`` becomes both ``initial-default`` and
+    ``write-default`` (spec, "Default values": a field added with a default reads it for
+    rows written before it existed, and writers use it when a value is missing)."""
+    default = column.default if column.has_default else None
+    return NestedField(
+        field_id,
+        column.name,
+        column.type,
+        column.required,
+        column.comment,
+        initial_default=default,
+        write_default=default,
+    )
+
+
+def fresh_schema(fields: Sequence[NestedField]) -> Schema:
+    """``fields`` renumbered from 1 in Java's ``assignFreshIds`` order (module docstring)."""
+    _check_unique([f.name for f in fields], "table")
+    ids = count(1)
+    return Schema(_fresh_fields(fields, ids, ""), 0, ())
+
+
+def _fresh_fields(fields: Sequence[NestedField], ids: Iterator[int], parent: str) -> tuple[NestedField, ...]:
+    new_ids = [next(ids) for _ in fields]  # siblings first
+    return tuple(
+        NestedField(
+            fid,
+            f.name,
+            _fresh_type(f.field_type, ids, f"{parent}{f.name}"),
+            f.required,
+            f.doc,
+            f.initial_default,
+            f.write_default,
+        )
+        for fid, f in zip(new_ids, fields, strict=True)
+    )
+
+
+def _fresh_type(t: IcebergType, ids: Iterator[int], path: str) -> IcebergType:
+    if isinstance(t, StructType):
+        _check_unique([f.name for f in t.fields], f"struct {path}")
+        return StructType(_fresh_fields(t.fields, ids, path + "."))
+    if isinstance(t, ListType):
+        element_id = next(ids)
+        return ListType(element_id, _fresh_type(t.element_type, ids, path + ".element"), t.element_required)
+    if isinstance(t, MapType):
+        key_id, value_id = next(ids), next(ids)
+        key = _fresh_type(t.key_type, ids, path + ".key")
+        value = _fresh_type(t.value_type, ids, path + ".value")
+        return MapType(key_id, key, value_id, value, t.value_required)
+    return t
+
+
+def _check_unique(names: Sequence[str], where: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValidationError(f"column {name!r} appears twice in the {where}")
+        seen.add(name)
+
+
+def table_properties(properties: Mapping[str, str], comment: str | None) -> dict[str, str]:
+    """The properties to store: TBLPROPERTIES without the reserved keys (``format-version``
+    is consumed by creation, as in Java), plus ``comment`` as Spark stores COMMENT."""
+    reserved = sorted(k for k in properties if k in tp.RESERVED_PROPERTIES and k != tp.FORMAT_VERSION)
+    if reserved:
+        raise ValidationError(
+            f"table properties {', '.join(reserved)} are reserved: Iceberg derives them from the metadata"
+        )
+    stored = {k: v for k, v in properties.items() if k != tp.FORMAT_VERSION}
+    if comment is not None:
+        stored[COMMENT_PROPERTY] = comment
+    return stored

@@ -1,0 +1,50 @@
+"""Running DDL operations on a real warehouse: a Session over a temporary SQLite catalog,
+and the OpContext the session itself would hand an operation (same catalog, manifest
+cache, DuckDB cursor, query preparation and name resolution)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from iceduck.ops import dispatch
+from iceduck.ops.context import OpContext, OpResult
+from iceduck.session import Session
+from iceduck.spec.types import IcebergType
+from iceduck.sql import statements as st
+
+
+def op_context(session: Session, params: Any = None) -> OpContext:
+    """The context :meth:`Session._write` builds for one statement."""
+    duck = session.database.cursor()
+    return OpContext(
+        catalog=session.catalog,
+        manifests=session.manifests,
+        duck=duck,
+        params=params,
+        timezone=session.timezone,
+        prepare_query=lambda text: session._prepare_query(duck, text, params),
+        resolve_target=session._resolve_target,
+        new_identifier=session._new_identifier,
+    )
+
+
+def run(session: Session, statement: Any, params: Any = None) -> OpResult:
+    """Execute one write statement the way the session's dispatch does."""
+    return dispatch.execute(op_context(session, params), statement)
+
+
+def rows(session: Session, sql: str) -> list[tuple[Any, ...]]:
+    return session.execute(sql).fetchall()
+
+
+def col(name: str, t: IcebergType, required: bool = False, comment: str | None = None) -> st.ColumnDef:
+    return st.ColumnDef(name, t, required, comment)
+
+
+def name(dotted: str) -> tuple[str, ...]:
+    return tuple(dotted.split("."))
+
+
+def metadata_files(table_location: str) -> list[Path]:
+    return sorted(Path(table_location.removeprefix("file:"), "metadata").glob("*.metadata.json"))
