@@ -25,18 +25,15 @@ COMMENT_PROPERTY = "comment"
 
 
 def column_field(column: ColumnDef, field_id: int) -> NestedField:
-    """A ColumnDef as a field; ``DEFAULT`` becomes both ``initial-default`` and
-    ``write-default`` (spec, "Default values": a field added with a default reads it for
-    rows written before it existed, and writers use it when a value is missing)."""
+    """A ColumnDef of CREATE TABLE as a field; ``DEFAULT`` becomes its ``write-default``.
+
+    Spec, "Default values": "The ``initial-default`` is set only when a field is added to
+    an existing schema" -- a new table has no rows written before its columns existed, so
+    only writers use the default (ADD COLUMN sets both, in :mod:`iceduck.txn.schema_update`).
+    """
     default = column.default if column.has_default else None
     return NestedField(
-        field_id,
-        column.name,
-        column.type,
-        column.required,
-        column.comment,
-        initial_default=default,
-        write_default=default,
+        field_id, column.name, column.type, column.required, column.comment, write_default=default
     )
 
 

@@ -363,7 +363,7 @@ def check_schema_compatibility(schema: Schema, format_version: int) -> None:
                 f"column {name!r} of type {f.field_type} needs format-version 3, "
                 f"the table has {format_version}"
             )
-        if f.initial_default is not None:
+        if f.initial_default is not None or f.write_default is not None:
             raise ValidationError(
                 f"column {name!r} has a default value, which needs format-version 3, "
                 f"the table has {format_version}"
