@@ -1,0 +1,170 @@
+"""Write row-level delete files (spec: "Position Delete Files", "Deletion Vectors",
+"Delete File Stats").
+
+* v2: a Parquet position-delete file, ``file_position_delete`` rows (``file_path``
+  2147483546, ``pos`` 2147483545) "sorted by ``file_path`` then ``pos``", no ``row``
+  column. Metrics as Iceberg Java 1.10 writes them (checked on Spark-written files):
+  column sizes and *full* (never truncated) bounds of both columns -- so a reader can tell
+  from the bounds which data files a delete file may touch ("the metrics must store
+  bounds and counts for all deleted rows, or must be omitted") -- no counts, no sort
+  order id. ``referenced_data_file`` is set when every delete is for one data file
+  ("Position delete metadata can use ``referenced_data_file`` when all deletes tracked by
+  the entry are in a single data file").
+* v3: one Puffin file of ``deletion-vector-v1`` blobs, one per data file, one manifest
+  entry per blob with ``content_offset``/``content_size_in_bytes`` = the blob's
+  offset/length and ``record_count`` = its cardinality, no column metrics (as Java).
+
+Both land in the given folder under a fresh uuid name (``...-deletes.parquet`` /
+``...-deletes.puffin`` like Java), so concurrent writers never collide.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from iceduck.engine.types import quote_string
+from iceduck.engine.write import parquet_codec
+from iceduck.errors import ValidationError
+from iceduck.formats.parquet_metrics import file_metrics
+from iceduck.formats.puffin import write_deletion_vectors
+from iceduck.io import fileio
+from iceduck.spec import properties as props
+from iceduck.spec.deletion_vector import DeletionVector
+from iceduck.spec.manifest import DataFile, FileContent, FileFormat
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import LongType, NestedField, StringType
+
+#: "2147483546 file_path" and "2147483545 pos" of ``file_position_delete`` (not the
+#: ``_file``/``_pos`` metadata column ids 2147483646/2147483645)
+DELETE_FILE_PATH_ID = 2147483546
+DELETE_POS_ID = 2147483545
+#: ``file_position_delete`` without the optional ``row`` column
+POSITION_DELETE_SCHEMA = Schema(
+    (
+        NestedField(DELETE_FILE_PATH_ID, "file_path", StringType(), True),
+        NestedField(DELETE_POS_ID, "pos", LongType(), True),
+    )
+)
+#: Java writes delete-file bounds in full whatever the table's metrics mode
+_FULL_METRICS = {props.METRICS_MODE_DEFAULT: "full"}
+CREATED_BY = "iceduck"
+
+
+def _new_name(location: str, suffix: str) -> str:
+    return f"{location.rstrip('/')}/{uuid.uuid4()}-deletes.{suffix}"
+
+
+def position_delete_table(deletes: Mapping[str, Sequence[int] | np.ndarray]) -> pa.Table:
+    """The rows of a position-delete file, sorted by path then position, without duplicates."""
+    paths: list[str] = []
+    positions: list[np.ndarray] = []
+    for path in sorted(deletes):  # str order is code point order, the UTF-8 byte order
+        pos = np.unique(np.asarray(deletes[path], dtype=np.int64))
+        if len(pos) and pos[0] < 0:
+            raise ValidationError(f"negative row position {int(pos[0])} for data file {path}")
+        if len(pos):
+            paths.append(path)
+            positions.append(pos)
+    if not paths:
+        raise ValidationError("a position-delete file needs at least one deleted row")
+    counts = [len(p) for p in positions]
+    path_column = pa.DictionaryArray.from_arrays(
+        pa.array(np.repeat(np.arange(len(paths), dtype=np.int32), counts)), pa.array(paths)
+    ).cast(pa.string())
+    return pa.table(
+        {"file_path": path_column, "pos": pa.array(np.concatenate(positions))},
+        schema=pa.schema([pa.field("file_path", pa.string(), False), pa.field("pos", pa.int64(), False)]),
+    )
+
+
+def write_position_deletes(
+    con: Any,
+    deletes: Mapping[str, Sequence[int] | np.ndarray],
+    *,
+    location: str,
+    spec_id: int,
+    partition: tuple,
+    properties: Mapping[str, str],
+) -> DataFile:
+    """Write one v2 position-delete file into the folder ``location``; its manifest entry.
+
+    ``deletes`` maps data file paths (exactly as their manifests spell them) to deleted
+    positions. ``properties`` (the table's) choose the codec, as for data files.
+    """
+    table = position_delete_table(deletes)
+    target = _new_name(location, "parquet")
+    local = fileio.to_local_path(target)
+    os.makedirs(os.path.dirname(local), exist_ok=True)
+    codec = parquet_codec(properties)
+    view = f"__iceduck_posdel_{uuid.uuid4().hex}"
+    con.register(view, table)
+    try:
+        con.execute(
+            f"COPY (SELECT file_path, pos FROM {view}) TO {quote_string(local)} (FORMAT parquet, "
+            f"FIELD_IDS {{file_path: {DELETE_FILE_PATH_ID}, pos: {DELETE_POS_ID}}}, COMPRESSION {codec}, "
+            "KV_METADATA {'delete-type': 'position'})"
+        )
+    except BaseException:
+        fileio.delete(target)
+        raise
+    finally:
+        con.unregister(view)
+    metrics = file_metrics(pq.read_metadata(local), POSITION_DELETE_SCHEMA, _FULL_METRICS)
+    referenced = [p for p in deletes if len(deletes[p])]
+    return DataFile(
+        content=FileContent.POSITION_DELETES,
+        file_path=target,
+        file_format=FileFormat.PARQUET,
+        partition=tuple(partition),
+        record_count=table.num_rows,
+        file_size_in_bytes=os.path.getsize(local),
+        column_sizes=metrics.column_sizes,
+        lower_bounds=metrics.lower_bounds,
+        upper_bounds=metrics.upper_bounds,
+        split_offsets=metrics.split_offsets,
+        referenced_data_file=referenced[0] if len(referenced) == 1 else None,
+        spec_id=spec_id,
+    )
+
+
+def write_deletion_vector_file(
+    dvs: Mapping[str, DeletionVector], *, location: str, partitions: Mapping[str, tuple[int, tuple]]
+) -> list[DataFile]:
+    """Write one Puffin file of deletion vectors into the folder ``location``; one entry per
+    blob, with the spec id and partition of its data file (``partitions[path]``).
+
+    "There can be at most one deletion vector for a given data file in a snapshot": the
+    caller merges earlier DVs / position deletes into ``dvs`` first.
+    """
+    missing = [path for path in dvs if path not in partitions]
+    if missing:
+        raise ValidationError(f"no partition given for data file {missing[0]}")
+    data, blobs = write_deletion_vectors(dvs.items(), created_by=CREATED_BY)
+    target = _new_name(location, "puffin")
+    fileio.write_new(target, data)
+    out = []
+    for blob in blobs:
+        path = blob.properties["referenced-data-file"]
+        spec_id, partition = partitions[path]
+        out.append(
+            DataFile(
+                content=FileContent.POSITION_DELETES,
+                file_path=target,
+                file_format=FileFormat.PUFFIN,
+                partition=tuple(partition),
+                record_count=int(blob.properties["cardinality"]),
+                file_size_in_bytes=len(data),
+                referenced_data_file=path,
+                content_offset=blob.offset,
+                content_size_in_bytes=blob.length,
+                spec_id=spec_id,
+            )
+        )
+    return out

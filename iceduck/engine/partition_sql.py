@@ -1,0 +1,296 @@
+"""Iceberg partition transforms as DuckDB SQL (spec: "Partition Transforms", "Bucket
+Transform Details", "Truncate Transform Details", Appendix B).
+
+:func:`transform_sql` turns ``transform(column)`` into a DuckDB expression whose values are
+exactly those of :mod:`iceduck.spec.transforms` (tested value by value against it), so a
+writer can split, sort and label rows inside one DuckDB query:
+
+* temporal transforms work on integers (``epoch_us``/``epoch_ns``, days since 1970) with
+  floor division, as Java's ``floorDiv`` ("1969-12-31T23:59:59.999999" is day -1), and
+  never on a session time zone (``year(timestamptz)`` would depend on it);
+* ``bucket[N]`` is "(murmur3_x86_32_hash(x) & Integer.MAX_VALUE) % N" with the hash computed
+  by vectorised Arrow UDFs registered on the connection (:func:`register_hash_functions`):
+  a numpy murmur3 of the 8 little-endian bytes for int, long, date, time and timestamps
+  ("Integer and long hash results must be identical"), and ``mmh3`` over the bytes of
+  strings (UTF-8), binary, uuid (16 bytes big-endian) and decimals (minimum big-endian
+  two's-complement bytes of the unscaled value);
+* ``truncate[W]`` floors numbers to a multiple of W (decimals on the unscaled value, which
+  DuckDB's exact decimal ``%`` gives), and keeps the first W code points / bytes.
+
+:func:`partition_key_sql` renders a partition value as text that :func:`parse_partition_key`
+reads back losslessly (DuckDB's ``PARTITION_BY`` hands partition values back as text).
+"""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import mmh3
+import numpy as np
+import pyarrow as pa
+
+from iceduck.engine.types import duckdb_type
+from iceduck.errors import UnsupportedError
+from iceduck.spec.hashing import min_big_endian, unscaled_at_scale
+from iceduck.spec.transforms import (
+    BucketTransform,
+    DayTransform,
+    HourTransform,
+    IdentityTransform,
+    MonthTransform,
+    Transform,
+    TruncateTransform,
+    VoidTransform,
+    YearTransform,
+)
+from iceduck.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IcebergType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+    UUIDType,
+)
+
+HASH_LONG = "__iceduck_murmur3_long"
+HASH_BYTES = "__iceduck_murmur3_bytes"
+HASH_DECIMAL = "__iceduck_murmur3_decimal"
+
+_MICROS = (TimestampType, TimestamptzType)
+_NANOS = (TimestampNanoType, TimestamptzNanoType)
+_INTEGRAL = (IntegerType, LongType, DateType, TimeType, *_MICROS, *_NANOS)
+_MICROS_PER_DAY = 86_400_000_000
+_MICROS_PER_HOUR = 3_600_000_000
+_NANOS_PER_DAY = 86_400_000_000_000
+_NANOS_PER_HOUR = 3_600_000_000_000
+
+# -- murmur3 ------------------------------------------------------------------------------
+
+_C1 = np.uint32(0xCC9E2D51)
+_C2 = np.uint32(0x1B873593)
+
+
+def _rotl(x: np.ndarray, r: int) -> np.ndarray:
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def _mix_block(h: np.ndarray, k: np.ndarray) -> np.ndarray:
+    k = _rotl(k * _C1, 15) * _C2
+    h = _rotl(h ^ k, 13)
+    return h * np.uint32(5) + np.uint32(0xE6546B64)
+
+
+def murmur3_long_array(values: np.ndarray) -> np.ndarray:
+    """Murmur3 x86 32-bit (seed 0) of each int64's 8 little-endian bytes, as signed int32.
+
+    The same value as :func:`iceduck.spec.hashing.hash_long`, for a whole column at once:
+    two 4-byte blocks (low word first), then the finaliser with length 8.
+    """
+    v = np.ascontiguousarray(values, dtype="<i8").view("<u4").reshape(-1, 2)
+    with np.errstate(over="ignore"):
+        h = np.zeros(len(v), dtype=np.uint32)
+        h = _mix_block(h, v[:, 0].copy())
+        h = _mix_block(h, v[:, 1].copy())
+        h ^= np.uint32(8)
+        h ^= h >> np.uint32(16)
+        h *= np.uint32(0x85EBCA6B)
+        h ^= h >> np.uint32(13)
+        h *= np.uint32(0xC2B2AE35)
+        h ^= h >> np.uint32(16)
+    return h.view(np.int32)
+
+
+def _hash_long_udf(values: pa.Array) -> pa.Array:
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    hashes = murmur3_long_array(array.fill_null(0).to_numpy(zero_copy_only=False))
+    return pa.array(hashes, type=pa.int32(), mask=array.is_null().to_numpy(zero_copy_only=False))
+
+
+def _hash_bytes_udf(values: pa.Array) -> pa.Array:
+    return pa.array(
+        [None if b is None else mmh3.hash(b, 0, signed=True) for b in values.to_pylist()], type=pa.int32()
+    )
+
+
+def _hash_decimal_udf(values: pa.Array, scales: pa.Array) -> pa.Array:
+    """Decimals arrive as text (exact) with the column's scale: the unscaled value at that
+    scale is hashed as "minBigEndian(unscaled(v))"."""
+    out = []
+    for text, scale in zip(values.to_pylist(), scales.to_pylist(), strict=True):
+        if text is None:
+            out.append(None)
+        else:
+            unscaled = unscaled_at_scale(Decimal(text), scale)
+            out.append(mmh3.hash(min_big_endian(unscaled), 0, signed=True))
+    return pa.array(out, type=pa.int32())
+
+
+def register_hash_functions(con: Any) -> None:
+    """Register the murmur3 UDFs on ``con`` (a DuckDB connection or cursor); idempotent.
+
+    Functions belong to the connection they were created on, so every cursor that runs a
+    bucket expression must call this first.
+    """
+    from duckdb import CatalogException, NotImplementedException
+    from duckdb.sqltypes import BIGINT, BLOB, INTEGER, VARCHAR
+
+    specs = (
+        (HASH_LONG, _hash_long_udf, [BIGINT]),
+        (HASH_BYTES, _hash_bytes_udf, [BLOB]),
+        (HASH_DECIMAL, _hash_decimal_udf, [VARCHAR, INTEGER]),
+    )
+    for name, fn, params in specs:
+        try:
+            con.create_function(name, fn, params, INTEGER, type="arrow", null_handling="special")
+        except (CatalogException, NotImplementedException) as e:
+            if "already" not in str(e).lower():
+                raise
+
+
+def _floor_div(x: str, d: int) -> str:
+    """Exact floor division of an integer expression (DuckDB's ``//`` truncates)."""
+    return f"(({x}) - ((({x}) % {d}) + {d}) % {d}) // {d}"
+
+
+def _days(t: IcebergType, column: str) -> str:
+    """Days from 1970-01-01 of a date or timestamp, floored (BIGINT)."""
+    if isinstance(t, DateType):
+        return f"(CAST({column} AS DATE) - DATE '1970-01-01')"
+    if isinstance(t, _MICROS):
+        return _floor_div(f"epoch_us({column})", _MICROS_PER_DAY)
+    return _floor_div(f"epoch_ns({column})", _NANOS_PER_DAY)
+
+
+def _as_date(days: str) -> str:
+    return f"(DATE '1970-01-01' + CAST({days} AS INTEGER))"
+
+
+def hash_input_sql(t: IcebergType, column: str) -> str:
+    """The 32-bit hash (Appendix B) of a column as a DuckDB INTEGER expression."""
+    if isinstance(t, IntegerType | LongType):
+        return f"{HASH_LONG}(CAST({column} AS BIGINT))"
+    if isinstance(t, DateType | TimeType | TimestampType | TimestamptzType):
+        micros = f"epoch_us({column})" if isinstance(t, TimeType | TimestampType | TimestamptzType) else None
+        return f"{HASH_LONG}({micros or _days(t, column)})"
+    if isinstance(t, _NANOS):  # "converted to microsecond precision before hashing", floored
+        return f"{HASH_LONG}({_floor_div(f'epoch_ns({column})', 1000)})"
+    if isinstance(t, StringType):
+        return f"{HASH_BYTES}(encode({column}))"
+    if isinstance(t, UUIDType):
+        return f"{HASH_BYTES}(unhex(replace(CAST({column} AS VARCHAR), '-', '')))"
+    if isinstance(t, BinaryType | FixedType):
+        return f"{HASH_BYTES}(CAST({column} AS BLOB))"
+    if isinstance(t, DecimalType):
+        return f"{HASH_DECIMAL}(CAST({column} AS VARCHAR), {t.scale})"
+    raise UnsupportedError(f"bucket of {t} is not supported")
+
+
+def transform_sql(transform: Transform, source_type: IcebergType, column: str) -> str:
+    """``transform(column)`` as DuckDB SQL, of the DuckDB type of the transform's result
+    (day/year/month/hour/bucket as INTEGER ordinals; identity/truncate keep the type).
+
+    Raises :class:`~iceduck.errors.UserError` (from ``result_type``) for a transform the type
+    does not accept, and :class:`UnsupportedError` for unknown transforms.
+    """
+    transform.result_type(source_type)  # validates the pair
+    if isinstance(transform, IdentityTransform):
+        return column
+    if isinstance(transform, VoidTransform):
+        return f"CAST(NULL AS {duckdb_type(source_type)})"
+    if isinstance(transform, BucketTransform):
+        hashed = hash_input_sql(source_type, column)
+        return f"CAST(({hashed} & 2147483647) % {transform.num_buckets} AS INTEGER)"
+    if isinstance(transform, TruncateTransform):
+        return _truncate_sql(transform.width, source_type, column)
+    if isinstance(transform, DayTransform):
+        return f"CAST({_days(source_type, column)} AS INTEGER)"
+    if isinstance(transform, YearTransform | MonthTransform):
+        date = column if isinstance(source_type, DateType) else _as_date(_days(source_type, column))
+        years = f"(year({date}) - 1970)"
+        if isinstance(transform, YearTransform):
+            return f"CAST({years} AS INTEGER)"
+        return f"CAST({years} * 12 + month({date}) - 1 AS INTEGER)"
+    if isinstance(transform, HourTransform):
+        if isinstance(source_type, _MICROS):
+            return f"CAST({_floor_div(f'epoch_us({column})', _MICROS_PER_HOUR)} AS INTEGER)"
+        return f"CAST({_floor_div(f'epoch_ns({column})', _NANOS_PER_HOUR)} AS INTEGER)"
+    raise UnsupportedError(f"cannot write data with partition transform {transform}")
+
+
+def _truncate_sql(width: int, t: IcebergType, column: str) -> str:
+    if isinstance(t, IntegerType | LongType):
+        wide = f"CAST({column} AS HUGEINT)"
+        return f"CAST({wide} - ((({wide} % {width}) + {width}) % {width}) AS {duckdb_type(t)})"
+    if isinstance(t, DecimalType):
+        # W units of the last digit: truncate[50] of decimal(9, 2) steps by 0.50
+        step = Decimal(width).scaleb(-t.scale)
+        w = f"CAST('{step}' AS DECIMAL(38, {t.scale}))"
+        return f"CAST({column} - ((({column} % {w}) + {w}) % {w}) AS {duckdb_type(t)})"
+    if isinstance(t, StringType):
+        return f"left({column}, {width})"  # code points, "no more than L code points"
+    if isinstance(t, BinaryType):
+        return f"unhex(left(hex({column}), {2 * width}))"
+    raise UnsupportedError(f"truncate of {t} is not supported")
+
+
+# -- partition keys: text that DuckDB's PARTITION_BY returns and Python parses back ---------
+
+
+def partition_key_sql(transform: Transform, source_type: IcebergType, column: str) -> str:
+    """Lossless text of ``transform(column)`` (NULL stays NULL): integers as digits, strings
+    and bytes as ``x`` + hex (safe in a folder name, never empty), decimals, uuids and
+    floats as DuckDB prints them (exact; -0.0 prints as 0.0)."""
+    value = transform_sql(transform, source_type, column)
+    t = transform.result_type(source_type)
+    if isinstance(transform, DayTransform) or isinstance(t, IntegerType | LongType):
+        return f"CAST({value} AS VARCHAR)"
+    if isinstance(t, BooleanType):
+        return f"CAST(CAST({value} AS INTEGER) AS VARCHAR)"
+    if isinstance(t, DateType):
+        return f"CAST(CAST({value} AS DATE) - DATE '1970-01-01' AS VARCHAR)"
+    if isinstance(t, TimeType | TimestampType | TimestamptzType):
+        return f"CAST(epoch_us({value}) AS VARCHAR)"
+    if isinstance(t, _NANOS):
+        return f"CAST(epoch_ns({value}) AS VARCHAR)"
+    if isinstance(t, StringType):
+        return f"('x' || hex(encode({value})))"
+    if isinstance(t, BinaryType | FixedType):
+        return f"('x' || hex(CAST({value} AS BLOB)))"
+    if isinstance(t, DecimalType | UUIDType | FloatType | DoubleType):
+        return f"CAST({value} AS VARCHAR)"
+    raise UnsupportedError(f"cannot partition by a value of type {t}")
+
+
+def parse_partition_key(result_type: IcebergType, text: str | None) -> Any:
+    """The Python partition value (:mod:`iceduck.spec.types` representation) of a key."""
+    if text is None or text == "NULL":
+        return None
+    t = result_type
+    if isinstance(t, BooleanType):
+        return text == "1"
+    if isinstance(t, _INTEGRAL):
+        return int(text)
+    if isinstance(t, StringType):
+        return bytes.fromhex(text[1:]).decode("utf-8")
+    if isinstance(t, BinaryType | FixedType):
+        return bytes.fromhex(text[1:])
+    if isinstance(t, DecimalType):
+        return Decimal(text).quantize(Decimal(1).scaleb(-t.scale))
+    if isinstance(t, UUIDType):
+        return uuid.UUID(text)
+    if isinstance(t, FloatType | DoubleType):
+        return float(text)
+    raise UnsupportedError(f"cannot partition by a value of type {t}")

@@ -1,0 +1,399 @@
+"""Write the rows of a DuckDB query as Iceberg data files (spec: "Writing data files",
+Appendix A "Parquet", "Partitioning", "Sorting").
+
+One ``COPY (...) TO <temporary folder> (FORMAT parquet, PARTITION_BY ..., RETURN_STATS
+true, FIELD_IDS {...})`` does the work in a single pass over the query:
+
+* columns are cast to the table's types (:mod:`iceduck.engine.write_columns`: Appendix
+  A's physical types: timestamptz as INT64 micros with ``isAdjustedToUTC=true``, timestamp with ``false``,
+  decimals with the column's precision, uuid as ``fixed_len_byte_array(16)``/UUID, time
+  as micros), with a null in a required field failing the statement via DuckDB's
+  ``error()`` (nothing is kept: the temporary folder is removed);
+* each partition field is a hidden key column (:func:`partition_sql.partition_key_sql`,
+  lossless text) that DuckDB's ``PARTITION_BY`` splits on; each file is then moved to
+  ``<data location>/<field>=<human value>/...`` as Java's ``PartitionSpec.partitionToPath``
+  names folders, under a name no other writer can take (a fresh uuid per statement);
+* with a sort order, each written file is rewritten sorted by it (``ORDER BY`` with the
+  order's directions and null orders; DuckDB's ``PARTITION_BY`` does not keep a query's
+  order, measured); without one rows are only grouped by partition, Spark's default;
+* files roll at ``write.target-file-size-bytes`` (DuckDB rolls at row-group boundaries,
+  so row groups are capped at the target size too), row groups end at
+  ``write.parquet.row-group-size-bytes`` (DuckDB counts uncompressed bytes) or at DuckDB's
+  122,880 rows, whichever comes first (bounded memory per thread), compression per
+  ``write.parquet.compression-codec``/``-level``;
+* metrics come from each file's footer (:mod:`iceduck.formats.parquet_metrics`), with
+  float/double NaN counts and NaN-free bounds from DuckDB's own statistics of the pass.
+
+``fixed(L)`` columns: DuckDB writes them as Parquet ``binary`` (it has no fixed-length byte
+arrays), which Spark's vectorised reader refuses; files of tables with fixed columns are
+rewritten by :mod:`iceduck.formats.parquet_fixed` with ``fixed_len_byte_array(L)``, after
+DuckDB checked that every value has exactly L bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote_plus
+
+import duckdb
+import pyarrow.parquet as pq
+
+from iceduck.engine.partition_sql import (
+    parse_partition_key,
+    partition_key_sql,
+    register_hash_functions,
+    transform_sql,
+)
+from iceduck.engine.types import quote_identifier, quote_string
+from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
+from iceduck.errors import UnsupportedError, ValidationError
+from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
+from iceduck.formats.parquet_metrics import FloatStats, file_metrics
+from iceduck.io.fileio import to_local_path
+from iceduck.spec import properties as props
+from iceduck.spec.manifest import DataFile, FileContent, FileFormat
+from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.schema import Schema
+from iceduck.spec.sort import NullOrder, SortDirection, SortOrder
+from iceduck.spec.types import (
+    DoubleType,
+    FloatType,
+    NestedField,
+    StructType,
+    UnknownType,
+)
+
+#: Java's codec names -> DuckDB's (Java's ``lz4`` is Hadoop LZ4; DuckDB writes LZ4_RAW, which
+#: parquet-mr reads)
+_CODECS = {
+    "zstd": "zstd",
+    "gzip": "gzip",
+    "snappy": "snappy",
+    "lz4": "lz4_raw",
+    "lz4_raw": "lz4_raw",
+    "brotli": "brotli",
+    "uncompressed": "uncompressed",
+    "none": "uncompressed",
+}
+
+#: DuckDB's codec names -> pyarrow's, for files rewritten by pyarrow
+_PYARROW_CODECS = {"lz4_raw": "lz4", "uncompressed": "none"}
+
+
+@dataclass(frozen=True)
+class WriteTarget:
+    """Where and how new data files of a table are written."""
+
+    schema: Schema
+    spec: PartitionSpec
+    sort_order: SortOrder
+    properties: Mapping[str, str]
+    data_location: str
+    format_version: int
+
+
+def write_data_files(
+    con: Any, query_sql: str, target: WriteTarget, *, params: Any = None, row_lineage: bool = False
+) -> list[DataFile]:
+    """Write the rows of ``query_sql`` (the schema's top-level columns in order, plus
+    ``_row_id`` and ``_last_updated_sequence_number`` with ``row_lineage``) as data files of
+    ``target``; returns their :class:`DataFile` entries (``spec_id`` and partition set).
+
+    Raises :class:`ValidationError` naming the column when a value cannot be cast to its
+    column's type or a required column gets a null; no file is left behind then.
+    """
+    register_hash_functions(con)
+    probe = con.execute(f"SELECT * FROM ({query_sql}) AS __q LIMIT 0", params)
+    width = len(probe.description)
+    probe.fetchall()  # leave no unfinished result on the connection
+    expected = len(target.schema.fields) + (2 if row_lineage else 0)
+    if width != expected:
+        raise ValidationError(f"the query yields {width} columns, but {expected} are written to the table")
+    select, fields = select_sql(query_sql, target.schema, width, row_lineage)
+    keys = _partition_keys(target)
+    key_items = "".join(f", {sql} AS {quote_identifier(name)}" for name, sql in keys)
+    names = ", ".join(quote_identifier(f.name) for f in fields)
+    order = _order_by(target)
+    body = f"SELECT {names}{key_items} FROM ({select}) AS __w"
+    write_id = str(uuid.uuid4())
+    data_dir = to_local_path(target.data_location.rstrip("/"))
+    tmp_dir = os.path.join(data_dir, f".iceduck-tmp-{write_id}")
+    options = _copy_options(target, fields, [name for name, _ in keys])
+    moved: list[str] = []
+    os.makedirs(data_dir, exist_ok=True)
+    try:
+        cursor = con.execute(f"COPY ({body}) TO {quote_string(tmp_dir)} ({options})", params)
+        columns = [d[0] for d in cursor.description]
+        files = []
+        for n, row in enumerate(cursor.fetchall()):
+            got = dict(zip(columns, row, strict=True))
+            if got["count"]:
+                files.append(
+                    _place_file(con, target, got, f"{n:05d}-0-{write_id}-00001.parquet", order, fields, moved)
+                )
+        return files
+    except duckdb.Error as e:
+        for path in moved:
+            os.unlink(path)
+        error = _write_error(con, e, query_sql, params, target, width)
+        if error is e:
+            raise
+        raise error from e
+    except BaseException:
+        for path in moved:
+            os.unlink(path)
+        raise
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _place_file(
+    con: Any,
+    target: WriteTarget,
+    written: Mapping[str, Any],
+    name: str,
+    order: str,
+    fields: list[NestedField],
+    moved: list[str],
+) -> DataFile:
+    """Move (or, for a sorted table, rewrite sorted) one file DuckDB wrote to its partition
+    folder; its DataFile. ``moved`` collects the final paths for cleanup on failure."""
+    partition = _partition_tuple(target, written["partition_keys"] or {})
+    relative = f"{partition_path(target, partition)}{name}"
+    final = os.path.join(to_local_path(target.data_location.rstrip("/")), relative)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    stats = written["column_statistics"]
+    if order:  # PARTITION_BY does not keep the query's order: sort each file
+        stats = _sorted_copy(con, written["filename"], final, order, target, fields)
+        os.unlink(written["filename"])
+    else:
+        os.rename(written["filename"], final)
+    moved.append(final)
+    if has_fixed(target.schema):
+        codec = parquet_codec(target.properties)
+        rewrite_fixed_columns(final, target.schema, _PYARROW_CODECS.get(codec, codec))
+    location = f"{target.data_location.rstrip('/')}/{relative}"
+    return _data_file(
+        target, location, final, written["count"], os.path.getsize(final), stats or {}, partition
+    )
+
+
+def _sorted_copy(
+    con: Any, source: str, final: str, order: str, target: WriteTarget, fields: list[NestedField]
+) -> dict[str, Any]:
+    """Rewrite one written file in the sort order; DuckDB's statistics of the new file."""
+    options = _copy_options(target, fields, [], roll=False)
+    # hive_partitioning off: the folder names (__iceduck_p0=...) must not become columns
+    select = f"SELECT * FROM read_parquet({quote_string(source)}, hive_partitioning = false){order}"
+    cursor = con.execute(f"COPY ({select}) TO {quote_string(final)} ({options})")
+    columns = [d[0] for d in cursor.description]
+    row = dict(zip(columns, cursor.fetchone(), strict=True))
+    return row["column_statistics"] or {}
+
+
+def _target_size(target: WriteTarget) -> int:
+    return props.int_property(
+        target.properties, props.TARGET_FILE_SIZE_BYTES, props.TARGET_FILE_SIZE_BYTES_DEFAULT
+    )
+
+
+def _column_ref(schema: Schema, field_id: int) -> str:
+    """``"st"."a"``: a (possibly nested, through structs) column by id."""
+    chain = []
+    current: int | None = field_id
+    while current is not None:
+        chain.append(quote_identifier(schema.find_field(current).name))
+        current = schema.parent_id(current)
+    return ".".join(reversed(chain))
+
+
+def _partition_keys(target: WriteTarget) -> list[tuple[str, str]]:
+    """(hidden column name, key SQL) per non-void partition field."""
+    out = []
+    for i, pf in enumerate(target.spec.fields):
+        if pf.transform.is_void:
+            continue
+        source = target.schema.find_field(pf.source_id)
+        ref = _column_ref(target.schema, pf.source_id)
+        out.append((f"__iceduck_p{i}", partition_key_sql(pf.transform, source.field_type, ref)))
+    return out
+
+
+def _order_by(target: WriteTarget) -> str:
+    """``ORDER BY`` of the sort order ("Sorting": direction and null order per field)."""
+    terms = []
+    for sf in target.sort_order.fields:
+        source = target.schema.find_field(sf.source_id)
+        expr = transform_sql(sf.transform, source.field_type, _column_ref(target.schema, sf.source_id))
+        direction = "DESC" if sf.direction is SortDirection.DESC else "ASC"
+        nulls = "NULLS FIRST" if sf.null_order is NullOrder.NULLS_FIRST else "NULLS LAST"
+        terms.append(f"{expr} {direction} {nulls}")
+    return f" ORDER BY {', '.join(terms)}" if terms else ""
+
+
+def _copy_options(
+    target: WriteTarget, fields: list[NestedField], keys: list[str], *, roll: bool = True
+) -> str:
+    """COPY options; ``roll``: write a folder of files rolled at the target size, named by
+    uuid (else exactly the one file named in the statement)."""
+    p = target.properties
+    codec = parquet_codec(p)
+    size = _target_size(target)
+    group = props.int_property(
+        p, props.PARQUET_ROW_GROUP_SIZE_BYTES, props.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT
+    )
+    options = [
+        "FORMAT parquet",
+        f"FIELD_IDS {field_ids_option(tuple(fields))}",
+        f"COMPRESSION {codec}",
+        f"ROW_GROUP_SIZE_BYTES {min(group, size)}",
+        "RETURN_STATS true",
+    ]
+    if roll:
+        options += [f"FILE_SIZE_BYTES {size}", "FILENAME_PATTERN 'data_{uuid}'"]
+    level = p.get(props.PARQUET_COMPRESSION_LEVEL)
+    if level is not None and codec == "zstd":
+        options.append(f"COMPRESSION_LEVEL {props.int_property(p, props.PARQUET_COMPRESSION_LEVEL, 3)}")
+    if keys:
+        options.append(f"PARTITION_BY ({', '.join(quote_identifier(k) for k in keys)})")
+    return ", ".join(options)
+
+
+def parquet_codec(properties: Mapping[str, str]) -> str:
+    """DuckDB's name of the table's ``write.parquet.compression-codec``."""
+    name = props.str_property(properties, props.PARQUET_COMPRESSION, props.PARQUET_COMPRESSION_DEFAULT)
+    codec = _CODECS.get(name.lower())
+    if codec is None:
+        raise UnsupportedError(f"unsupported {props.PARQUET_COMPRESSION} {name!r}")
+    return codec
+
+
+def _partition_tuple(target: WriteTarget, found: Mapping[str, Any]) -> tuple:
+    texts = dict(found)
+    values = []
+    for i, pf in enumerate(target.spec.fields):
+        if pf.transform.is_void:
+            values.append(None)
+            continue
+        result_type = pf.transform.result_type(target.schema.find_field(pf.source_id).field_type)
+        values.append(parse_partition_key(result_type, texts.get(f"__iceduck_p{i}")))
+    return tuple(values)
+
+
+def escape_path_segment(text: str) -> str:
+    """Java's ``URLEncoder.encode(text, UTF_8)``: letters, digits and ``.-*_`` kept, space
+    as ``+``, everything else as ``%XX`` of its UTF-8 bytes."""
+    return quote_plus(text, safe="*").replace("~", "%7E")
+
+
+def partition_path(target: WriteTarget, partition: tuple) -> str:
+    """``name=value/`` per partition field (``PartitionSpec.partitionToPath``), '' if unpartitioned."""
+    if not target.spec.fields:
+        return ""
+    segments = []
+    for pf, value in zip(target.spec.fields, partition, strict=True):
+        result_type = pf.transform.result_type(target.schema.find_field(pf.source_id).field_type)
+        human = pf.transform.to_human_string(result_type, value)
+        segments.append(f"{escape_path_segment(pf.name)}={escape_path_segment(human)}/")
+    return "".join(segments)
+
+
+def _float_stats(schema: Schema, stats: Mapping[str, Mapping[str, str]]) -> dict[int, FloatStats]:
+    """NaN counts and NaN-free bounds of float/double columns from DuckDB's statistics
+    (keyed by quoted paths, ``"st"."x"``), for columns reached through structs."""
+    out: dict[int, FloatStats] = {}
+
+    def walk(fields: tuple[NestedField, ...], prefix: str) -> None:
+        for f in fields:
+            key = prefix + quote_identifier(f.name)
+            if isinstance(f.field_type, StructType):
+                walk(f.field_type.fields, key + ".")
+            elif isinstance(f.field_type, FloatType | DoubleType) and key in stats:
+                s = stats[key]
+                low, high = s.get("min"), s.get("max")
+                value_count = null_count = None
+                parent = stats.get(prefix[:-1]) if prefix else None
+                if parent is not None and "null_count" in parent and "num_values" in s:
+                    hidden = int(parent["null_count"])  # rows whose enclosing struct is null
+                    value_count = int(s["num_values"]) - hidden
+                    null_count = int(s.get("null_count", 0)) - hidden
+                out[f.field_id] = FloatStats(
+                    int(s.get("nan_count", 0)),
+                    None if low is None else float(low),
+                    None if high is None else float(high),
+                    value_count,
+                    null_count,
+                )
+
+    walk(schema.fields, "")
+    return out
+
+
+def _data_file(
+    target: WriteTarget,
+    location: str,
+    local: str,
+    count: int,
+    size: int,
+    stats: Mapping[str, Mapping[str, str]],
+    partition: tuple,
+) -> DataFile:
+    metrics = file_metrics(
+        pq.read_metadata(local),
+        target.schema,
+        target.properties,
+        sort_order=target.sort_order,
+        float_stats=_float_stats(target.schema, stats),
+    )
+    return DataFile(
+        content=FileContent.DATA,
+        file_path=location,
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=count,
+        file_size_in_bytes=size,
+        column_sizes=metrics.column_sizes,
+        value_counts=metrics.value_counts,
+        null_value_counts=metrics.null_value_counts,
+        nan_value_counts=metrics.nan_value_counts,
+        lower_bounds=metrics.lower_bounds,
+        upper_bounds=metrics.upper_bounds,
+        split_offsets=metrics.split_offsets,
+        sort_order_id=target.sort_order.order_id,
+        spec_id=target.spec.spec_id,
+    )
+
+
+def _write_error(
+    con: Any, error: duckdb.Error, query_sql: str, params: Any, target: WriteTarget, width: int
+) -> Exception:
+    """The error to raise for a failed COPY: our own checks and cast failures name the column."""
+    text = str(error)
+    if CHECK in text:
+        return ValidationError(text[text.index(CHECK) + len(CHECK) :].strip())
+    if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
+        aliases = ", ".join(f"c{i}" for i in range(width))
+        checked = [
+            (f, f"TRY_CAST(c{i} AS {write_type(f.field_type)})", f"c{i}")
+            for i, f in enumerate(target.schema.fields)
+            if not isinstance(f.field_type, UnknownType)
+        ]
+        tests = [f"count(*) FILTER (WHERE {raw} IS NOT NULL AND {cast} IS NULL)" for _, cast, raw in checked]
+        try:
+            counts = con.execute(
+                f"SELECT {', '.join(tests)} FROM ({query_sql}) AS __q({aliases})", params
+            ).fetchone()
+        except duckdb.Error:
+            counts = None
+        for (f, _, _), bad in zip(checked, counts or (), strict=False):
+            if bad:
+                return ValidationError(
+                    f"cannot write {bad} value(s) to column {f.name} of type {f.field_type}: {text}"
+                )
+        return ValidationError(f"cannot write the rows: {text}")
+    return error
