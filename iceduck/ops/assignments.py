@@ -1,0 +1,122 @@
+"""Column values of rows a statement writes, as DuckDB SQL: SET assignments (top-level or
+nested struct fields), write defaults of columns a statement leaves out, casts to the
+table's types.
+
+Spec, "Default values": "The ``write-default`` is used to populate the field's value for
+any records written after the field was added to the schema, if the writer does not
+supply the field's value" -- so INSERT and MERGE ... INSERT fill omitted columns with it
+(null when the column has none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from iceduck.engine.types import duckdb_type, quote_identifier, sql_literal
+from iceduck.errors import NotFoundError, UserError
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import NestedField, StructType
+from iceduck.sql.statements import ColumnPath
+
+
+def find_column(schema: Schema, name: str) -> NestedField:
+    """The top-level column ``name`` (exact spelling first, then without case, as DuckDB)."""
+    for f in schema.fields:
+        if f.name == name:
+            return f
+    found = [f for f in schema.fields if f.name.lower() == name.lower()]
+    if len(found) != 1:
+        columns = ", ".join(f.name for f in schema.fields)
+        raise NotFoundError(f"column {name!r} does not exist: the table has {columns}")
+    return found[0]
+
+
+def write_default(f: NestedField) -> str:
+    """What a row the statement does not give ``f`` a value holds: its write-default."""
+    return sql_literal(f.field_type, f.write_default)
+
+
+def cast_to(f: NestedField, expr: str) -> str:
+    return f"CAST(({expr}) AS {duckdb_type(f.field_type)})"
+
+
+def assigned_values(schema: Schema, assignments: Sequence[tuple[ColumnPath, str]], current: str) -> list[str]:
+    """Each top-level column's new value: its assignment, or the current value
+    (``<current>."col"``). A nested path rebuilds the struct around the assigned field."""
+    tree: dict[str, object] = {}
+    for path, expr in assignments:
+        if not path:
+            raise UserError("an assignment needs a column")
+        top = find_column(schema, path[0])
+        node = tree.setdefault(top.name, {}) if len(path) > 1 else tree
+        if len(path) == 1:
+            if top.name in tree:
+                raise UserError(f"column {top.name!r} is assigned more than once")
+            tree[top.name] = expr
+            continue
+        if not isinstance(node, dict):
+            raise UserError(f"column {top.name!r} is assigned more than once")
+        _nest(node, top, path[1:], expr)
+    values = []
+    for f in schema.fields:
+        value = tree.get(f.name)
+        column = f"{current}.{quote_identifier(f.name)}"
+        if value is None:
+            values.append(column)
+        elif isinstance(value, str):
+            values.append(value)
+        else:
+            values.append(_rebuild(f, column, value))
+    return values
+
+
+def _nest(node: dict[str, object], parent: NestedField, path: ColumnPath, expr: str) -> None:
+    if not isinstance(parent.field_type, StructType):
+        raise UserError(f"column {parent.name!r} is not a struct: cannot assign {'.'.join(path)}")
+    child = next((f for f in parent.field_type.fields if f.name.lower() == path[0].lower()), None)
+    if child is None:
+        raise NotFoundError(f"struct {parent.name!r} has no field {path[0]!r}")
+    if len(path) == 1:
+        if child.name in node:
+            raise UserError(f"field {child.name!r} is assigned more than once")
+        node[child.name] = expr
+        return
+    sub = node.setdefault(child.name, {})
+    if not isinstance(sub, dict):
+        raise UserError(f"field {child.name!r} is assigned more than once")
+    _nest(sub, child, path[1:], expr)
+
+
+def _rebuild(f: NestedField, current: str, tree: dict[str, object]) -> str:
+    """``struct_pack`` of ``f``'s fields: assigned ones replaced (null structs stay null
+    unless a field is assigned, as Spark builds a struct from its fields)."""
+    assert isinstance(f.field_type, StructType)
+    parts = []
+    for child in f.field_type.fields:
+        value = tree.get(child.name)
+        access = f"struct_extract({current}, {sql_literal_name(child.name)})"
+        if value is None:
+            parts.append(f"{quote_identifier(child.name)} := {access}")
+        elif isinstance(value, str):
+            parts.append(f"{quote_identifier(child.name)} := {cast_to(child, value)}")
+        else:
+            parts.append(f"{quote_identifier(child.name)} := {_rebuild(child, access, value)}")
+    return "struct_pack(" + ", ".join(parts) + ")"
+
+
+def sql_literal_name(name: str) -> str:
+    return "'" + name.replace("'", "''") + "'"
+
+
+def insert_values(schema: Schema, columns: Sequence[str], values: Sequence[str]) -> list[str]:
+    """Each top-level column's value for ``INSERT (columns) VALUES (values)``-like clauses:
+    listed columns get their value, the others their write default."""
+    if len(columns) != len(values):
+        raise UserError(f"{len(columns)} columns are listed but {len(values)} values are given")
+    given: dict[str, str] = {}
+    for name, value in zip(columns, values, strict=True):
+        f = find_column(schema, name)
+        if f.name in given:
+            raise UserError(f"column {f.name!r} is listed more than once")
+        given[f.name] = value
+    return [given.get(f.name, write_default(f)) for f in schema.fields]

@@ -1,0 +1,241 @@
+"""INSERT INTO / INSERT OVERWRITE, and writing a query's rows for CREATE TABLE AS.
+
+The query (VALUES, SELECT, anything DuckDB runs; Iceberg tables in it are resolved by the
+session's ``prepare_query``) yields rows whose columns are matched to the table's:
+
+* by position (no column list): as many columns as the table has, less those a static
+  ``PARTITION (c = v)`` clause fixes -- otherwise an error saying how many are expected;
+* by a column list ``INSERT INTO t (b, a)``: the listed columns in that order; the rest
+  get their write default ("The ``write-default`` is used to populate the field's value
+  for any records written after the field was added to the schema, if the writer does not
+  supply the field's value") or null;
+* by name (DuckDB's ``INSERT INTO t BY NAME``): query column names, without case.
+
+The file writer casts each value to the column type and refuses a value that does not
+convert or a null in a required column, naming the column (nothing is committed then).
+
+``INSERT OVERWRITE`` without PARTITION is *dynamic*, as Spark's
+``spark.sql.sources.partitionOverwriteMode=dynamic`` and Iceberg Java's
+``ReplacePartitions``: the partitions (of the current spec) the new rows fall in are
+replaced; in an unpartitioned table every row is. (Spark's own default mode is *static*,
+which without PARTITION replaces the whole table; Iceberg's documentation recommends
+dynamic for Iceberg tables, and a user wanting all rows replaced says so with DELETE.)
+
+With ``PARTITION (c = v, ...)`` it is *static*: every row with ``c = v`` is replaced --
+files entirely inside the partition are dropped, files only partly inside (possible after
+partition evolution) are rewritten without those rows -- and the static values fill ``c``
+in the new rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from iceduck.engine.types import duckdb_type, quote_identifier
+from iceduck.engine.write import WriteTarget as FileTarget
+from iceduck.engine.write import write_data_files
+from iceduck.errors import UserError
+from iceduck.ops.assignments import find_column, write_default
+from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.row_changes import RowChanges, apply_row_changes, removed_delete_keys
+from iceduck.ops.rows import (
+    find_matches,
+    has_lineage,
+    params_for,
+    plan_target,
+    run_sql,
+    unique_name,
+)
+from iceduck.ops.snapshot_commit import COPY_ON_WRITE, WrittenFiles, commit_changes, file_target
+from iceduck.scan.tasks import FileScanTask
+from iceduck.spec.manifest import DataFile
+from iceduck.spec.schema import Schema
+from iceduck.spec.snapshot import Operation
+from iceduck.sql.statements import Insert
+from iceduck.txn.snapshot import SnapshotChanges
+
+#: names of the query's columns inside the INSERT's SELECT (positional, never clashing)
+_Q = "__iceduck_q"
+
+
+def _query_columns(ctx: OpContext, query: str) -> list[str]:
+    """The names of the columns ``query`` yields (DuckDB binds it without running it)."""
+    sql = f"SELECT * FROM ({query}) AS {_Q} LIMIT 0"
+    return list(ctx.duck.sql(sql, params=params_for(sql, ctx.params)).columns)
+
+
+def _positional(names: Sequence[str]) -> list[str]:
+    return [f"{_Q}.__c{i}" for i in range(len(names))]
+
+
+def select_for_table(
+    schema: Schema,
+    query: str,
+    query_names: Sequence[str],
+    *,
+    columns: Sequence[str] | None = None,
+    by_name: bool = False,
+    static: dict[str, str] | None = None,
+    table: str = "the table",
+) -> str:
+    """A SELECT yielding the table's columns in order from the query's rows."""
+    static_values = {find_column(schema, c).name: v for c, v in (static or {}).items()}
+    sources = _positional(query_names)
+    given: dict[str, str] = {}
+    if by_name:
+        for name, source in zip(query_names, sources, strict=True):
+            f = find_column(schema, name)
+            if f.name in given:
+                raise UserError(f"INSERT INTO {table} BY NAME: the query has column {f.name!r} twice")
+            given[f.name] = source
+    else:
+        if columns is not None:
+            targets = [find_column(schema, c).name for c in columns]
+            if len(set(targets)) != len(targets):
+                raise UserError(f"INSERT INTO {table}: a column is listed more than once")
+        else:
+            targets = [f.name for f in schema.fields if f.name not in static_values]
+        if len(targets) != len(query_names):
+            listed = "listed" if columns is not None else "to fill"
+            raise UserError(
+                f"INSERT INTO {table}: {len(targets)} columns {listed} "
+                f"({', '.join(targets)}) but the query gives {len(query_names)} values"
+            )
+        given = dict(zip(targets, sources, strict=True))
+    clash = set(given) & set(static_values)
+    if clash:
+        raise UserError(
+            f"INSERT INTO {table}: column {sorted(clash)[0]!r} is both in PARTITION and the query"
+        )
+    items = []
+    for f in schema.fields:
+        if f.name in static_values:
+            value = f"CAST(({static_values[f.name]}) AS {duckdb_type(f.field_type)})"
+        else:
+            value = given.get(f.name) or write_default(f)
+        items.append(f"{value} AS {quote_identifier(f.name)}")
+    aliases = ", ".join(f"__c{i}" for i in range(len(query_names)))
+    relation = f"({query}) AS {_Q}({aliases})" if query_names else f"({query}) AS {_Q}"
+    return f"SELECT {', '.join(items)} FROM {relation}"
+
+
+def write_query(ctx: OpContext, target: FileTarget, query_sql: str) -> list[DataFile]:
+    """Write the rows of ``query_sql`` (columns by position, as many as the schema has) as
+    data files of ``target``, uncommitted: CREATE TABLE AS commits them with the new
+    table, and must delete them if that fails."""
+    query = ctx.prepare_query(query_sql)
+    select = select_for_table(target.schema, query, _query_columns(ctx, query), table="the new table")
+    return write_data_files(ctx.duck, select, target, params=params_for(select, ctx.params))
+
+
+def insert(ctx: OpContext, stmt: Insert) -> OpResult:
+    target = ctx.resolve_target(stmt.name)
+    metadata = target.table.metadata
+    schema = metadata.schema()
+    query = ctx.prepare_query(stmt.query)
+    select = select_for_table(
+        schema,
+        query,
+        _query_columns(ctx, query),
+        columns=stmt.columns,
+        by_name=stmt.by_name,
+        static=stmt.static_partition,
+        table=str(target.identifier),
+    )
+    if stmt.overwrite and stmt.static_partition:
+        return _static_overwrite(ctx, target, stmt, select)
+    with WrittenFiles() as written:
+        files = written.add(
+            write_data_files(ctx.duck, select, file_target(metadata), params=params_for(select, ctx.params))
+        )
+        count = sum(f.record_count for f in files)
+        if stmt.overwrite:
+            changes = _dynamic_overwrite(ctx, target, files)
+        else:
+            changes = SnapshotChanges(operation=Operation.APPEND, added_data_files=tuple(files))
+        if changes is not None:
+            commit_changes(ctx, target, changes, written)
+    return OpResult(rowcount=count, message=f"inserted {count} rows into {target.identifier}")
+
+
+def _dynamic_overwrite(ctx: OpContext, target: WriteTarget, files: list[DataFile]) -> SnapshotChanges | None:
+    """Replace the partitions of the current spec that ``files`` fall in (all rows when
+    the spec is unpartitioned: Java's ``BaseReplacePartitions`` deletes everything then)."""
+    metadata = target.table.metadata
+    spec = metadata.spec()
+    if not files and spec.fields:
+        return None
+    plan = plan_target(ctx, target)
+    if spec.fields:
+        keys = {(f.spec_id, _hashable(f.partition)) for f in files}
+        replaced = [t for t in plan.tasks if (t.spec_id, _hashable(t.partition)) in keys]
+    else:
+        keys = set()
+        replaced = list(plan.tasks)
+    if not files and not replaced:
+        return None
+    return SnapshotChanges(
+        operation=Operation.OVERWRITE,  # Java's BaseReplacePartitions, whatever it replaces
+        added_data_files=tuple(files),
+        removed_data_files=tuple(t.path for t in replaced),
+        removed_delete_files=tuple(_partition_deletes(replaced, keys, bool(spec.fields))),
+        validate_from_snapshot_id=plan.snapshot_id,
+        validate_no_new_deletes_for=tuple(t.path for t in replaced),
+    )
+
+
+def _partition_deletes(tasks: Sequence[FileScanTask], keys: set[Any], partitioned: bool) -> list[Any]:
+    """Delete files of the replaced data: DVs and file-scoped position deletes of the
+    files, and (as ``ReplacePartitions`` drops whole partitions) the position and equality
+    delete files of the replaced partitions -- all of them when nothing is partitioned."""
+    found: list[Any] = list(removed_delete_keys(tasks))
+    for t in tasks:
+        for d in (*t.position_deletes, *t.equality_deletes):
+            if not partitioned or (d.spec_id, _hashable(d.partition)) in keys:
+                found.append(d.path)
+    return list(dict.fromkeys(found))
+
+
+def _hashable(partition: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(v if not isinstance(v, list | dict | bytearray) else repr(v) for v in partition)
+
+
+def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select: str) -> OpResult:
+    """Delete the static partition's rows (copy-on-write: whole files dropped, straddling
+    files rewritten) and add the new rows, in one overwrite snapshot."""
+    assert stmt.static_partition is not None
+    schema = target.table.metadata.schema()
+    alias = target.identifier.name
+    condition = " AND ".join(
+        f"{quote_identifier(alias)}.{quote_identifier(find_column(schema, c).name)} = ({v})"
+        for c, v in stmt.static_partition.items()
+    )
+    table = unique_name("overwrite")
+    run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {select}")
+    try:
+        count = run_sql(ctx, f"SELECT count(*) FROM {quote_identifier(table)}")[0][0]
+        matches = find_matches(ctx, target, condition, alias)
+        addresses = unique_name("replaced")
+        ctx.duck.register(addresses, matches.addresses)
+        try:
+            changes = RowChanges(
+                matches.plan,
+                matches.whole,
+                quote_identifier(addresses),
+                new_rows=_with_lineage(f"SELECT * FROM {quote_identifier(table)}", target) if count else None,
+            )
+            apply_row_changes(ctx, target, changes, COPY_ON_WRITE)
+        finally:
+            ctx.duck.unregister(addresses)
+    finally:
+        run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
+    return OpResult(rowcount=count, message=f"inserted {count} rows into {target.identifier}")
+
+
+def _with_lineage(rows: str, target: WriteTarget) -> str:
+    """New rows as a rewrite writes them: in v3 with null ``_row_id`` and
+    ``_last_updated_sequence_number`` (new rows inherit both)."""
+    if not has_lineage(target.table.metadata):
+        return rows
+    return f"SELECT *, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT) FROM ({rows})"

@@ -1,0 +1,262 @@
+"""Finding the rows a DML statement touches: the target table as a DuckDB relation with its
+row addresses, and the rows a condition matches.
+
+A row of an Iceberg table is addressed by its data file and position (``_file``,
+``_pos``: spec, "Reserved Field IDs"), exactly what position deletes and deletion vectors
+record, so every row-level operation works in three steps: register the target's scan on
+the statement's DuckDB cursor with those metadata columns (and, in v3, ``_row_id`` and
+``_last_updated_sequence_number``: "Row Lineage"), let DuckDB find the affected addresses
+(a DELETE condition, an UPDATE's WHERE, a MERGE join), then rewrite or delete by address
+(:mod:`iceduck.ops.row_changes`).
+
+Whole files are settled from metadata when possible: with a condition the SQL layer calls
+*exact* (:func:`iceduck.sql.filters.row_filter`), a data file whose partition proves every
+row matches (the planner's residual is ``true``: strict projection, spec "Scan Planning"
+note 1) or whose column metrics do (:class:`~iceduck.spec.expressions.strict_metrics.
+StrictMetricsEvaluator`) is deleted without reading its data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from iceduck.engine.deletes import deleted_positions
+from iceduck.engine.read import register_scan
+from iceduck.engine.types import quote_identifier
+from iceduck.ops.context import OpContext, WriteTarget
+from iceduck.scan.planner import plan_scan
+from iceduck.scan.tasks import MATCH_ALL, FileScanTask, ScanPlan
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression
+from iceduck.spec.expressions.strict_metrics import StrictMetricsEvaluator
+from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, POS_ID, ROW_ID_ID, Schema
+from iceduck.spec.snapshot import Snapshot
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.sql.filters import row_filter
+
+#: metadata column names the target relation carries besides the table's columns
+FILE, POS, ROW_ID, LAST_UPDATED = "_file", "_pos", "_row_id", "_last_updated_sequence_number"
+
+_views = itertools.count()
+
+
+def unique_name(kind: str) -> str:
+    """A DuckDB object name no other statement of this process uses."""
+    return f"__iceduck_{kind}_{next(_views)}"
+
+
+def relation_name(view: str) -> str:
+    """A temporary view's fully qualified name: the session's reference resolver leaves
+    names under DuckDB's ``temp`` catalog alone instead of looking them up as Iceberg."""
+    return f"temp.main.{quote_identifier(view)}"
+
+
+def branch_snapshot(target: WriteTarget) -> Snapshot | None:
+    """The snapshot the write starts from: the branch head (None for an empty table)."""
+    return target.table.metadata.snapshot_for_ref(target.branch)
+
+
+def has_lineage(metadata: TableMetadata) -> bool:
+    """v3 tables carry row lineage (spec, "Row Lineage"): rewrites keep it."""
+    return metadata.format_version >= 3
+
+
+def plan_target(ctx: OpContext, target: WriteTarget, row_filter: BooleanExpression = MATCH_ALL) -> ScanPlan:
+    """The scan of the branch head with the table's current schema (writes always use it)."""
+    metadata = target.table.metadata
+    return plan_scan(
+        metadata,
+        snapshot=branch_snapshot(target),
+        schema=metadata.schema(),
+        row_filter=row_filter,
+        cache=ctx.manifests,
+    )
+
+
+def scan_field_ids(schema: Schema, lineage: bool) -> list[int]:
+    """The target relation's columns: the table's, then ``_file``, ``_pos`` and lineage."""
+    ids = [f.field_id for f in schema.fields] + [FILE_PATH_ID, POS_ID]
+    if lineage:
+        ids += [ROW_ID_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID]
+    return ids
+
+
+@dataclass(frozen=True)
+class TargetRelation:
+    """A scan of the target registered on the statement's cursor as a temporary view."""
+
+    plan: ScanPlan
+    view: str
+    lineage: bool
+
+    @property
+    def relation(self) -> str:
+        return relation_name(self.view)
+
+    @property
+    def schema(self) -> Schema:
+        return self.plan.schema
+
+
+def register_target(ctx: OpContext, plan: ScanPlan, lineage: bool, kind: str = "target") -> TargetRelation:
+    view = unique_name(kind)
+    register_scan(ctx.duck, plan, view, scan_field_ids(plan.schema, lineage))
+    return TargetRelation(plan, view, lineage)
+
+
+def restricted(plan: ScanPlan, tasks: Sequence[FileScanTask]) -> ScanPlan:
+    """``plan`` reading only ``tasks`` (the files a rewrite reads back)."""
+    return dataclasses.replace(plan, tasks=tuple(tasks))
+
+
+def column_list(schema: Schema, prefix: str = "") -> str:
+    return ", ".join(prefix + quote_identifier(f.name) for f in schema.fields)
+
+
+# -- the rows a condition matches ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matches:
+    """What a DELETE condition selects."""
+
+    plan: ScanPlan
+    #: files every live row of which matches: removed without reading their data
+    whole: tuple[FileScanTask, ...]
+    #: live rows of ``whole`` (what the DELETE reports for them)
+    whole_rows: int
+    #: matched rows of the other files: columns ``_file``, ``_pos``
+    addresses: pa.Table
+
+
+def live_rows(ctx: OpContext, tasks: Sequence[FileScanTask]) -> int:
+    """Rows of ``tasks`` not deleted by their position deletes/DVs (no equality deletes)."""
+    deleted = deleted_positions(ctx.duck, [t for t in tasks if t.has_deletes])
+    total = 0
+    for t in tasks:
+        gone = deleted.get(t.path)
+        total += t.record_count - (0 if gone is None else int(((gone >= 0) & (gone < t.record_count)).sum()))
+    return total
+
+
+def find_matches(
+    ctx: OpContext,
+    target: WriteTarget,
+    condition: str | None,
+    alias: str,
+    *,
+    metadata_only: bool = True,
+) -> Matches:
+    """The rows of the target that ``condition`` (DuckDB SQL over ``alias``) matches.
+
+    No condition matches every row: every file goes whole. ``metadata_only`` allows
+    settling whole files from partitions or metrics; without it every row is located
+    through DuckDB.
+    """
+    metadata = target.table.metadata
+    if condition is None:
+        plan = plan_target(ctx, target)
+        tasks = tuple(t for t in plan.tasks if not t.equality_deletes) if metadata_only else ()
+        rest = _others(plan, tasks)
+        return Matches(plan, tasks, live_rows(ctx, tasks), _addresses(ctx, plan, rest, None, alias))
+    implied, exact = row_filter(condition, metadata.schema(), ctx.params, ctx.timezone, alias)
+    plan = plan_target(ctx, target, implied)
+    whole: tuple[FileScanTask, ...] = ()
+    if metadata_only and exact:
+        whole = _whole_by_metrics(ctx, target, plan)
+    rest = _others(plan, whole)
+    return Matches(plan, whole, live_rows(ctx, whole), _addresses(ctx, plan, rest, condition, alias))
+
+
+def _others(plan: ScanPlan, whole: Sequence[FileScanTask]) -> list[FileScanTask]:
+    paths = {t.path for t in whole}
+    return [t for t in plan.tasks if t.path not in paths]
+
+
+def _whole_by_metrics(ctx: OpContext, target: WriteTarget, plan: ScanPlan) -> tuple[FileScanTask, ...]:
+    """Whole-file matches: the partition decides the filter (residual ``true``), or the
+    file's metrics prove the residual -- what the partition leaves undecided -- for every
+    row. Metrics come from the manifests' data files (parsed once per connection)."""
+    files = data_files_by_path(ctx, target)
+    evaluators: dict[Any, StrictMetricsEvaluator] = {}
+    found = []
+    for t in plan.tasks:
+        if t.equality_deletes:
+            continue
+        if isinstance(t.residual, AlwaysTrue):
+            found.append(t)
+            continue
+        f = files.get(t.path)
+        if f is None:
+            continue
+        strict = evaluators.get(t.residual)
+        if strict is None:
+            strict = evaluators[t.residual] = StrictMetricsEvaluator(plan.schema, t.residual)
+        if strict.must_match(f):
+            found.append(t)
+    return tuple(found)
+
+
+def data_files_by_path(ctx: OpContext, target: WriteTarget) -> dict[str, Any]:
+    """Live data files of the branch head by path (their metrics, partitions, spec ids)."""
+    snapshot = branch_snapshot(target)
+    if snapshot is None:
+        return {}
+    metadata = target.table.metadata
+    specs = metadata.specs_by_id()
+    found: dict[str, Any] = {}
+    for m in ctx.manifests.snapshot_manifests(snapshot, metadata.format_version):
+        cm = ctx.manifests.parsed_manifest(m, specs)
+        for f in cm.files:
+            found[f.file_path] = f
+    return found
+
+
+def _addresses(
+    ctx: OpContext, plan: ScanPlan, tasks: Sequence[FileScanTask], condition: str | None, alias: str
+) -> pa.Table:
+    """``_file``, ``_pos`` of the rows of ``tasks`` where ``condition`` is true."""
+    if not tasks:
+        return pa.table({FILE: pa.array([], pa.string()), POS: pa.array([], pa.int64())})
+    scan = register_target(ctx, restricted(plan, tasks), lineage=False, kind="match")
+    where = "" if condition is None else f" WHERE ({condition})"
+    sql = f"SELECT {FILE}, {POS} FROM {scan.relation} AS {quote_identifier(alias)}{where}"
+    query = ctx.prepare_query(sql)
+    return ctx.duck.sql(query, params=params_for(query, ctx.params)).to_arrow_table()
+
+
+# -- running SQL with the statement's parameters ---------------------------------------------
+
+_PARAMETER = re.compile(r"\$([A-Za-z_0-9]+)")
+
+
+def params_for(sql: str, params: Any) -> Any:
+    """The statement's parameters that ``sql`` (a piece of the statement) uses.
+
+    DuckDB refuses parameters a text does not use, and pieces of one statement (its
+    WHERE, its SET values) use subsets of them: positional ones are passed by number
+    (``{"2": v}`` binds ``$2``), named ones by name.
+    """
+    if not params:
+        return None
+    used = set(_PARAMETER.findall(sql))
+    if not used:
+        return None
+    if isinstance(params, dict):
+        return {k: v for k, v in params.items() if k in used}
+    values = list(params)
+    return {n: values[int(n) - 1] for n in used if n.isdigit() and 0 < int(n) <= len(values)}
+
+
+def run_sql(ctx: OpContext, sql: str) -> list[tuple[Any, ...]]:
+    """Execute ``sql`` on the statement's cursor with the parameters it uses; its rows.
+
+    Every result is fetched to the end: DuckDB refuses more work on a connection whose
+    last result is unfinished."""
+    return ctx.duck.execute(sql, params_for(sql, ctx.params)).fetchall()

@@ -1,0 +1,114 @@
+"""Committing a DML statement's files as one snapshot, and cleaning up when it fails.
+
+Every data operation ends the same way: the files it wrote become a
+:class:`~iceduck.txn.snapshot.SnapshotChanges`, :func:`iceduck.txn.snapshot.produce`
+builds the manifests, manifest list and snapshot on whatever base the commit attempt is
+given, and :func:`iceduck.txn.commit.commit` swaps the metadata with retries ("Commit
+Conflict Resolution and Retry": appends always apply; deletes and rewrites re-validate
+their files on the refreshed base). "A failed statement leaves no snapshot behind and
+cleans up the files it wrote" (issue 4): :class:`WrittenFiles` deletes them on any error
+before the commit, and the commit deletes them when it finally fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from iceduck.catalog.base import LoadedTable
+from iceduck.engine.write import WriteTarget as FileTarget
+from iceduck.errors import ValidationError
+from iceduck.io import fileio
+from iceduck.ops.context import OpContext, WriteTarget
+from iceduck.spec.manifest import DataFile
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.txn.commit import PendingCommit, commit
+from iceduck.txn.snapshot import SnapshotChanges, produce
+
+DATA_PATH = "write.data.path"
+COPY_ON_WRITE = "copy-on-write"
+MERGE_ON_READ = "merge-on-read"
+MODES = (COPY_ON_WRITE, MERGE_ON_READ)
+
+
+def data_location(metadata: TableMetadata) -> str:
+    """Where new data and delete files go: ``write.data.path``, else ``<location>/data``."""
+    return metadata.properties.get(DATA_PATH) or metadata.location.rstrip("/") + "/data"
+
+
+def file_target(metadata: TableMetadata) -> FileTarget:
+    """What the file writer needs to know about the table (current schema, spec, order)."""
+    return FileTarget(
+        schema=metadata.schema(),
+        spec=metadata.spec(),
+        sort_order=metadata.sort_order(),
+        properties=metadata.properties,
+        data_location=data_location(metadata),
+        format_version=metadata.format_version,
+    )
+
+
+def row_level_mode(metadata: TableMetadata, prop: str) -> str:
+    """``write.delete.mode`` / ``write.update.mode`` / ``write.merge.mode`` (default
+    copy-on-write, as Java's ``TableProperties``)."""
+    mode = metadata.properties.get(prop, COPY_ON_WRITE).strip().lower()
+    if mode not in MODES:
+        raise ValidationError(f"table property {prop}={mode!r}: use copy-on-write or merge-on-read")
+    return mode
+
+
+@dataclass
+class WrittenFiles:
+    """Files a statement wrote; deleted when the statement fails before committing.
+
+    Use as a context manager around writing and committing: an exception leaving the
+    block deletes every recorded file (a commit that landed raises nothing).
+    """
+
+    paths: list[str] = field(default_factory=list)
+
+    def add(self, files: Iterable[DataFile]) -> list[DataFile]:
+        files = list(files)
+        for f in files:
+            if f.file_path not in self.paths:
+                self.paths.append(f.file_path)
+        return files
+
+    def __enter__(self) -> WrittenFiles:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if kind is not None:
+            self.delete()
+
+    def delete(self) -> None:
+        for path in self.paths:
+            try:
+                fileio.delete(path)
+            except Exception:  # best effort: the original error matters more
+                pass
+
+
+def commit_changes(
+    ctx: OpContext, target: WriteTarget, changes: SnapshotChanges, written: WrittenFiles
+) -> LoadedTable:
+    """Commit ``changes`` to the target's branch; the new table state (``on_commit`` told)."""
+
+    def attempt(base: LoadedTable) -> PendingCommit:
+        return produce(
+            base.metadata,
+            changes,
+            branch=target.branch,
+            table_location=base.metadata.location,
+            cache=ctx.manifests,
+        )
+
+    loaded = commit(
+        ctx.catalog, target.identifier, attempt, base=target.table, cleanup_on_failure=tuple(written.paths)
+    )
+    written.paths = []  # committed: the table owns them now, whatever happens next
+    ctx.on_commit(loaded)
+    return loaded

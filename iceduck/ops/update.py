@@ -1,0 +1,109 @@
+"""UPDATE table [AS alias] SET path = expr, ... [FROM relations] [WHERE condition].
+
+DuckDB computes, for every row the condition matches, its address (``_file``, ``_pos``)
+and its new values; they are kept in a temporary table so the addresses and the new rows
+agree. ``write.update.mode`` then decides between rewriting the files holding those rows
+(copy-on-write) and deleting the old rows by position while appending the new ones
+(merge-on-read). In v3 an updated row keeps its ``_row_id`` and gets a null
+``_last_updated_sequence_number``, which it then inherits from the new snapshot (spec,
+"Row Lineage": "If the write has modified the row, the ``_last_updated_sequence_number``
+field must be set to ``null``").
+
+``UPDATE ... FROM`` (DuckDB and PostgreSQL) joins other relations; a target row joined to
+several rows would get an arbitrary one of their values, so it is refused, like MERGE's
+cardinality rule. ``rowcount`` is the number of rows updated.
+"""
+
+from __future__ import annotations
+
+from iceduck.engine.types import quote_identifier
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.ops.assignments import assigned_values
+from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.row_changes import RowChanges, apply_row_changes
+from iceduck.ops.rows import (
+    FILE,
+    POS,
+    ROW_ID,
+    has_lineage,
+    plan_target,
+    register_target,
+    run_sql,
+    unique_name,
+)
+from iceduck.ops.snapshot_commit import row_level_mode
+from iceduck.scan.tasks import MATCH_ALL
+from iceduck.spec.expressions.predicates import BooleanExpression
+from iceduck.sql.statements import Update
+
+UPDATE_MODE = "write.update.mode"
+RID = "__iceduck_rid"
+
+
+def implied_filter(
+    ctx: OpContext, target: WriteTarget, condition: str | None, alias: str
+) -> BooleanExpression:
+    """The Iceberg filter the condition implies on the target (pruning only: the rows are
+    always tested by DuckDB); everything when it names other relations it cannot read."""
+    if condition is None:
+        return MATCH_ALL
+    from iceduck.sql.filters import row_filter
+
+    try:
+        implied, _ = row_filter(condition, target.table.metadata.schema(), ctx.params, ctx.timezone, alias)
+    except (UserError, UnsupportedError):  # pruning is optional: read everything instead
+        return MATCH_ALL
+    return implied
+
+
+def new_row_columns(count: int) -> list[str]:
+    """Positional names of the new values in the temporary tables (no clash with users')."""
+    return [f"__iceduck_c{i}" for i in range(count)]
+
+
+def rows_sql(table: str, count: int, lineage: bool, row_id: str | None, where: str = "") -> str:
+    """The new rows from a temporary table: the table's columns in order, then (v3) the
+    kept ``_row_id`` (``row_id`` SQL, None for new rows) and a null last-updated number."""
+    items = new_row_columns(count)
+    if lineage:
+        items += [f"{row_id or 'CAST(NULL AS BIGINT)'} AS _row_id", "CAST(NULL AS BIGINT) AS _lusn"]
+    return f"SELECT {', '.join(items)} FROM {quote_identifier(table)}{where}"
+
+
+def update(ctx: OpContext, stmt: Update) -> OpResult:
+    target = ctx.resolve_target(stmt.name)
+    metadata = target.table.metadata
+    mode = row_level_mode(metadata, UPDATE_MODE)
+    alias = stmt.alias or target.identifier.name
+    lineage = has_lineage(metadata)
+    plan = plan_target(ctx, target, implied_filter(ctx, target, stmt.where, alias))
+    scan = register_target(ctx, plan, lineage)
+    schema = metadata.schema()
+    a = quote_identifier(alias)
+    values = assigned_values(schema, stmt.assignments, a)
+    items = [f"{a}.{FILE} AS {FILE}", f"{a}.{POS} AS {POS}"]
+    items += [f"{a}.{ROW_ID} AS {RID}"] if lineage else []
+    items += [f"{v} AS {n}" for v, n in zip(values, new_row_columns(len(values)), strict=True)]
+    source = f"{scan.relation} AS {a}" + (f", {stmt.from_}" if stmt.from_ else "")
+    where = f" WHERE ({stmt.where})" if stmt.where else ""
+    table = unique_name("updated")
+    query = ctx.prepare_query(f"SELECT {', '.join(items)} FROM {source}{where}")
+    run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {query}")
+    try:
+        ((count, distinct),) = run_sql(
+            ctx, f"SELECT count(*), count(DISTINCT ({FILE}, {POS})) FROM {quote_identifier(table)}"
+        )
+        if count != distinct:
+            raise UserError(
+                f"UPDATE of {target.identifier}: a target row matched more than one row of the FROM "
+                "relations, so its new value is ambiguous"
+            )
+        changes = RowChanges(
+            plan,
+            addresses=f"(SELECT {FILE}, {POS} FROM {quote_identifier(table)})",
+            new_rows=rows_sql(table, len(values), lineage, RID) if count else None,
+        )
+        apply_row_changes(ctx, target, changes, mode)
+    finally:
+        run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
+    return OpResult(rowcount=count, message=f"updated {count} rows of {target.identifier}")
