@@ -11,14 +11,15 @@ against this schema keep their meaning.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from itertools import count
+from collections.abc import Mapping, Sequence
 
 from iceduck.errors import ValidationError
 from iceduck.spec import properties as tp
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import IcebergType, ListType, MapType, NestedField, StructType
 from iceduck.sql.statements import ColumnDef
+from iceduck.txn.fresh_ids import counter
+from iceduck.txn.schema_tree import assign_fresh_ids
 
 #: the table property Spark stores a table's COMMENT in
 COMMENT_PROPERTY = "comment"
@@ -38,41 +39,28 @@ def column_field(column: ColumnDef, field_id: int) -> NestedField:
 
 
 def fresh_schema(fields: Sequence[NestedField]) -> Schema:
-    """``fields`` renumbered from 1 in Java's ``assignFreshIds`` order (module docstring)."""
-    _check_unique([f.name for f in fields], "table")
-    ids = count(1)
-    return Schema(_fresh_fields(fields, ids, ""), 0, ())
+    """``fields`` renumbered from 1 in Java's ``assignFreshIds`` order (module docstring),
+    after checking that no struct repeats a name."""
+    _check_names(fields, "table")
+    struct = assign_fresh_ids(StructType(tuple(fields)), counter(0))
+    assert isinstance(struct, StructType)
+    return Schema(struct.fields, 0, ())
 
 
-def _fresh_fields(fields: Sequence[NestedField], ids: Iterator[int], parent: str) -> tuple[NestedField, ...]:
-    new_ids = [next(ids) for _ in fields]  # siblings first
-    return tuple(
-        NestedField(
-            fid,
-            f.name,
-            _fresh_type(f.field_type, ids, f"{parent}{f.name}"),
-            f.required,
-            f.doc,
-            f.initial_default,
-            f.write_default,
-        )
-        for fid, f in zip(new_ids, fields, strict=True)
-    )
+def _check_names(fields: Sequence[NestedField], where: str) -> None:
+    _check_unique([f.name for f in fields], where)
+    for f in fields:
+        _check_nested(f.field_type, f.name)
 
 
-def _fresh_type(t: IcebergType, ids: Iterator[int], path: str) -> IcebergType:
+def _check_nested(t: IcebergType, path: str) -> None:
     if isinstance(t, StructType):
-        _check_unique([f.name for f in t.fields], f"struct {path}")
-        return StructType(_fresh_fields(t.fields, ids, path + "."))
-    if isinstance(t, ListType):
-        element_id = next(ids)
-        return ListType(element_id, _fresh_type(t.element_type, ids, path + ".element"), t.element_required)
-    if isinstance(t, MapType):
-        key_id, value_id = next(ids), next(ids)
-        key = _fresh_type(t.key_type, ids, path + ".key")
-        value = _fresh_type(t.value_type, ids, path + ".value")
-        return MapType(key_id, key, value_id, value, t.value_required)
-    return t
+        _check_names(t.fields, f"struct {path}")
+    elif isinstance(t, ListType):
+        _check_nested(t.element_type, path + ".element")
+    elif isinstance(t, MapType):
+        _check_nested(t.key_type, path + ".key")
+        _check_nested(t.value_type, path + ".value")
 
 
 def _check_unique(names: Sequence[str], where: str) -> None:
