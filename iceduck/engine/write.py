@@ -33,6 +33,7 @@ DuckDB checked that every value has exactly L bytes.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Mapping
@@ -369,11 +370,18 @@ def _data_file(
     )
 
 
+def _duckdb_message(text: str) -> str:
+    """DuckDB's message without what only makes sense in the SQL iceduck generated: the
+    ``LINE`` excerpt of that SQL and the internal names of the query's columns."""
+    text = text.partition("\n\nLINE ")[0].strip()
+    return re.sub(r" when casting from source column c\d+", "", text)
+
+
 def _write_error(
     con: Any, error: duckdb.Error, query_sql: str, params: Any, target: WriteTarget, width: int
 ) -> Exception:
     """The error to raise for a failed COPY: our own checks and cast failures name the column."""
-    text = str(error)
+    text = _duckdb_message(str(error))
     if CHECK in text:
         return ValidationError(text[text.index(CHECK) + len(CHECK) :].strip())
     if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
