@@ -50,6 +50,7 @@ from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine.connection import open_database
+from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, io_error, register_scan
 from iceduck.errors import (
     IceduckError,
@@ -65,6 +66,7 @@ from iceduck.scan.planner import plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
+from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import MAIN_BRANCH, RefType
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import (
@@ -76,7 +78,13 @@ from iceduck.sql.parse import (
     split_statements,
 )
 from iceduck.sql.predicates import pushdown
-from iceduck.sql.references import ResolvedName, TableRef, resolve_name, table_refs
+from iceduck.sql.references import (
+    ResolvedName,
+    TableRef,
+    metadata_columns_named,
+    resolve_name,
+    table_refs,
+)
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.statements import WriteStatement
 
@@ -376,17 +384,20 @@ class Session:
             filters = pushdown(
                 statement.tree, {id(s.ref.node): s.target.schema for s in data}, params, self.timezone
             )
+        named = metadata_columns_named(statement) if data else frozenset()
         planned: dict[tuple[Any, ...], _Source] = {}
         for source in sources:
             if source.metadata_table is not None:
                 self._register_metadata_table(duck, source)
                 continue
             row_filter = filters[id(source.ref.node)]
+            field_ids = _scan_columns(source.target.schema, named)
             key = (
                 source.loaded.metadata_location,
                 source.target.snapshot_id,
                 source.target.schema,
                 row_filter,
+                field_ids,
             )
             same = planned.get(key)
             if same is not None:  # the same scan twice in one statement: planned and attached once
@@ -402,10 +413,10 @@ class Session:
             )
             source.view = self._view_name()
             if statement.kind == "DESCRIBE":  # DESCRIBE takes a name, not a subquery
-                register_scan(duck, source.plan, source.view)
+                register_scan(duck, source.plan, source.view, field_ids)
                 source.relation = quote_identifier(source.view)
             else:
-                source.relation = f"({attach_scan(duck, source.plan, source.view)})"
+                source.relation = f"({attach_scan(duck, source.plan, source.view, field_ids)})"
             planned[key] = source
         return sources
 
@@ -555,6 +566,21 @@ class Session:
             [[".".join(t.namespace) for t in tables], [t.name for t in tables]],
         )
         return Result(duck, text)
+
+
+def _scan_columns(schema: Schema, named: frozenset[str]) -> tuple[int, ...] | None:
+    """The columns a scan outputs: the schema's, plus the metadata columns the query names
+    (``SELECT _row_id, * FROM t``) unless the table has a real column of that name. None (all
+    columns, the common case) when the query names none. Metadata columns then also appear in
+    a ``*`` of the same query: a derived table has no hidden columns."""
+    extra = [
+        fid
+        for fid, f in METADATA_COLUMNS.items()
+        if f.name in named and schema.find_field_or_none(f.name) is None
+    ]
+    if not extra:
+        return None
+    return (*(f.field_id for f in schema.fields), *extra)
 
 
 def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
