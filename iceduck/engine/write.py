@@ -28,6 +28,11 @@ true, FIELD_IDS {...})`` does the work in a single pass over the query:
 arrays), which Spark's vectorised reader refuses; files of tables with fixed columns are
 rewritten by :mod:`iceduck.formats.parquet_fixed` with ``fixed_len_byte_array(L)``, after
 DuckDB checked that every value has exactly L bytes.
+
+``int`` columns: DuckDB annotates INT32 with ``Int(32, signed)``/``INT_32``, which Iceberg
+1.10's vectorised Spark reader cannot read once the column is promoted to ``long``
+(apache/iceberg#16341); every file's footer is rewritten without those annotations
+(:mod:`iceduck.formats.parquet_footer`), as Spark itself writes ``int`` columns.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
 from iceduck.errors import UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
+from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
 from iceduck.formats.parquet_metrics import FloatStats, file_metrics
 from iceduck.io.fileio import to_local_path
 from iceduck.spec import properties as props
@@ -178,6 +184,8 @@ def _place_file(
     if has_fixed(target.schema):
         codec = parquet_codec(target.properties)
         rewrite_fixed_columns(final, target.schema, _PYARROW_CODECS.get(codec, codec))
+    # before the size and the footer metrics are taken: both must describe the final file
+    strip_int32_annotations(final, int_field_ids(target.schema))
     location = f"{target.data_location.rstrip('/')}/{relative}"
     return _data_file(
         target, location, final, written["count"], os.path.getsize(final), stats or {}, partition
