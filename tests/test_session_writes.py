@@ -26,7 +26,9 @@ def test_a_write_statement_reports_its_rowcount_and_has_no_rows(con: Connection)
     cur.execute("INSERT INTO db.t SELECT i, 'x' || i FROM range(5) r(i)")
     assert cur.rowcount == 5
     assert cur.description is None
-    assert cur.fetchall() == []
+    assert cur.result is not None and cur.result.fetchall() == []  # the session's Result: no rows
+    with pytest.raises(iceduck.ProgrammingError, match="returned no rows"):
+        cur.fetchall()  # PEP 249: fetching after a statement without a result set is an error
     cur.execute("DELETE FROM db.t WHERE id >= 3")
     assert cur.rowcount == 2
     cur.execute("CREATE NAMESPACE other")
@@ -64,3 +66,17 @@ def test_write_targets_are_checked(con: Connection) -> None:
     con.execute("INSERT INTO db.t.branch_dev VALUES (2, 'b')")
     assert con.execute("SELECT count(*) FROM db.t").fetchone() == (1,)
     assert con.execute("SELECT count(*) FROM db.t VERSION AS OF 'dev'").fetchone() == (2,)
+
+
+def test_a_relative_warehouse_path_gives_tables_absolute_locations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    con = iceduck.connect("relative-wh")
+    con.execute("CREATE NAMESPACE a")
+    con.execute("CREATE TABLE a.t (x int)")
+    con.execute("INSERT INTO a.t VALUES (1)")
+    [(location,)] = con.execute("SELECT file FROM a.t.metadata_log_entries LIMIT 1").fetchall()
+    assert Path(location).is_absolute()
+    monkeypatch.chdir("/")
+    assert iceduck.connect(tmp_path / "relative-wh").execute("SELECT x FROM a.t").fetchall() == [(1,)]

@@ -67,7 +67,7 @@ class HadoopCatalog:
         self, warehouse: str | Path, name: str = DEFAULT_CATALOG_NAME, *, read_only: bool = False
     ) -> None:
         self.name = name
-        self.warehouse = Path(warehouse)
+        self.warehouse = Path(warehouse).absolute()  # table locations must not depend on the cwd
         self.read_only = read_only
         self._metadata = MetadataCache()
 

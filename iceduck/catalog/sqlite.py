@@ -128,7 +128,7 @@ class SqliteCatalog:
         if not name:
             raise UserError("a catalog name must not be empty")
         self.name = name
-        self.warehouse = Path(warehouse)
+        self.warehouse = Path(warehouse).absolute()  # table locations must not depend on the cwd
         self.db_path = Path(db_path) if db_path is not None else self.warehouse / CATALOG_DB
         self.read_only = read_only
         self._lock = threading.RLock()
