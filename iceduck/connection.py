@@ -11,8 +11,15 @@
 
 A connection owns one session (catalog, manifest cache, DuckDB database); each cursor
 holds the result of its last statement. Errors are raised as PEP 249 classes that are
-also the iceduck error they come from (:mod:`iceduck.dbapi`). iceduck does not write yet,
-so ``commit`` does nothing and ``rollback`` has nothing to undo.
+also the iceduck error they come from (:mod:`iceduck.dbapi`).
+
+Transactions: every statement commits on its own (one Iceberg snapshot per write), so
+``commit`` has nothing to do and ``rollback`` has nothing to undo -- both succeed on an
+open connection, as for an autocommit connection of any driver.
+
+Besides PEP 249, a cursor hands out its rows as Arrow (``fetch_arrow_table``,
+``fetch_record_batch``, ``df``, ``pl``, and ``__arrow_c_stream__`` so that
+``pyarrow.table(cur)`` and ``polars.DataFrame(cur)`` read it without copies).
 """
 
 from __future__ import annotations
@@ -20,11 +27,14 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from iceduck import dbapi
 from iceduck.dbapi import InterfaceError, ProgrammingError, dbapi_error
 from iceduck.errors import IceduckError
-from iceduck.session import Result, Session
+
+if TYPE_CHECKING:
+    from iceduck.session import Result, Session
 
 T = TypeVar("T")
 Parameters = Sequence[Any] | dict[str, Any] | None
@@ -43,6 +53,10 @@ def connect(
     JDBC catalog and PyIceberg's SQL catalog; created when missing unless ``read_only``)
     or ``hadoop`` (Spark's Hadoop catalog layout under the folder).
     """
+    # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
+    # for tools that only need the module globals, such as ``iceduck --help``.
+    from iceduck.session import Session
+
     session = _call(lambda: Session(warehouse, catalog, catalog_type=catalog_type, read_only=read_only))
     return Connection(session)
 
@@ -59,6 +73,19 @@ def _call(fn: Callable[[], T]) -> T:
 
 class Connection:
     """A PEP 249 connection to one warehouse."""
+
+    # PEP 249's optional extension: the exception classes as connection attributes, so code
+    # holding several drivers' connections can write ``except con.ProgrammingError``.
+    Warning = dbapi.Warning
+    Error = dbapi.Error
+    InterfaceError = dbapi.InterfaceError
+    DatabaseError = dbapi.DatabaseError
+    DataError = dbapi.DataError
+    OperationalError = dbapi.OperationalError
+    IntegrityError = dbapi.IntegrityError
+    InternalError = dbapi.InternalError
+    ProgrammingError = dbapi.ProgrammingError
+    NotSupportedError = dbapi.NotSupportedError
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -82,13 +109,26 @@ class Connection:
         """Shortcut (as in sqlite3 and DuckDB): a new cursor that ran ``sql``."""
         return self.cursor().execute(sql, parameters)
 
+    def executemany(self, sql: str, seq_of_parameters: Sequence[Parameters]) -> Cursor:
+        """Shortcut: a new cursor that ran ``sql`` for every parameter set (see Cursor.executemany)."""
+        return self.cursor().executemany(sql, seq_of_parameters)
+
     def commit(self) -> None:
+        """Nothing to do: every statement committed when it ran. Fails on a closed connection."""
         self._check()
 
     def rollback(self) -> None:
+        """Nothing to undo (statements commit as they run). Fails on a closed connection."""
         self._check()
 
+    def interrupt(self) -> None:
+        """Stop the statements of this connection running now (call it from another thread);
+        each raises an error saying "the query was interrupted". The shell's Ctrl-C."""
+        self.session.interrupt()
+
     def close(self) -> None:
+        """Close the cursors and the session; closing twice is an error (PEP 249 suite)."""
+        self._check()
         for cursor in list(self._cursors):
             cursor.close()
         self._cursors.clear()
@@ -98,7 +138,8 @@ class Connection:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        if not self.closed:  # closed inside the block already: leaving it is no second close
+            self.close()
 
 
 class Cursor:
@@ -108,6 +149,7 @@ class Cursor:
         self.connection = connection
         self.arraysize = 1
         self._result: Result | None = None
+        self._rowcount: int | None = None
         self._closed = False
 
     # -- state ----------------------------------------------------------------------------------
@@ -121,18 +163,29 @@ class Cursor:
             raise InterfaceError("the cursor is closed")
         self.connection._check()
 
-    def _rows(self) -> Result:
+    def _result_of_last(self) -> Result:
         self._check_open()
         if self._result is None:
             raise ProgrammingError("no statement has been executed on this cursor")
         return self._result
 
+    def _rows(self) -> Result:
+        """The result to fetch from; PEP 249 asks for an error when the statement had no rows."""
+        result = self._result_of_last()
+        if result.written is not None:
+            raise ProgrammingError("the last statement returned no rows (it was not a query)")
+        return result
+
     @property
     def description(self) -> list[tuple[Any, ...]] | None:
+        """7-tuples per column; the type code compares equal to ``iceduck.STRING`` and co."""
         return None if self._result is None else self._result.description
 
     @property
     def rowcount(self) -> int:
+        """Rows a write changed (summed over ``executemany``); -1 for queries and DDL."""
+        if self._rowcount is not None:
+            return self._rowcount
         return -1 if self._result is None else self._result.rowcount
 
     @property
@@ -146,6 +199,30 @@ class Cursor:
         self._check_open()
         self._release()
         self._result = _call(lambda: self.connection.session.execute(sql, parameters))
+        return self
+
+    def executemany(self, sql: str, seq_of_parameters: Sequence[Parameters]) -> Cursor:
+        """Run ``sql`` once per parameter set; ``rowcount`` is the total of rows changed.
+
+        ``INSERT INTO t [(cols)] VALUES (?, ...)`` over many rows runs as *one* INSERT, so
+        the batch is one Iceberg commit (see :mod:`iceduck.batch_insert`); any other
+        statement runs once per parameter set, each committing on its own.
+        """
+        from iceduck.batch_insert import batch_insert
+
+        self._check_open()
+        self._release()
+        rows = list(seq_of_parameters)
+        batch = batch_insert(sql, rows)
+        if batch is not None:
+            self.execute(batch.sql, batch.parameters)
+            return self
+        total = 0
+        for parameters in rows:
+            self.execute(sql, parameters)
+            count = self.rowcount
+            total = -1 if count < 0 or total < 0 else total + count
+        self._rowcount = total
         return self
 
     def fetchone(self) -> tuple[Any, ...] | None:
@@ -166,12 +243,42 @@ class Cursor:
             yield row
 
     def setinputsizes(self, sizes: Any) -> None:
-        pass
+        """Accepted and ignored (PEP 249 allows it): DuckDB sizes parameters itself."""
 
     def setoutputsize(self, size: Any, column: Any = None) -> None:
-        pass
+        """Accepted and ignored: no column needs a buffer size announced."""
+
+    # -- Arrow ----------------------------------------------------------------------------------
+
+    def fetch_arrow_table(self) -> Any:
+        """The unread rows as a ``pyarrow.Table`` (a statement without rows gives an empty one)."""
+        result = self._result_of_last()
+        return _call(result.to_arrow_table)
+
+    to_arrow_table = fetch_arrow_table
+
+    def fetch_record_batch(self, rows_per_batch: int = 1_000_000) -> Any:
+        """A ``pyarrow.RecordBatchReader`` streaming the unread rows from DuckDB."""
+        result = self._result_of_last()
+        return _call(lambda: result.fetch_record_batch(rows_per_batch))
+
+    def df(self) -> Any:
+        """The unread rows as a ``pandas.DataFrame`` (ImportError naming pandas when missing)."""
+        return _call(self._result_of_last().df)
+
+    def pl(self) -> Any:
+        """The unread rows as a ``polars.DataFrame`` (ImportError naming polars when missing)."""
+        return _call(self._result_of_last().pl)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """Arrow PyCapsule stream: ``pyarrow.table(cur)``, ``polars.DataFrame(cur)`` copy nothing."""
+        result = self._result_of_last()
+        return _call(lambda: result.__arrow_c_stream__(requested_schema))
+
+    # -- closing --------------------------------------------------------------------------------
 
     def _release(self) -> None:
+        self._rowcount = None
         if self._result is not None:
             self._result.close()
             self._result = None

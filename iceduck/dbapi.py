@@ -16,16 +16,28 @@ CommitConflictError        OperationalError        retry may succeed
 =========================  ======================  ================================
 
 Anything else raised by DuckDB surfaces as :class:`OperationalError`.
+
+Type codes: ``cursor.description[i][1]`` is the DuckDB type of the column as text
+(``"VARCHAR"``, ``"DECIMAL(10,2)"``, ``"TIMESTAMP WITH TIME ZONE"``, ``"INTEGER[]"``), and
+the type objects :data:`STRING`, :data:`BINARY`, :data:`NUMBER`, :data:`DATETIME` compare
+equal to the codes of their family. Nested types (lists, structs, maps) belong to none.
+:data:`ROWID` matches nothing: Iceberg rows have no physical row id a query could return.
 """
 
 from __future__ import annotations
+
+import datetime
+import time
+from typing import Any
 
 from iceduck import errors
 
 apilevel = "2.0"
 #: threads may share the module, not connections (each connection owns one DuckDB database)
 threadsafety = 1
-#: ``?`` markers; DuckDB's ``$1`` and ``$name`` work too
+#: PEP 249 wants one value: ``?`` markers with a sequence of parameters. DuckDB's named
+#: style works as well -- ``$name`` markers with a dict (``WHERE id = $id``, ``{"id": 5}``) --
+#: and so does ``$1``; ``:name`` (PEP 249's "named") does not, since DuckDB reads ``:`` otherwise.
 paramstyle = "qmark"
 
 
@@ -107,3 +119,78 @@ def dbapi_error(error: Exception) -> Error:
     copy.__dict__.update(error.__dict__)
     copy.args = error.args
     return copy
+
+
+# -- type objects and constructors (PEP 249, "Type Objects and Constructors") --------------------
+
+
+class DBAPITypeObject:
+    """Equal to every type code of one family: ``description[i][1] == iceduck.NUMBER``."""
+
+    def __init__(self, name: str, *types: str) -> None:
+        self.name = name
+        self.types = frozenset(types)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DBAPITypeObject):
+            return other is self
+        return isinstance(other, str) and _base_type(other) in self.types
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"<DBAPITypeObject {self.name}>"
+
+
+def _base_type(code: str) -> str:
+    """``DECIMAL(10,2)`` -> ``DECIMAL``; ``INTEGER[]`` stays itself (a list is no number)."""
+    return code.split("(", 1)[0].strip().upper()
+
+
+STRING = DBAPITypeObject("STRING", "VARCHAR", "CHAR", "BPCHAR", "TEXT", "STRING", "UUID", "ENUM", "JSON")
+BINARY = DBAPITypeObject("BINARY", "BLOB", "BYTEA", "VARBINARY", "BIT")
+NUMBER = DBAPITypeObject(
+    "NUMBER",
+    *("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"),
+    *("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"),
+    *("FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN"),
+)
+DATETIME = DBAPITypeObject(
+    "DATETIME",
+    *("DATE", "TIME", "TIME WITH TIME ZONE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"),
+    *("TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP_US", "INTERVAL"),
+)
+#: Iceberg rows have no physical id (``_pos`` is a metadata column, not a key): matches nothing
+ROWID = DBAPITypeObject("ROWID")
+
+Date = datetime.date
+Time = datetime.time
+Timestamp = datetime.datetime
+Binary = bytes
+
+
+def DateFromTicks(ticks: float) -> datetime.date:  # PEP 249 names these three
+    return Date(*time.localtime(ticks)[:3])
+
+
+def TimeFromTicks(ticks: float) -> datetime.time:
+    return Time(*time.localtime(ticks)[3:6])
+
+
+def TimestampFromTicks(ticks: float) -> datetime.datetime:
+    return Timestamp(*time.localtime(ticks)[:6])
+
+
+def describe_column(name: str, duck_type: Any) -> tuple[Any, ...]:
+    """A PEP 249 description 7-tuple for a DuckDB result column.
+
+    ``(name, type_code, display_size, internal_size, precision, scale, null_ok)``: the type
+    code is the type's text; precision and scale are filled for decimals; sizes and
+    nullability are unknown for a query result, hence None.
+    """
+    precision = scale = None
+    if str(getattr(duck_type, "id", "")).lower() == "decimal":
+        params = dict(duck_type.children)
+        precision, scale = int(params["precision"]), int(params["scale"])
+    return (name, str(duck_type), None, None, precision, scale, None)

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import re
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -134,7 +133,14 @@ class Result:
     """The outcome of one statement: rows to fetch from the DuckDB cursor that ran it.
 
     A write statement has no rows: its ``rowcount`` is the number of rows it changed
-    (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``.
+    (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``
+    (the PEP 249 cursor raises instead, as the standard asks).
+
+    Rows come out as tuples (``fetch*``), or as Arrow without a detour through Python
+    objects: ``to_arrow_table``, ``fetch_record_batch`` (a stream), ``df`` (pandas), ``pl``
+    (polars) and the Arrow PyCapsule ``__arrow_c_stream__`` (``pyarrow.table(result)``,
+    ``polars.DataFrame(result)``); see :mod:`iceduck.result_arrow`. Every form consumes
+    the rows not fetched yet.
     """
 
     duck: Any
@@ -146,7 +152,13 @@ class Result:
 
     @property
     def description(self) -> list[tuple[Any, ...]] | None:
-        return None if self.written is not None else self.duck.description
+        """PEP 249 7-tuples; the type code is the DuckDB type's text (see :mod:`iceduck.dbapi`)."""
+        if self.written is not None:
+            return None
+        from iceduck.dbapi import describe_column
+
+        described = self.duck.description
+        return None if described is None else [describe_column(d[0], d[1]) for d in described]
 
     @property
     def rowcount(self) -> int:
@@ -174,13 +186,41 @@ class Result:
 
     def to_arrow_table(self) -> Any:
         """The remaining rows as a ``pyarrow.Table``."""
-        if self.written is not None:
-            import pyarrow as pa
+        from iceduck import result_arrow
 
-            return pa.table({})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # DuckDB notes the copy a DB-API result costs
-            return _duckdb_call(self.duck.to_arrow_table)
+        if self.written is not None:
+            return result_arrow.empty_table()
+        return _duckdb_call(result_arrow.arrow_table, self.duck)
+
+    fetch_arrow_table = to_arrow_table
+
+    def fetch_record_batch(self, rows_per_batch: int = 1_000_000) -> Any:
+        """A ``pyarrow.RecordBatchReader`` streaming the remaining rows from DuckDB."""
+        from iceduck import result_arrow
+
+        if self.written is not None:
+            return result_arrow.empty_reader()
+        return _duckdb_call(result_arrow.record_batch_reader, self.duck, rows_per_batch)
+
+    def df(self) -> Any:
+        """The remaining rows as a ``pandas.DataFrame`` (needs pandas)."""
+        from iceduck import result_arrow
+
+        if self.written is not None:
+            return result_arrow.require("pandas", "df()").DataFrame()
+        return _duckdb_call(result_arrow.pandas_frame, self.duck)
+
+    def pl(self) -> Any:
+        """The remaining rows as a ``polars.DataFrame`` (needs polars)."""
+        from iceduck import result_arrow
+
+        if self.written is not None:
+            return result_arrow.require("polars", "pl()").DataFrame()
+        return _duckdb_call(result_arrow.polars_frame, self.duck)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars)."""
+        return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def close(self) -> None:
         self.duck.close()
@@ -217,6 +257,10 @@ class Session:
         self._views = 0
         self._statements: OrderedDict[str, Statement] = OrderedDict()
         self._writes: OrderedDict[str, WriteStatement | None] = OrderedDict()
+        #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
+        self._running: set[Any] = set()
+        #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
+        self.track_progress = False
         self.closed = False
 
     def close(self) -> None:
@@ -247,11 +291,46 @@ class Session:
     def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
         """Run one statement (see the module docstring)."""
         duck = self.database.cursor()
+        with self._lock:
+            self._running.add(duck)
         try:
+            if self.track_progress:  # per DuckDB connection; printing stays off (the caller shows it)
+                duck.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
             return _duckdb_call(self._run, duck, text, parameters)
         except BaseException:
             duck.close()
             raise
+        finally:
+            with self._lock:
+                self._running.discard(duck)
+
+    def interrupt(self) -> None:
+        """Stop the statements running now (from another thread): each raises ``UserError``.
+
+        A DuckDB interrupt reaches only the connection it is called on, and every statement
+        runs on a cursor of its own, so the session keeps the running ones.
+        """
+        with self._lock:
+            running = list(self._running)
+        for duck in running:
+            try:
+                duck.interrupt()
+            except Exception:  # it finished and closed meanwhile: nothing left to stop
+                pass
+
+    def progress(self) -> float | None:
+        """Percent done of the running statement DuckDB tracks (``track_progress``); None if unknown."""
+        with self._lock:
+            running = list(self._running)
+        done: list[float] = []
+        for duck in running:
+            try:
+                value = float(duck.query_progress())
+            except Exception:  # finished and closed meanwhile
+                continue
+            if value >= 0:
+                done.append(value)
+        return max(done) if done else None
 
     def _run(self, duck: Any, text: str, params: Any) -> Result:
         write = self._parse_write(text)

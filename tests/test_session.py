@@ -383,7 +383,8 @@ def test_closing(warehouse: dict[str, Any]) -> None:
     assert con.closed
     with pytest.raises(iceduck.InterfaceError, match="connection is closed"):
         con.cursor()
-    con.close()  # twice is fine
+    with pytest.raises(iceduck.InterfaceError, match="connection is closed"):
+        con.close()  # twice is an error: the DB-API suite's test_non_idempotent_close
 
 
 def test_module_globals() -> None:

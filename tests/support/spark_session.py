@@ -17,13 +17,14 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
+from iceduck.spark import spark_conf
 from tests.support.spark_jars import SparkHarnessError, spark_classpath, sqlite_jvm_options
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 CATALOG = "iceduck"
-CATALOG_DB = "catalog.db"
 
 _session: SparkSession | None = None
 _session_warehouse: Path | None = None
@@ -31,24 +32,12 @@ _session_scratch: Path | None = None
 
 
 def catalog_conf(warehouse: Path) -> dict[str, str]:
-    """Spark settings declaring the ``iceduck`` JDBC catalog over ``<warehouse>/catalog.db``."""
-    prefix = f"spark.sql.catalog.{CATALOG}"
-    return {
-        prefix: "org.apache.iceberg.spark.SparkCatalog",
-        f"{prefix}.type": "jdbc",
-        f"{prefix}.uri": f"jdbc:sqlite:{warehouse / CATALOG_DB}",
-        f"{prefix}.warehouse": str(warehouse),
-        # V1 adds iceberg_type (TABLE/VIEW) to iceberg_tables, as iceduck's catalog expects.
-        f"{prefix}.jdbc.schema-version": "V1",
-        # Re-read metadata on every statement: other engines (iceduck, the Java API through
-        # py4j) commit to the same tables, and a cached table would hide their commits.
-        f"{prefix}.cache-enabled": "false",
-        # Iceberg 1.10's JdbcCatalog.atomicCreateTable never closes the ResultSet of its "do
-        # the catalog tables exist?" check; when they do, that open statement holds a SHARED
-        # lock on catalog.db for the whole session and every other writer (iceduck, PyIceberg)
-        # waits for it in vain. spark_session() creates the tables itself instead.
-        f"{prefix}.jdbc.init-catalog-tables": "false",
-    }
+    """Spark settings declaring the ``iceduck`` JDBC catalog over ``<warehouse>/catalog.db``.
+
+    The product's own :func:`iceduck.spark_conf` -- the tests use what users are told to use
+    (it includes the Iceberg SQL extensions); only the class path is the harness's.
+    """
+    return spark_conf(warehouse, CATALOG)
 
 
 def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
@@ -63,7 +52,6 @@ def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
         "spark.driver.extraClassPath": classpath,
         "spark.executor.extraClassPath": classpath,
         "spark.driver.extraJavaOptions": f"{sqlite_jvm_options()} -Duser.timezone=UTC",
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
