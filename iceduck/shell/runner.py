@@ -1,0 +1,226 @@
+"""Running SQL for the shell: one statement at a time on a worker thread, so Ctrl-C can stop it.
+
+The main thread waits for the worker, ticking a spinner on the terminal (elapsed time and
+DuckDB's progress percentage) once a statement runs longer than a second. Ctrl-C there raises
+``KeyboardInterrupt`` in the main thread, which calls :meth:`iceduck.Connection.interrupt`
+until the worker returns: DuckDB stops the query with an error and the shell goes back to
+its prompt. Python-side work (planning, committing) cannot be stopped midway; the interrupt
+is repeated until DuckDB sees it or the statement ends.
+
+Results print through :mod:`iceduck.shell.render`; messages (``inserted 3 rows into db.t``,
+timings, errors) go to ``err`` so that ``--csv`` output stays clean.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from iceduck.connection import Connection, Cursor
+from iceduck.shell.render import writer
+from iceduck.shell.script import has_code
+from iceduck.shell.state import Settings
+from iceduck.sql.parse import split_statements
+
+#: rows fetched at a time when a result is printed in full
+CHUNK = 10_000
+#: a statement running longer than this many seconds shows the spinner
+SPINNER_AFTER_S = 1.0
+_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def error_line(error: BaseException) -> str:
+    """One line for an error: its message up to DuckDB's ``LINE n:`` excerpt, joined."""
+    text = str(error).strip() or type(error).__name__
+    head = text.split("\n\n")[0]
+    return "Error: " + " ".join(line.strip() for line in head.splitlines() if line.strip())
+
+
+class Spinner:
+    """Elapsed time (and DuckDB's percent done) on one terminal line, redrawn in place."""
+
+    def __init__(self, stream: TextIO, progress: Callable[[], float | None], enabled: bool) -> None:
+        self.stream = stream
+        self.progress = progress
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.shown = False
+        self.frame = 0
+
+    def tick(self) -> None:
+        elapsed = time.monotonic() - self.started
+        if not self.enabled or elapsed < SPINNER_AFTER_S:
+            return
+        done = self.progress()
+        percent = f"  {done:5.1f}%" if done is not None else ""
+        self.frame = (self.frame + 1) % len(_FRAMES)
+        self.stream.write(f"\r{_FRAMES[self.frame]} {elapsed:6.1f} s{percent}  (Ctrl-C cancels)\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+class Runner:
+    """Runs SQL text on a connection and prints what each statement returns."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        settings: Settings,
+        *,
+        debug: bool = False,
+        err: TextIO | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.connection = connection
+        self.settings = settings
+        self.debug = debug
+        self.err = err if err is not None else sys.stderr
+        #: called after a write or DDL statement (completion forgets the catalog it cached)
+        self.on_change = on_change
+        if settings.interactive:
+            connection.session.track_progress = True
+
+    # -- messages -------------------------------------------------------------------------------
+
+    def note(self, text: str) -> None:
+        """A line for the user that is not a result (messages, timings)."""
+        self.settings.out.flush()
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def error(self, error: BaseException) -> None:
+        self.settings.out.flush()
+        if self.debug:
+            traceback.print_exception(error, file=self.err)
+        self.note(error_line(error))
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run_sql(self, text: str) -> bool:
+        """Run every statement of ``text`` in order; False (the rest skipped) on error or Ctrl-C."""
+        try:
+            statements = split_statements(text)
+        except Exception:  # an unterminated string: let the statement itself report it
+            statements = [text.strip()]
+        return all(self.run_statement(s) for s in statements if has_code(s))
+
+    def run_statement(self, sql: str) -> bool:
+        started = time.monotonic()
+        cursor = self.connection.cursor()
+        try:
+            outcome = self._in_worker(lambda: self._execute(cursor, sql))
+            if isinstance(outcome, _Interrupted):
+                self.note("Interrupted")
+                return False
+            if isinstance(outcome, BaseException):
+                self.error(outcome)
+                return False
+            ok = self._show(cursor, outcome)
+            if self.settings.timer:
+                self.note(f"Run Time: {time.monotonic() - started:.3f} s")
+            return ok
+        finally:
+            cursor.close()
+
+    def _execute(self, cursor: Cursor, sql: str) -> list[tuple[Any, ...]]:
+        """On the worker: run ``sql`` and fetch the first rows (all a limited result shows)."""
+        cursor.execute(sql)
+        if cursor.description is None:
+            return []
+        limit = self.settings.maxrows
+        return cursor.fetchmany(limit + 1 if limit > 0 else CHUNK)
+
+    def _in_worker(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``'s value or exception (as a value); :class:`_Interrupted` after a Ctrl-C that
+        stopped it. The worker is a daemon: leaving the shell never waits for it."""
+        box: list[Any] = []
+
+        def work() -> None:
+            try:
+                box.append(fn())
+            except BaseException as e:
+                box.append(e)
+
+        thread = threading.Thread(target=work, name="iceduck-statement", daemon=True)
+        spinner = Spinner(self.err, self.connection.session.progress, self.settings.interactive)
+        stop = threading.Event()
+        # Ctrl-C only sets a flag: a KeyboardInterrupt raised inside a DuckDB call (the spinner
+        # asks for progress) would leave that DuckDB connection unusable
+        previous = _on_sigint(lambda signum, frame: stop.set())
+        try:
+            thread.start()
+            while thread.is_alive():
+                thread.join(0.1)
+                if stop.is_set():
+                    self.connection.session.interrupt()
+                else:
+                    spinner.tick()
+        finally:
+            _on_sigint(previous)
+        interrupted = stop.is_set()
+        spinner.clear()
+        outcome = box[0] if box else RuntimeError("the statement ended without a result")
+        if interrupted and isinstance(outcome, BaseException):
+            return _Interrupted()
+        return outcome
+
+    # -- results --------------------------------------------------------------------------------
+
+    def _show(self, cursor: Cursor, first: list[tuple[Any, ...]]) -> bool:
+        description = cursor.description
+        if description is None:  # a write or DDL statement
+            result = cursor.result
+            message = result.message if result is not None else None
+            if message is None:
+                message = f"{cursor.rowcount} rows" if cursor.rowcount >= 0 else "OK"
+            self.note(message)
+            if self.on_change is not None:
+                self.on_change()
+            return True
+        out = self.settings.out
+        w = writer(self.settings.mode, out, self.settings.width())
+        w.start([d[0] for d in description], [str(d[1]) for d in description])
+        limit = self.settings.maxrows
+        if limit > 0:
+            w.rows(first[:limit])
+            w.finish(more=len(first) > limit)
+            out.flush()
+            return True
+        stop = threading.Event()  # Ctrl-C stops between chunks, never inside a DuckDB call
+        previous = _on_sigint(lambda signum, frame: stop.set())
+        try:
+            rows = first
+            while rows and not stop.is_set():
+                w.rows(rows)
+                rows = cursor.fetchmany(CHUNK)
+        finally:
+            _on_sigint(previous)
+        if stop.is_set():
+            out.write("\n")
+            self.note("Interrupted")
+            return False
+        w.finish()
+        out.flush()
+        return True
+
+
+def _on_sigint(handler: Any) -> Any:
+    """Install ``handler`` for SIGINT (main thread only; elsewhere nothing changes); the old one."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, handler)
+
+
+class _Interrupted:
+    """The outcome of a statement that Ctrl-C stopped."""

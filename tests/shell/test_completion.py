@@ -1,0 +1,55 @@
+"""Completion candidates from a real catalog (the pseudo-terminal tests press Tab for real)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+import iceduck
+from iceduck.shell.completion import SqlCompleter
+
+
+@pytest.fixture
+def completer(warehouse: Path) -> SqlCompleter:
+    con = iceduck.connect(warehouse)
+    return SqlCompleter(con.session.catalog, [".tables", ".timer", ".schema"])
+
+
+def complete(completer: SqlCompleter, text: str, cursor: int | None = None) -> list[str]:
+    document = Document(text, len(text) if cursor is None else cursor)
+    return [c.text for c in completer.get_completions(document, CompleteEvent(completion_requested=True))]
+
+
+def test_tables_namespaces_and_keywords(completer: SqlCompleter) -> None:
+    assert complete(completer, "SELECT * FROM shop.") == ["orders"]
+    assert complete(completer, "SELECT * FROM iceduck.shop.o") == ["orders"]
+    assert complete(completer, "SELECT * FROM ord") == ["shop.orders", "order by"]
+    assert complete(completer, "SELECT * FROM sho")[:2] == ["shop", "shop.orders"]
+    assert complete(completer, "sel") == ["select"]
+    assert complete(completer, "SEL") == ["SELECT"]
+
+
+def test_columns_and_metadata_tables(completer: SqlCompleter) -> None:
+    assert "snapshots" in complete(completer, "SELECT * FROM shop.orders.")
+    assert complete(completer, "SELECT * FROM shop.orders.ma") == ["manifests"]
+    assert complete(completer, "SELECT * FROM shop.orders o WHERE o.a") == ["amount"]
+    assert complete(completer, "SELECT cu") == []  # no table in the statement yet
+    assert complete(completer, "SELECT * FROM shop.orders WHERE cu") == ["customer"]
+
+
+def test_dot_commands(completer: SqlCompleter) -> None:
+    assert complete(completer, ".t") == [".tables", ".timer"]
+
+
+def test_new_tables_appear_after_invalidate(completer: SqlCompleter, warehouse: Path) -> None:
+    assert complete(completer, "SELECT * FROM extra.") == []
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE NAMESPACE extra")
+        con.execute("CREATE TABLE extra.items (sku VARCHAR)")
+    assert complete(completer, "SELECT * FROM extra.") == []  # cached for a few seconds
+    completer.invalidate()
+    assert complete(completer, "SELECT * FROM extra.") == ["items"]
+    assert complete(completer, "SELECT sk FROM extra.items", cursor=9) == ["sku"]
