@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.spark_warehouse import SparkWarehouse
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _run(*args: str) -> str:
+def _run(*args: str, timeout: int = 120) -> str:
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / args[0]), *args[1:]], capture_output=True, text=True, timeout=120
+        [sys.executable, str(EXAMPLES / args[0]), *args[1:]], capture_output=True, text=True, timeout=timeout
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -36,3 +39,35 @@ def test_inspect_table_without_arguments_prints_usage() -> None:
     )
     assert done.returncode == 2
     assert "python3 examples/inspect_table.py PATH" in done.stderr
+
+
+def test_dbapi_tour(tmp_path: Path) -> None:
+    out = _run("dbapi_tour.py", str(tmp_path / "wh"))
+    assert "inserted 240 rows" in out
+    assert "deleted 24 rows" in out
+    assert "rows now: 216, at tag before_cleanup: 240" in out
+    assert "snapshots: [('append', '240'), ('delete', '240')]" in out
+    assert "data files: 1 read, 5 skipped (5 by partition" in out
+
+
+def test_dataframes(tmp_path: Path) -> None:
+    out = _run("dataframes.py", str(tmp_path / "wh"))
+    assert "arrow: ['region', 'total', 'n'] 3 rows" in out
+    assert "pl.DataFrame(cursor): (3, 3)" in out
+    assert "batches: [100, 100, 100]" in out
+    assert "pd.read_sql: 300" in out and "pl.read_database: 300" in out
+
+
+@pytest.mark.spark
+def test_spark_sharing(tmp_path: Path) -> None:
+    """The example starts its own Spark (a second JVM) on its own warehouse."""
+    from tests.support.spark_jars import spark_classpath, sqlite_jvm_options
+
+    classpath = os.pathsep.join(str(jar) for jar in spark_classpath())
+    out = _run(
+        "spark_sharing.py", str(tmp_path / "wh"), "--classpath", classpath, "--java-options",
+        sqlite_jvm_options(), timeout=600,
+    )  # fmt: skip
+    assert "spark reads: 86 rows, total 6406.5" in out
+    assert "iceduck reads: 87 rows, total 6448.5" in out
+    assert "snapshots: [('append', 'iceduck'), ('delete', 'iceduck'), ('append', 'spark')]" in out
