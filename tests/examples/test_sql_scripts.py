@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from iceduck.sql.parse import split_statements
@@ -17,7 +18,8 @@ README = SQL.parent / "README.md"
 
 def _shell(cwd: Path, *args: str) -> str:
     # the installed ``iceduck`` command, as the README runs it (CI installs it with pip install -e)
-    command = shutil.which("iceduck")
+    beside_python = Path(sys.executable).parent / "iceduck"  # pyenv may not have rehashed its shims
+    command = shutil.which("iceduck") or (str(beside_python) if beside_python.exists() else None)
     assert command is not None, "the iceduck command is not installed: pip install -e ."
     done = subprocess.run([command, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
