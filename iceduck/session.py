@@ -25,7 +25,7 @@ Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes th
 8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
    each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
    view, which DuckDB would bind twice (a millisecond on a point query).
-9. DuckDB runs the rewritten text with the parameters; the :class:`Result` reads its rows.
+9. DuckDB runs the rewritten text with the parameters; the :class:`~iceduck.result.Result` reads its rows.
    ``EXPLAIN`` instead returns :func:`iceduck.sql.explain.explain_scan` lines followed by
    DuckDB's plan.
 
@@ -37,11 +37,10 @@ cached by text, so a repeated query (with new parameters) skips sqlglot.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +49,14 @@ from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine.connection import open_database
 from iceduck.engine.projection import METADATA_COLUMNS
-from iceduck.engine.read import attach_scan, io_error, register_scan
+from iceduck.engine.read import attach_scan, register_scan
 from iceduck.errors import (
-    IceduckError,
     NotFoundError,
-    UnsupportedError,
     UserError,
 )
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.result import Result, duckdb_call, translate_duckdb_error
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
@@ -126,104 +124,6 @@ class _Source:
     relation: str = ""
     plan: ScanPlan | None = None
     rows: int | None = None
-
-
-@dataclass
-class Result:
-    """The outcome of one statement: rows to fetch from the DuckDB cursor that ran it.
-
-    A write statement has no rows: its ``rowcount`` is the number of rows it changed
-    (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``
-    (the PEP 249 cursor raises instead, as the standard asks).
-
-    Rows come out as tuples (``fetch*``), or as Arrow without a detour through Python
-    objects: ``to_arrow_table``, ``fetch_record_batch`` (a stream), ``df`` (pandas), ``pl``
-    (polars) and the Arrow PyCapsule ``__arrow_c_stream__`` (``pyarrow.table(result)``,
-    ``polars.DataFrame(result)``); see :mod:`iceduck.result_arrow`. Every form consumes
-    the rows not fetched yet.
-    """
-
-    duck: Any
-    statement: str
-    #: the Iceberg scans the statement planned (EXPLAIN shows them; tests read them)
-    scans: list[ScanExplanation] = field(default_factory=list)
-    #: set for write statements: what the operation reported
-    written: OpResult | None = None
-
-    @property
-    def description(self) -> list[tuple[Any, ...]] | None:
-        """PEP 249 7-tuples; the type code is the DuckDB type's text (see :mod:`iceduck.dbapi`)."""
-        if self.written is not None:
-            return None
-        from iceduck.dbapi import describe_column
-
-        described = self.duck.description
-        return None if described is None else [describe_column(d[0], d[1]) for d in described]
-
-    @property
-    def rowcount(self) -> int:
-        return -1 if self.written is None else self.written.rowcount
-
-    @property
-    def message(self) -> str | None:
-        """A write statement's one-line report (for the shell)."""
-        return None if self.written is None else self.written.message
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        if self.written is not None:
-            return None
-        return _duckdb_call(self.duck.fetchone)
-
-    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
-        if self.written is not None:
-            return []
-        return _duckdb_call(self.duck.fetchmany, size)
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        if self.written is not None:
-            return []
-        return _duckdb_call(self.duck.fetchall)
-
-    def to_arrow_table(self) -> Any:
-        """The remaining rows as a ``pyarrow.Table``."""
-        from iceduck import result_arrow
-
-        if self.written is not None:
-            return result_arrow.empty_table()
-        return _duckdb_call(result_arrow.arrow_table, self.duck)
-
-    fetch_arrow_table = to_arrow_table
-
-    def fetch_record_batch(self, rows_per_batch: int = 1_000_000) -> Any:
-        """A ``pyarrow.RecordBatchReader`` streaming the remaining rows from DuckDB."""
-        from iceduck import result_arrow
-
-        if self.written is not None:
-            return result_arrow.empty_reader()
-        return _duckdb_call(result_arrow.record_batch_reader, self.duck, rows_per_batch)
-
-    def df(self) -> Any:
-        """The remaining rows as a ``pandas.DataFrame`` (needs pandas)."""
-        from iceduck import result_arrow
-
-        if self.written is not None:
-            return result_arrow.require("pandas", "df()").DataFrame()
-        return _duckdb_call(result_arrow.pandas_frame, self.duck)
-
-    def pl(self) -> Any:
-        """The remaining rows as a ``polars.DataFrame`` (needs polars)."""
-        from iceduck import result_arrow
-
-        if self.written is not None:
-            return result_arrow.require("polars", "pl()").DataFrame()
-        return _duckdb_call(result_arrow.polars_frame, self.duck)
-
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
-        """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars)."""
-        return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
-
-    def close(self) -> None:
-        self.duck.close()
 
 
 class Session:
@@ -296,7 +196,7 @@ class Session:
         try:
             if self.track_progress:  # per DuckDB connection; printing stays off (the caller shows it)
                 duck.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
-            return _duckdb_call(self._run, duck, text, parameters)
+            return duckdb_call(self._run, duck, text, parameters)
         except BaseException:
             duck.close()
             raise
@@ -675,7 +575,7 @@ def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
 
 def _epoch_ms(duck: Any, expression: str) -> int | None:
     """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
-    row = _duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
+    row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
     return None if row is None or row[0] is None else int(row[0])
 
 
@@ -686,72 +586,3 @@ def _duck_params(params: Any) -> Any:
     if isinstance(params, dict):
         return params
     return list(params)
-
-
-# -- DuckDB errors -> iceduck errors ---------------------------------------------------------------
-
-#: DuckDB exception classes whose meaning is "the statement is wrong"
-_USER_ERRORS = frozenset(
-    {
-        "ParserException",
-        "BinderException",
-        "InvalidInputException",
-        "ConversionException",
-        "OutOfRangeException",
-        "TypeMismatchException",
-        "SyntaxException",
-        "DependencyException",
-        "ConstraintException",
-        "InvalidTypeException",
-        "ProgrammingError",
-    }
-)
-
-
-def _duckdb_call(fn: Any, *args: Any) -> Any:
-    """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged)."""
-    try:
-        return fn(*args)
-    except IceduckError:
-        raise
-    except Exception as e:
-        translated = translate_duckdb_error(e)
-        if translated is None:
-            raise
-        raise translated from e
-
-
-def translate_duckdb_error(
-    error: Exception, views: dict[str, str] | None = None, rewritten: bool = False
-) -> IceduckError | None:
-    """The iceduck error for a DuckDB exception; None for anything not from DuckDB.
-
-    ``views`` maps the names of the statement's DuckDB objects to the references they
-    replaced, and ``rewritten`` says the text DuckDB ran is not the user's: a message
-    quoting it is given back the user's names and loses DuckDB's ``LINE`` excerpt, whose
-    caret would point into text the user never wrote.
-    """
-    if not type(error).__module__.lstrip("_").startswith("duckdb"):
-        return None
-    kind = type(error).__name__
-    message = _user_names(str(error), views or {}, rewritten)
-    if kind == "CatalogException":
-        return NotFoundError(message)
-    if kind == "IOException" or kind == "HTTPException":
-        return io_error(error)
-    if kind == "NotImplementedException":
-        return UnsupportedError(message)
-    if kind in _USER_ERRORS:
-        return UserError(message)
-    if kind == "InterruptException":
-        return UserError("the query was interrupted")
-    return None
-
-
-def _user_names(message: str, views: dict[str, str], rewritten: bool) -> str:
-    if not rewritten and not any(view in message for view in views):
-        return message
-    head, _, _ = message.partition("\n\nLINE ")
-    for view, shown in views.items():
-        head = re.sub(rf'"{re.escape(view)}"(?: AS "[^"]*")?', shown, head)
-    return head
