@@ -10,13 +10,15 @@ skipped (the table is already dropped; failing now would only hide that).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 from iceduck.catalog.metadata_files import delete_quietly
 from iceduck.errors import IceduckError
 from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import read_manifest
-from iceduck.io.fileio import read_bytes
+from iceduck.io.fileio import read_bytes, to_local_path
 from iceduck.spec.manifest import ManifestFile
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -70,6 +72,25 @@ def reachable_files(metadata: TableMetadata, metadata_location: str | None) -> l
 
 
 def purge_table_files(metadata: TableMetadata, metadata_location: str | None) -> None:
-    """Delete every file :func:`reachable_files` lists, ignoring failures (see module docstring)."""
+    """Delete every file :func:`reachable_files` lists, ignoring failures (see module docstring),
+    then the folders under the table location that this left empty (an object store has no
+    folders; on a local disk, empty partition folders would only clutter the warehouse)."""
     for location in reachable_files(metadata, metadata_location):
         delete_quietly(location)
+    remove_empty_folders(metadata.location)
+
+
+def remove_empty_folders(location: str) -> None:
+    """Remove ``location`` and the folders below it that hold no file, deepest first. A
+    folder that still holds anything (a file no metadata reached) stays, with its parents."""
+    try:
+        root = Path(to_local_path(location))
+    except IceduckError:
+        return
+    if not root.is_dir():
+        return
+    for folder, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(folder)  # only succeeds on an empty folder
+        except OSError:
+            pass

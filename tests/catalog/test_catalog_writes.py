@@ -279,6 +279,21 @@ def test_drop_table_purge_deletes_data_manifests_and_lists(make_catalog: Factory
     catalog.drop_table(T, purge=True)
     assert not any(Path(f).exists() for f in files)
     assert not catalog.table_exists(T)
+    assert not Path(table.metadata.location).exists()  # the emptied folders go too
+
+
+def test_purge_keeps_folders_that_hold_files_no_metadata_reaches(tmp_path: Path) -> None:
+    catalog = SqliteCatalog(tmp_path)
+    catalog.create_namespace(("ns",))
+    table = _create(catalog)
+    stray = Path(table.metadata.location, "data", "part=1", "notes.txt")
+    stray.parent.mkdir(parents=True)
+    stray.write_text("not Iceberg's")
+    Path(table.metadata.location, "data", "part=2").mkdir()
+    catalog.drop_table(T, purge=True)
+    assert stray.read_text() == "not Iceberg's"
+    assert not Path(table.metadata.location, "data", "part=2").exists()
+    assert not Path(table.metadata.location, "metadata").exists()
 
 
 def test_rename_table_sqlite(tmp_path: Path) -> None:
