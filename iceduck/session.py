@@ -55,7 +55,8 @@ from iceduck.errors import (
     UserError,
 )
 from iceduck.ops import dispatch
-from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.context import OpContext, OpResult
+from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
 from iceduck.result import Result, duckdb_call, translate_duckdb_error
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
@@ -64,7 +65,7 @@ from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import MAIN_BRANCH, RefType
+from iceduck.spec.snapshot import RefType
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import (
     QUERY_KINDS,
@@ -274,19 +275,22 @@ class Session:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def _write(self, duck: Any, statement: WriteStatement, params: Any) -> OpResult:
-        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
-        ctx = OpContext(
+    def op_context(self, duck: Any, params: Any) -> OpContext:
+        """What a table operation gets to run one write statement on ``duck``."""
+        return OpContext(
             catalog=self.catalog,
             manifests=self.manifests,
             duck=duck,
             params=_duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params),
-            resolve_target=self._resolve_target,
-            new_identifier=self._new_identifier,
+            resolve_target=lambda parts: resolve_target(self.catalog, parts),
+            new_identifier=lambda parts: new_identifier(self.catalog.name, parts),
         )
-        return dispatch.execute(ctx, statement)
+
+    def _write(self, duck: Any, statement: WriteStatement, params: Any) -> OpResult:
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
+        return dispatch.execute(self.op_context(duck, params), statement)
 
     def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
@@ -296,41 +300,6 @@ class Session:
             raise UserError("EXPLAIN cannot be part of a write statement")
         sources = self._prepare(statement, params, duck)
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources])
-
-    def _resolve_target(self, parts: tuple[str, ...]) -> WriteTarget:
-        """The existing table (and branch) a write names; reads-only readings are refused."""
-        exists = self.catalog.table_exists
-        name = resolve_name(parts, self.catalog.name, exists)
-        if name is None:
-            folded = self._fold_case(parts)
-            name = resolve_name(folded, self.catalog.name, exists) if folded else None
-        shown = ".".join(parts)
-        if name is None:
-            raise NotFoundError(self._not_found_message(parts))
-        if name.metadata_table is not None:
-            raise UserError(f"cannot write to {shown}: {name.metadata_table} is a metadata table")
-        if name.tag is not None:
-            raise UserError(f"cannot write to {shown}: tags are read-only, write to a branch")
-        if name.snapshot_id is not None or name.timestamp_ms is not None:
-            raise UserError(f"cannot write to {shown}: a snapshot is read-only")
-        table = self.catalog.load_table(name.identifier)
-        branch = name.branch or MAIN_BRANCH
-        if branch != MAIN_BRANCH:
-            ref = table.metadata.refs.get(branch)
-            if ref is None:
-                raise NotFoundError(
-                    f"cannot write to {shown}: table {name.identifier} has no branch {branch!r}"
-                )
-            if not ref.is_branch:
-                raise UserError(f"cannot write to {shown}: {branch!r} is a tag")
-        return WriteTarget(table, branch)
-
-    def _new_identifier(self, parts: tuple[str, ...]) -> TableIdentifier:
-        """The identifier a table created under the written name gets (``catalog.`` dropped)."""
-        names = parts[1:] if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower() else parts
-        if len(names) < 2:
-            raise UserError(f"name the namespace of table {'.'.join(parts)}: write ns.{names[-1]}")
-        return TableIdentifier(tuple(names[:-1]), names[-1])
 
     def _parse(self, text: str) -> Statement:
         """``parse_statement``, memoised by text (statements are never modified once parsed)."""
@@ -427,52 +396,19 @@ class Session:
         exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
         name = resolve_name(ref.parts, self.catalog.name, exists)
         if name is None:  # DuckDB matches names without case: so does iceduck, when unambiguous
-            folded = self._fold_case(ref.parts)
+            folded = fold_case(self.catalog, ref.parts)
             name = resolve_name(folded, self.catalog.name, exists) if folded else None
         if name is None:
             if ref.parts[0].lower() in DUCKDB_SCHEMAS:
                 return None
-            raise NotFoundError(self._not_found_message(ref.parts))
+            raise NotFoundError(not_found_message(self.catalog, ref.parts))
         table = loaded.get(name.identifier)
         if table is None:
             table = loaded[name.identifier] = self.catalog.load_table(name.identifier)
         return self._target(ref, table, f"{self.catalog.name}.{name.identifier}", name)
 
-    def _fold_case(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
-        """``parts`` with the namespace and table levels spelled as the catalog spells them,
-        matched without case level by level; None when a level is missing or ambiguous."""
-        head: tuple[str, ...] = ()
-        names = parts
-        if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower():
-            head, names = parts[:1], parts[1:]
-        namespace: tuple[str, ...] = ()
-        level = 0
-        while level < len(names) - 1:
-            found = [
-                ns for ns in self.catalog.list_namespaces(namespace) if ns[-1].lower() == names[level].lower()
-            ]
-            if len(found) != 1:
-                break
-            namespace, level = found[0], level + 1
-        if not namespace:
-            return None
-        wanted = names[level].lower()
-        tables = [t.name for t in self.catalog.list_tables(namespace) if t.name.lower() == wanted]
-        if len(tables) != 1:
-            return None
-        return (*head, *namespace, tables[0], *names[level + 1 :])
-
     def _exists(self, identifier: TableIdentifier, loaded: dict[TableIdentifier, LoadedTable]) -> bool:
         return identifier in loaded or self.catalog.table_exists(identifier)
-
-    def _not_found_message(self, parts: tuple[str, ...]) -> str:
-        shown = ".".join(parts)
-        names = parts[1:] if len(parts) >= 3 and parts[0].lower() == self.catalog.name.lower() else parts
-        namespace = tuple(names[:-1])
-        if namespace and not self.catalog.namespace_exists(namespace):
-            missing = ".".join(namespace)
-            return f"table {shown} not found: catalog {self.catalog.name!r} has no namespace {missing}"
-        return f"table {shown} not found in catalog {self.catalog.name!r}"
 
     def _target(self, ref: TableRef, table: LoadedTable, display: str, name: ResolvedName) -> _Source:
         travel = ref.time_travel

@@ -15,18 +15,8 @@ from iceduck.sql import statements as st
 
 
 def op_context(session: Session, params: Any = None) -> OpContext:
-    """The context :meth:`Session._write` builds for one statement."""
-    duck = session.database.cursor()
-    return OpContext(
-        catalog=session.catalog,
-        manifests=session.manifests,
-        duck=duck,
-        params=params,
-        timezone=session.timezone,
-        prepare_query=lambda text: session._prepare_query(duck, text, params),
-        resolve_target=session._resolve_target,
-        new_identifier=session._new_identifier,
-    )
+    """The context the session builds for one statement, on a fresh DuckDB cursor."""
+    return session.op_context(session.database.cursor(), params)
 
 
 def run(session: Session, statement: Any, params: Any = None) -> OpResult:

@@ -8,6 +8,7 @@ sorted result sets.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -43,17 +44,8 @@ class Iceduck:
     def context(self, duck: Any, resolve_target: Any = None) -> OpContext:
         """The context the session hands an operation, on cursor ``duck`` (for calling
         operations directly: racing commits, uncommitted writes)."""
-        session = self.con.session
-        return OpContext(
-            catalog=session.catalog,
-            manifests=session.manifests,
-            duck=duck,
-            params=None,
-            timezone=session.timezone,
-            prepare_query=lambda text: session._prepare_query(duck, text, None),
-            resolve_target=resolve_target or session._resolve_target,
-            new_identifier=session._new_identifier,
-        )
+        ctx = self.con.session.op_context(duck, None)
+        return ctx if resolve_target is None else dataclasses.replace(ctx, resolve_target=resolve_target)
 
     def fetch(self, sql: str) -> list[tuple[Any, ...]]:
         return self.con.execute(sql).fetchall()

@@ -10,6 +10,7 @@ import pytest
 import iceduck
 from iceduck.errors import CommitConflictError, ValidationError
 from iceduck.ops.row_delete import delete
+from iceduck.resolution import resolve_target
 from iceduck.sql.statements import Delete
 from tests.ops.conftest import LAYOUTS, create_events
 from tests.ops.harness import Pair
@@ -130,7 +131,7 @@ def test_conflicting_delete_fails_and_cleans_up(pair: Pair, tmp_path: Path, vers
     t = create_events(pair, version, "merge-on-read", False)
     data = tmp_path / "wh" / "ns" / "t" / "data"
     loser = pair.ice.con.session
-    stale = loser._resolve_target(("ns", "t"))
+    stale = resolve_target(loser.catalog, ("ns", "t"))
     winner = iceduck.connect(tmp_path / "wh")
     winner.execute(f"INSERT OVERWRITE {t} VALUES (1, 'only', 'a', 1.0)")
     winner.close()
