@@ -25,6 +25,17 @@ With ``PARTITION (c = v, ...)`` it is *static*: every row with ``c = v`` is repl
 files entirely inside the partition are dropped, files only partly inside (possible after
 partition evolution) are rewritten without those rows -- and the static values fill ``c``
 in the new rows.
+
+Concurrency. Both overwrites remove the files they read, not whatever the partitions hold
+when the commit lands (Java's ``ReplacePartitions`` and ``overwriteByRowFilter`` do the
+latter). Rows another writer appended meanwhile to a replaced partition would then
+survive the overwrite -- a result neither serial order gives. So both always check at
+``serializable`` isolation, as Spark does when asked with the ``isolation-level`` write
+option (``validateNoConflictingData``): a data file added since the read in a replaced
+partition (dynamic: Java's partition set; static: files whose partition or metrics may
+match the PARTITION values) fails the commit. Java has no table property for overwrites;
+nor has iceduck. An INSERT OVERWRITE that adds nothing and replaces nothing commits
+nothing, as Spark skips an empty dynamic overwrite.
 """
 
 from __future__ import annotations
@@ -38,7 +49,7 @@ from iceduck.engine.write import write_data_files
 from iceduck.errors import UserError
 from iceduck.ops.assignments import find_column, write_default
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
-from iceduck.ops.row_changes import RowChanges, apply_row_changes, removed_delete_keys
+from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection, removed_delete_keys
 from iceduck.ops.rows import (
     find_matches,
     has_lineage,
@@ -54,6 +65,7 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation
 from iceduck.sql.statements import Insert
 from iceduck.txn.snapshot import SnapshotChanges
+from iceduck.txn.validation import SERIALIZABLE, ConflictDetection
 
 #: names of the query's columns inside the INSERT's SELECT (positional, never clashing)
 _Q = "__iceduck_q"
@@ -182,7 +194,18 @@ def _dynamic_overwrite(ctx: OpContext, target: WriteTarget, files: list[DataFile
         removed_delete_files=tuple(_partition_deletes(replaced, keys, bool(spec.fields))),
         validate_from_snapshot_id=plan.snapshot_id,
         validate_no_new_deletes_for=tuple(t.path for t in replaced),
+        conflict_detection=ConflictDetection(
+            f"INSERT OVERWRITE {target.identifier}",
+            SERIALIZABLE,
+            partitions=_replaced_partitions(files) if spec.fields else None,
+        ),
     )
+
+
+def _replaced_partitions(files: Sequence[DataFile]) -> tuple[tuple[int, tuple[Any, ...]], ...]:
+    """The (spec id, partition) pairs the new files fall in, once each."""
+    found = {(f.spec_id, _hashable(f.partition)): (f.spec_id, f.partition) for f in files}
+    return tuple(found.values())
 
 
 def _partition_deletes(tasks: Sequence[FileScanTask], keys: set[Any], partitioned: bool) -> list[Any]:
@@ -225,7 +248,9 @@ def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select:
                 quote_identifier(addresses),
                 new_rows=_with_lineage(f"SELECT * FROM {quote_identifier(table)}", target) if count else None,
             )
-            apply_row_changes(ctx, target, changes, COPY_ON_WRITE)
+            operation = f"INSERT OVERWRITE {target.identifier}"
+            conflicts = conflict_detection(operation, matches.plan, SERIALIZABLE)
+            apply_row_changes(ctx, target, changes, COPY_ON_WRITE, conflicts)
         finally:
             ctx.duck.unregister(addresses)
     finally:

@@ -13,6 +13,12 @@ matched by more than one source row is an error ("MERGE ... multiple source rows
 matched"), since it would be updated or deleted more than once. ``write.merge.mode``
 chooses copy-on-write or merge-on-read; ``rowcount`` is the rows updated, deleted and
 inserted.
+
+``write.merge.isolation-level`` (default ``serializable``): a data file appended
+concurrently that may hold target rows the ON condition matches (every file, with a
+``WHEN NOT MATCHED BY SOURCE`` clause) fails the commit. A MERGE with only ``WHEN NOT
+MATCHED`` clauses changes no target row; Spark runs it as a plain append, and so is it
+committed here: without that check.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from iceduck.engine.types import duckdb_type, quote_identifier
 from iceduck.errors import UserError, ValidationError
 from iceduck.ops.assignments import assigned_values, find_column, insert_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
-from iceduck.ops.row_changes import RowChanges, apply_row_changes
+from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import (
     FILE,
     POS,
@@ -34,14 +40,15 @@ from iceduck.ops.rows import (
     run_sql,
     unique_name,
 )
-from iceduck.ops.snapshot_commit import row_level_mode
+from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
+from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.sql.statements import Merge, MergeAction, MergeClause, MergeMatch
 
-MERGE_MODE = "write.merge.mode"
+MERGE_MODE = props.MERGE_MODE
 CLAUSE = "__iceduck_clause"
 MATCHED = "__iceduck_matched"
 SOURCE_PRESENT = "__iceduck_source"
@@ -225,7 +232,13 @@ def _apply(
         addresses=f"(SELECT {FILE}, {POS} FROM {q} WHERE {CLAUSE} IN ({_ids(removing)}))",
         new_rows=rows_sql(table, width, lineage, row_id, f" WHERE {CLAUSE} IN ({_ids(writing)})"),
     )
-    apply_row_changes(ctx, target, changes, mode)
+    conflicts = None
+    if removing:  # not an insert-only MERGE
+        isolation = isolation_level(target.table.metadata, props.MERGE_ISOLATION_LEVEL)
+        conflicts = conflict_detection(
+            f"MERGE INTO {target.identifier}", plan, isolation, props.MERGE_ISOLATION_LEVEL
+        )
+    apply_row_changes(ctx, target, changes, mode, conflicts)
     return int(count)
 
 

@@ -60,6 +60,7 @@ from iceduck.spec.manifest import DataFile
 from iceduck.spec.snapshot import Operation
 from iceduck.txn.manifest_ops import DeleteKey
 from iceduck.txn.snapshot import SnapshotChanges
+from iceduck.txn.validation import ConflictDetection, IsolationLevel
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,26 @@ def _operation(added_data: bool, removed: bool) -> Operation:
     return Operation.APPEND if added_data else Operation.DELETE
 
 
-def apply_row_changes(ctx: OpContext, target: WriteTarget, changes: RowChanges, mode: str) -> None:
-    """Write and commit ``changes`` in ``mode``; nothing is committed when nothing changes."""
+def conflict_detection(
+    operation: str, plan: ScanPlan, isolation: IsolationLevel, level_property: str | None = None
+) -> ConflictDetection:
+    """What a concurrent append must not touch for the statement to commit: rows matching
+    the filter the statement's scan was planned with (bound to the schema it read), as
+    Spark passes the scan's pushed-down filters as the ``conflictDetectionFilter``."""
+    return ConflictDetection(operation, isolation, plan.row_filter, level_property=level_property)
+
+
+def apply_row_changes(
+    ctx: OpContext,
+    target: WriteTarget,
+    changes: RowChanges,
+    mode: str,
+    conflicts: ConflictDetection | None = None,
+) -> None:
+    """Write and commit ``changes`` in ``mode``; nothing is committed when nothing changes.
+
+    ``conflicts`` says which concurrently added data files fail the commit (serializable
+    isolation); None checks only the files the statement removes or deletes from."""
     metadata = target.table.metadata
     positions = _affected(ctx, changes)
     if not changes.whole and not positions and changes.new_rows is None:
@@ -146,6 +165,7 @@ def apply_row_changes(ctx: OpContext, target: WriteTarget, changes: RowChanges, 
             validate_from_snapshot_id=changes.plan.snapshot_id,
             validate_data_files_live=tuple(touched),
             validate_no_new_deletes_for=tuple(dict.fromkeys([*touched, *removed_data])),
+            conflict_detection=conflicts,
         )
         commit_changes(ctx, target, snapshot_changes, written)
 

@@ -7,30 +7,40 @@ without reading their data, as Spark's metadata-only delete does; the rows of th
 files are located through DuckDB (:func:`iceduck.ops.rows.find_matches`) and removed as
 ``write.delete.mode`` says (:mod:`iceduck.ops.row_changes`). ``rowcount`` is the number
 of rows deleted.
+
+``write.delete.isolation-level`` (default ``serializable``, as Spark) decides whether a
+data file another writer appended meanwhile that may hold rows matching the condition
+makes the commit fail: under serializable it does, since the statement did not see (and
+so did not delete) those rows.
 """
 
 from __future__ import annotations
 
 from iceduck.engine.types import quote_identifier
 from iceduck.ops.context import OpContext, OpResult
-from iceduck.ops.row_changes import RowChanges, apply_row_changes
+from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import find_matches, unique_name
-from iceduck.ops.snapshot_commit import row_level_mode
+from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
+from iceduck.spec import properties as props
 from iceduck.sql.statements import Delete
 
-DELETE_MODE = "write.delete.mode"
+DELETE_MODE = props.DELETE_MODE
 
 
 def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     target = ctx.resolve_target(stmt.name)
     alias = stmt.alias or target.identifier.name
     mode = row_level_mode(target.table.metadata, DELETE_MODE)
+    isolation = isolation_level(target.table.metadata, props.DELETE_ISOLATION_LEVEL)
     matches = find_matches(ctx, target, stmt.where, alias)
     addresses = unique_name("deleted")
     ctx.duck.register(addresses, matches.addresses)
     try:
         changes = RowChanges(matches.plan, matches.whole, quote_identifier(addresses))
-        apply_row_changes(ctx, target, changes, mode)
+        conflicts = conflict_detection(
+            f"DELETE FROM {target.identifier}", matches.plan, isolation, props.DELETE_ISOLATION_LEVEL
+        )
+        apply_row_changes(ctx, target, changes, mode, conflicts)
     finally:
         ctx.duck.unregister(addresses)
     count = matches.whole_rows + matches.addresses.num_rows

@@ -21,10 +21,12 @@ from iceduck.engine.write import WriteTarget as FileTarget
 from iceduck.errors import ValidationError
 from iceduck.io import fileio
 from iceduck.ops.context import OpContext, WriteTarget
+from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.commit import PendingCommit, commit
 from iceduck.txn.snapshot import SnapshotChanges, produce
+from iceduck.txn.validation import ISOLATION_LEVELS, IsolationLevel
 
 DATA_PATH = "write.data.path"
 COPY_ON_WRITE = "copy-on-write"
@@ -56,6 +58,17 @@ def row_level_mode(metadata: TableMetadata, prop: str) -> str:
     if mode not in MODES:
         raise ValidationError(f"table property {prop}={mode!r}: use copy-on-write or merge-on-read")
     return mode
+
+
+def isolation_level(metadata: TableMetadata, prop: str) -> IsolationLevel:
+    """``write.delete.isolation-level`` / ``write.update.isolation-level`` /
+    ``write.merge.isolation-level``: ``serializable`` (default, as Java's
+    ``TableProperties``) or ``snapshot``, without case as Java's ``IsolationLevel.fromName``."""
+    value = metadata.properties.get(prop, props.ISOLATION_LEVEL_DEFAULT).strip().lower()
+    for level in ISOLATION_LEVELS:
+        if value == level:
+            return level
+    raise ValidationError(f"table property {prop}={value!r}: use serializable or snapshot")
 
 
 @dataclass

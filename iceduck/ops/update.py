@@ -12,6 +12,9 @@ field must be set to ``null``").
 ``UPDATE ... FROM`` (DuckDB and PostgreSQL) joins other relations; a target row joined to
 several rows would get an arbitrary one of their values, so it is refused, like MERGE's
 cardinality rule. ``rowcount`` is the number of rows updated.
+
+``write.update.isolation-level`` (default ``serializable``): a data file appended
+concurrently that may hold rows the WHERE matches fails the commit, as in Spark.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from iceduck.engine.types import quote_identifier
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.ops.assignments import assigned_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
-from iceduck.ops.row_changes import RowChanges, apply_row_changes
+from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import (
     FILE,
     POS,
@@ -31,12 +34,13 @@ from iceduck.ops.rows import (
     run_sql,
     unique_name,
 )
-from iceduck.ops.snapshot_commit import row_level_mode
+from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
+from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
 from iceduck.sql.statements import Update
 
-UPDATE_MODE = "write.update.mode"
+UPDATE_MODE = props.UPDATE_MODE
 RID = "__iceduck_rid"
 
 
@@ -74,6 +78,7 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
     target = ctx.resolve_target(stmt.name)
     metadata = target.table.metadata
     mode = row_level_mode(metadata, UPDATE_MODE)
+    isolation = isolation_level(metadata, props.UPDATE_ISOLATION_LEVEL)
     alias = stmt.alias or target.identifier.name
     lineage = has_lineage(metadata)
     plan = plan_target(ctx, target, implied_filter(ctx, target, stmt.where, alias))
@@ -103,7 +108,10 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
             addresses=f"(SELECT {FILE}, {POS} FROM {quote_identifier(table)})",
             new_rows=rows_sql(table, len(values), lineage, RID) if count else None,
         )
-        apply_row_changes(ctx, target, changes, mode)
+        conflicts = conflict_detection(
+            f"UPDATE {target.identifier}", plan, isolation, props.UPDATE_ISOLATION_LEVEL
+        )
+        apply_row_changes(ctx, target, changes, mode, conflicts)
     finally:
         run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
     return OpResult(rowcount=count, message=f"updated {count} rows of {target.identifier}")

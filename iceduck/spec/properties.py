@@ -8,10 +8,6 @@ naming the property (Java throws ``NumberFormatException`` there).
 
 Properties iceduck reads but does not act on, on purpose:
 
-* ``commit.manifest-merge.enabled``, ``commit.manifest.min-count-to-merge``,
-  ``commit.manifest.target-size-bytes``: Java merges small manifests on append; iceduck
-  writes one new manifest per commit and never merges. Tables stay valid, only with more
-  manifests (Spark's ``rewrite_manifests`` procedure compacts them).
 * ``write.distribution-mode``, ``write.spark.*``: Spark job tuning, nothing for a single
   process.
 
@@ -76,6 +72,13 @@ MERGE_MODE = "write.merge.mode"
 COPY_ON_WRITE = "copy-on-write"
 MERGE_ON_READ = "merge-on-read"
 ROW_LEVEL_MODE_DEFAULT = COPY_ON_WRITE
+#: conflict checks of DELETE / UPDATE / MERGE on retry: ``serializable`` (also fail when a
+#: concurrent commit added data the statement's condition may match) or ``snapshot``;
+#: Java's ``TableProperties.DELETE_ISOLATION_LEVEL`` and siblings, default serializable
+DELETE_ISOLATION_LEVEL = "write.delete.isolation-level"
+UPDATE_ISOLATION_LEVEL = "write.update.isolation-level"
+MERGE_ISOLATION_LEVEL = "write.merge.isolation-level"
+ISOLATION_LEVEL_DEFAULT = "serializable"
 
 # -- commits -----------------------------------------------------------------------------------
 
@@ -98,11 +101,15 @@ METADATA_DELETE_AFTER_COMMIT_ENABLED_DEFAULT = False
 METADATA_COMPRESSION = "write.metadata.compression-codec"
 METADATA_COMPRESSION_DEFAULT = "none"
 
-# -- ignored on purpose (see the module docstring) ---------------------------------------------
+# -- manifest merging on commit (iceduck.txn.manifest_merge) -----------------------------------
 
 MANIFEST_MERGE_ENABLED = "commit.manifest-merge.enabled"
+MANIFEST_MERGE_ENABLED_DEFAULT = True
+#: a bin holding the commit's new manifest is merged only when it has this many manifests
 MANIFEST_MIN_MERGE_COUNT = "commit.manifest.min-count-to-merge"
+MANIFEST_MIN_MERGE_COUNT_DEFAULT = 100
 MANIFEST_TARGET_SIZE_BYTES = "commit.manifest.target-size-bytes"
+MANIFEST_TARGET_SIZE_BYTES_DEFAULT = 8388608  # 8 MB
 
 
 # -- typed getters -----------------------------------------------------------------------------

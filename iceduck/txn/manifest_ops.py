@@ -20,9 +20,8 @@ The model is Java's ``MergingSnapshotProducer`` with its ``ManifestFilterManager
 * In v3, removing a data file also removes the deletion vectors that reference it (Java's
   ``removeDanglingDeletesFor``): a DV of a file that is gone must not linger.
 
-Manifest merging (``commit.manifest-merge.enabled``, ``commit.manifest.min-count-to-merge``,
-``commit.manifest.target-size-bytes``) is not done: every commit adds its own manifests, as
-a Java fast append does; the table stays valid, and Spark merges when it next writes.
+The manifests built here are then merged as Java's ``ManifestMergeManager`` does (see
+:mod:`iceduck.txn.manifest_merge`).
 
 Names are Java's: ``<metadata dir>/<commit uuid>-m<N>.avro`` for manifests and
 ``snap-<snapshot id>-<attempt>-<commit uuid>.avro`` for the manifest list.
@@ -78,6 +77,12 @@ class FileWriter:
     def write(self, path: str, data: bytes) -> None:
         fileio.write_new(path, data)
         self.written.append(path)
+
+    def discard(self, path: str) -> None:
+        """Delete a file this attempt wrote that the commit no longer refers to (a manifest
+        merged into another): nothing else can refer to it, so it goes at once."""
+        self.written.remove(path)
+        fileio.delete(path)
 
     def delete_written(self) -> None:
         """Best-effort cleanup of everything written so far."""
@@ -272,16 +277,6 @@ def live_data_files(
             for e in cache.parsed_manifest(m, specs).live:
                 out[e.data_file.file_path] = e.data_file
     return out
-
-
-def order_manifest_list(
-    new_data: Sequence[ManifestFile],
-    data: Sequence[ManifestFile],
-    new_deletes: Sequence[ManifestFile],
-    deletes: Sequence[ManifestFile],
-) -> list[ManifestFile]:
-    """Java's order: new data manifests, the other data manifests, then the same for deletes."""
-    return [*new_data, *data, *new_deletes, *deletes]
 
 
 def split_by_content(manifests: Iterable[ManifestFile]) -> tuple[list[ManifestFile], list[ManifestFile]]:

@@ -2,7 +2,9 @@
 
 :func:`build_snapshot` does the work that does not touch table metadata: it validates the
 change against the branch head (see :mod:`iceduck.txn.validation`), writes the new and
-rewritten manifests and the manifest list (:mod:`iceduck.txn.manifest_ops`) and returns the
+rewritten manifests (:mod:`iceduck.txn.manifest_ops`), merges small manifests as every Java
+``MergingSnapshotProducer`` does (:mod:`iceduck.txn.manifest_merge`), writes the manifest list
+and returns the
 :class:`Snapshot`. :func:`produce` then adds it to the metadata with the
 :class:`~iceduck.txn.builder.MetadataBuilder` and moves the branch.
 
@@ -39,13 +41,13 @@ from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn import validation
 from iceduck.txn.builder import MetadataBuilder
 from iceduck.txn.commit import PendingCommit
+from iceduck.txn.manifest_merge import MergeContext, MergeSettings, merge_manifests
 from iceduck.txn.manifest_ops import (
     DeleteKey,
     FileWriter,
     Removals,
     filter_manifests,
     live_data_files,
-    order_manifest_list,
     split_by_content,
     write_added_manifests,
 )
@@ -76,6 +78,9 @@ class SnapshotChanges:
     validate_data_files_live: tuple[str, ...] = ()
     #: copy-on-write: no delete file may have been added since for these data files
     validate_no_new_deletes_for: tuple[str, ...] = ()
+    #: serializable isolation: data files added since the read that may match the
+    #: operation's condition conflict (None: appends and other operations without one)
+    conflict_detection: validation.ConflictDetection | None = None
     #: extra summary properties, written before the metrics as Java does
     summary_extra: dict[str, str] = field(default_factory=dict, hash=False)
 
@@ -148,6 +153,8 @@ def _validate(
         validation.check_no_new_deletes(metadata, concurrent, files, cache)
     if concurrent and since_id is not None and changes.added_delete_files:
         validation.check_no_concurrent_dvs(metadata, concurrent, changes.added_delete_files, cache)
+    if concurrent and changes.conflict_detection is not None:
+        validation.check_no_conflicting_data(metadata, concurrent, changes.conflict_detection, cache)
 
 
 def _missing_removals(removals: Removals, concurrent: bool, branch: str) -> None:
@@ -227,7 +234,14 @@ def _write_snapshot(
     }
     new_data = write_added_manifests(changes.added_data_files, ManifestContent.DATA, **added)
     new_deletes = write_added_manifests(changes.added_delete_files, ManifestContent.DELETES, **added)
-    rows = order_manifest_list(new_data, kept_data.manifests, new_deletes, kept_deletes.manifests)
+    merge = MergeSettings.of(metadata.properties)
+    merging = MergeContext(cache, specs, schema, fv, snapshot_id, writer)
+    # Java's order: new data manifests, the other data manifests, then the same for deletes,
+    # each list merged on its own
+    rows = [
+        *merge_manifests([*new_data, *kept_data.manifests], merge, merging),
+        *merge_manifests([*new_deletes, *kept_deletes.manifests], merge, merging),
+    ]
 
     sequence_number = metadata.last_sequence_number + 1 if fv >= 2 else 0
     first_row_id = added_rows = None

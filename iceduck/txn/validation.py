@@ -13,19 +13,32 @@ are still in the table." Java adds, and iceduck follows (``MergingSnapshotProduc
 * ``validateAddedDVs`` (v3): no deletion vector for the same data file may have been added
   concurrently ("one DV per data file").
 
+* ``validateAddedDataFiles`` (serializable isolation only, :class:`ConflictDetection`):
+  no data file added since the operation read the table may hold a row its condition
+  matches. Spark's row-level operations default to ``serializable``
+  (``write.delete.isolation-level`` and its siblings): a DELETE ... WHERE p = 1 that read
+  the table before a concurrent INSERT of p = 1 rows would otherwise commit as if it ran
+  after the INSERT yet leave the inserted rows, a result no serial order produces. Under
+  ``snapshot`` isolation only the delete-file checks above apply.
+
 Failures caused by a concurrent commit raise :class:`CommitConflictError` (re-running the
 statement on the new state can succeed); a request that was wrong against the very state
 it read (e.g. removing a file that is not in the table) raises :class:`ValidationError`.
-Java's serializable-isolation check that no *data* matching an overwrite's filter was
-appended concurrently is not done (Spark's snapshot isolation level).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from iceduck.errors import CommitConflictError, NotFoundError
+from iceduck.errors import CommitConflictError, IceduckError, NotFoundError
 from iceduck.scan.manifest_cache import ManifestCache, referenced_data_file
+from iceduck.scan.planner import SpecFilter
+from iceduck.scan.tasks import MATCH_ALL
+from iceduck.spec.expressions.binding import bind
+from iceduck.spec.expressions.metrics_evaluator import InclusiveMetricsEvaluator
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression
 from iceduck.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent
 from iceduck.spec.snapshot import Operation, Snapshot
 from iceduck.spec.table_metadata import TableMetadata
@@ -35,6 +48,38 @@ from iceduck.txn.summary import is_deletion_vector
 _ADDS_DELETES = frozenset({Operation.OVERWRITE.value, Operation.DELETE.value})
 #: Java ``VALIDATE_ADDED_DVS_OPERATIONS``
 _ADDS_DVS = frozenset({Operation.OVERWRITE.value, Operation.DELETE.value, Operation.REPLACE.value})
+#: Java ``VALIDATE_ADDED_FILES_OPERATIONS``: a REPLACE (compaction) adds no rows, a DELETE no data
+_ADDS_DATA = frozenset({Operation.APPEND.value, Operation.OVERWRITE.value})
+
+IsolationLevel = Literal["serializable", "snapshot"]
+SERIALIZABLE: IsolationLevel = "serializable"
+SNAPSHOT: IsolationLevel = "snapshot"
+ISOLATION_LEVELS: tuple[IsolationLevel, ...] = (SERIALIZABLE, SNAPSHOT)
+
+
+@dataclass(frozen=True)
+class ConflictDetection:
+    """Which concurrently added data files conflict with an operation (Java's
+    ``conflictDetectionFilter`` plus ``validateNoConflictingData``).
+
+    ``filter`` is the condition the operation's outcome depends on: DELETE's and UPDATE's
+    WHERE, what MERGE's ON condition implies about the target, a static overwrite's
+    partition values. It may be unbound (column names: bound to the table's current
+    schema when checked) or, as the ops pass it, bound to the schema the operation read
+    (``ScanPlan.row_filter``), which keeps its meaning by field id if a column is renamed
+    concurrently. ``partitions`` narrows the check to those (spec id, partition tuple)
+    pairs, as Java's ``ReplacePartitions`` does with the partitions a dynamic overwrite
+    replaces. Only ``serializable`` checks anything: under ``snapshot`` isolation a
+    concurrent append never conflicts.
+    """
+
+    #: the statement and table, for the error message (``DELETE FROM ns.t``)
+    operation: str
+    isolation: IsolationLevel = SERIALIZABLE
+    filter: BooleanExpression = MATCH_ALL
+    partitions: tuple[tuple[int, tuple[Any, ...]], ...] | None = None
+    #: the table property that chose the level (named in the error: how to relax it)
+    level_property: str | None = None
 
 
 def snapshots_since(metadata: TableMetadata, head: Snapshot | None, since_id: int | None) -> list[Snapshot]:
@@ -66,13 +111,31 @@ def added_delete_files(
     metadata: TableMetadata, snapshots: Iterable[Snapshot], cache: ManifestCache, operations: frozenset[str]
 ) -> list[tuple[Snapshot, DataFile]]:
     """The delete files each snapshot added itself (those with an ``operations`` operation)."""
+    return _added_files(metadata, snapshots, cache, operations, data=False)
+
+
+def added_data_files(
+    metadata: TableMetadata, snapshots: Iterable[Snapshot], cache: ManifestCache
+) -> list[tuple[Snapshot, DataFile]]:
+    """The data files each appending or overwriting snapshot added itself (existing
+    entries a snapshot carried over are not new rows)."""
+    return _added_files(metadata, snapshots, cache, _ADDS_DATA, data=True)
+
+
+def _added_files(
+    metadata: TableMetadata,
+    snapshots: Iterable[Snapshot],
+    cache: ManifestCache,
+    operations: frozenset[str],
+    data: bool,
+) -> list[tuple[Snapshot, DataFile]]:
     specs = metadata.specs_by_id()
     out = []
     for s in snapshots:
         if s.operation not in operations:
             continue
         for m in cache.snapshot_manifests(s, metadata.format_version):
-            if m.content is ManifestContent.DATA or m.added_snapshot_id != s.snapshot_id:
+            if (m.content is ManifestContent.DATA) != data or m.added_snapshot_id != s.snapshot_id:
                 continue
             for e in cache.parsed_manifest(m, specs).live:
                 if e.status is EntryStatus.ADDED and e.snapshot_id == s.snapshot_id:
@@ -136,3 +199,61 @@ def check_files_live(required: Iterable[str], live: set[str] | dict[str, DataFil
             f"(removed by a concurrent commit): {', '.join(missing[:5])}"
             + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         )
+
+
+class _FileMatcher:
+    """Whether a data file may hold a row of a filter: the scan planner's two inclusive
+    tests, partition tuple (inclusive projection onto the file's spec) then column
+    metrics, so a file that cannot match is never reported and one that may always is."""
+
+    def __init__(self, metadata: TableMetadata, row_filter: BooleanExpression) -> None:
+        self.specs = metadata.specs_by_id()
+        self.schema = metadata.schema()
+        self.match_all = isinstance(row_filter, AlwaysTrue)
+        self._spec_filters: dict[int, SpecFilter] = {}
+        if self.match_all:
+            return
+        try:
+            self.bound = bind(self.schema, row_filter)
+            self.metrics = InclusiveMetricsEvaluator(self.schema, self.bound)
+        except IceduckError:  # a column the filter names is gone: assume every file may match
+            self.match_all = True
+
+    def may_match(self, f: DataFile) -> bool:
+        if self.match_all:
+            return True
+        spec_filter = self._spec_filters.get(f.spec_id)
+        if spec_filter is None:
+            spec = self.specs.get(f.spec_id)
+            if spec is None:
+                return True
+            try:
+                spec_filter = SpecFilter(spec, self.schema, self.bound, True)
+            except IceduckError:
+                return True
+            self._spec_filters[f.spec_id] = spec_filter
+        if spec_filter.residual(f.partition) is None:
+            return False
+        return self.metrics.may_match(f)
+
+
+def check_no_conflicting_data(
+    metadata: TableMetadata, since: Sequence[Snapshot], detection: ConflictDetection, cache: ManifestCache
+) -> None:
+    """Serializable isolation: no data file added since the read may hold a row the
+    operation's condition matches (Java ``validateAddedDataFiles``)."""
+    if detection.isolation != SERIALIZABLE or not since:
+        return
+    matcher = _FileMatcher(metadata, detection.filter)
+    partitions = detection.partitions
+    for snapshot, f in added_data_files(metadata, since, cache):
+        if partitions is not None and (f.spec_id, f.partition) not in partitions:
+            continue
+        if matcher.may_match(f):
+            prop = detection.level_property
+            hint = f"; set {prop}=snapshot to allow it" if prop else ""
+            raise CommitConflictError(
+                f"{detection.operation}: found conflicting data file {f.file_path}, added by concurrent "
+                f"snapshot {snapshot.snapshot_id}, that may hold rows matching {detection.filter} "
+                f"(serializable isolation{hint}); re-run the statement"
+            )
