@@ -45,6 +45,11 @@ class OpResult:
     message: str | None = None
 
 
+def rows(count: int) -> str:
+    """``1 row``, ``3 rows``: the count in a write statement's message."""
+    return f"{count:,} row" if count == 1 else f"{count:,} rows"
+
+
 @dataclass
 class OpContext:
     catalog: Catalog

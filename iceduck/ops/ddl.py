@@ -34,6 +34,7 @@ from iceduck.engine.result_types import query_columns
 from iceduck.engine.write import write_data_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError, ValidationError
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.ops.context import rows as row_count
 from iceduck.ops.snapshot_commit import WrittenFiles, file_target
 from iceduck.ops.table_schema import (
     column_field,
@@ -216,7 +217,7 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         written.paths = []
     ctx.on_commit(loaded)
     rows = sum(f.record_count for f in files)
-    return OpResult(rowcount=rows, message=f"created table {identifier} with {rows} row(s)")
+    return OpResult(rowcount=rows, message=f"created table {identifier} with {row_count(rows)}")
 
 
 def _with_rows(
@@ -281,7 +282,7 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
         written.paths = []
     ctx.on_commit(result)
     rows = sum(f.record_count for f in files)
-    return OpResult(rowcount=rows, message=f"replaced table {identifier} with {rows} row(s)")
+    return OpResult(rowcount=rows, message=f"replaced table {identifier} with {row_count(rows)}")
 
 
 # -- DROP, RENAME -----------------------------------------------------------------------------

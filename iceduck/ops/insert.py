@@ -49,6 +49,7 @@ from iceduck.engine.write import write_data_files
 from iceduck.errors import UserError
 from iceduck.ops.assignments import find_column, write_default
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection, removed_delete_keys
 from iceduck.ops.rows import (
     find_matches,
@@ -168,7 +169,7 @@ def insert(ctx: OpContext, stmt: Insert) -> OpResult:
             changes = SnapshotChanges(operation=Operation.APPEND, added_data_files=tuple(files))
         if changes is not None:
             commit_changes(ctx, target, changes, written)
-    return OpResult(rowcount=count, message=f"inserted {count} rows into {target.identifier}")
+    return OpResult(rowcount=count, message=f"inserted {row_count(count)} into {target.identifier}")
 
 
 def _dynamic_overwrite(ctx: OpContext, target: WriteTarget, files: list[DataFile]) -> SnapshotChanges | None:
@@ -255,7 +256,7 @@ def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select:
             ctx.duck.unregister(addresses)
     finally:
         run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    return OpResult(rowcount=count, message=f"inserted {count} rows into {target.identifier}")
+    return OpResult(rowcount=count, message=f"inserted {row_count(count)} into {target.identifier}")
 
 
 def _with_lineage(rows: str, target: WriteTarget) -> str:

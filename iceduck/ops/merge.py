@@ -29,6 +29,7 @@ from iceduck.engine.types import duckdb_type, quote_identifier
 from iceduck.errors import UserError, ValidationError
 from iceduck.ops.assignments import assigned_values, find_column, insert_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import (
     FILE,
@@ -194,7 +195,7 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
         count = _apply(ctx, target, stmt, plan, table, mode, lineage, len(columns))
     finally:
         run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    return OpResult(rowcount=count, message=f"merged {count} rows into {target.identifier}")
+    return OpResult(rowcount=count, message=f"merged {row_count(count)} into {target.identifier}")
 
 
 def _apply(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from iceduck.engine.types import quote_identifier
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import find_matches, unique_name
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
@@ -44,4 +45,4 @@ def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     finally:
         ctx.duck.unregister(addresses)
     count = matches.whole_rows + matches.addresses.num_rows
-    return OpResult(rowcount=count, message=f"deleted {count} rows from {target.identifier}")
+    return OpResult(rowcount=count, message=f"deleted {row_count(count)} from {target.identifier}")

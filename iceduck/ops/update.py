@@ -23,6 +23,7 @@ from iceduck.engine.types import quote_identifier
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.ops.assignments import assigned_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
+from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import (
     FILE,
@@ -114,4 +115,4 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
         apply_row_changes(ctx, target, changes, mode, conflicts)
     finally:
         run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    return OpResult(rowcount=count, message=f"updated {count} rows of {target.identifier}")
+    return OpResult(rowcount=count, message=f"updated {row_count(count)} of {target.identifier}")

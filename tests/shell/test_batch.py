@@ -42,7 +42,7 @@ def test_command_prints_a_box_and_writes_report_on_stderr(warehouse: Path) -> No
         "└────────┴──────────┘\n"
         "2 rows\n"
     )
-    assert run.stderr.splitlines() == ["inserted 1 rows into shop.orders", "deleted 1 rows from shop.orders"]
+    assert run.stderr.splitlines() == ["inserted 1 row into shop.orders", "deleted 1 row from shop.orders"]
 
 
 def test_csv_and_json_output(warehouse: Path) -> None:

@@ -81,7 +81,7 @@ def test_modes_dot_commands_and_errors(terminal: Terminal) -> None:
     assert "Error: " in screen and "Traceback" not in screen
     terminal.run(".timer on")
     terminal.run("INSERT INTO shop.orders VALUES (4, 'cy', 1);")
-    assert "inserted 1 rows into shop.orders" in terminal.text()
+    assert "inserted 1 row into shop.orders" in terminal.text()
     assert "Run Time: " in terminal.text()
     terminal.run("DELETE FROM shop.orders WHERE id = 4;")
     terminal.type(".quit\r")
