@@ -113,8 +113,7 @@ def alter_table(ctx: OpContext, stmt: st.AlterTable) -> OpResult:
         _check_unchanged(start, base.metadata, changes, str(target.identifier))
         return PendingCommit(apply(base.metadata, changes), [])
 
-    loaded = commit(ctx.catalog, target.identifier, attempt, base=target.table)
-    ctx.on_commit(loaded)
+    commit(ctx.catalog, target.identifier, attempt, base=target.table)
     return OpResult(message=f"altered table {target.identifier}")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
@@ -68,8 +68,6 @@ class OpContext:
     resolve_target: Callable[[tuple[str, ...]], WriteTarget]
     #: a written name -> the identifier a new table would get (catalog prefix dropped)
     new_identifier: Callable[[tuple[str, ...]], TableIdentifier]
-    #: called after every commit so cached scans never see a stale table
-    on_commit: Callable[[LoadedTable], None] = field(default=lambda loaded: None)
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

@@ -204,8 +204,7 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         format_version=definition.format_version or tp.DEFAULT_FORMAT_VERSION,
     )
     if definition.query_sql is None:
-        loaded = ctx.catalog.create_table(identifier, metadata)
-        ctx.on_commit(loaded)
+        ctx.catalog.create_table(identifier, metadata)
         return OpResult(message=f"created table {identifier}")
     with WrittenFiles() as written:
         files = written.add(
@@ -213,9 +212,8 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         )
         pending = _with_rows(ctx, metadata, files, Operation.APPEND)
         written.paths.extend(pending.written)
-        loaded = ctx.catalog.create_table(identifier, pending.metadata)
+        ctx.catalog.create_table(identifier, pending.metadata)
         written.paths = []
-    ctx.on_commit(loaded)
     rows = sum(f.record_count for f in files)
     return OpResult(rowcount=rows, message=f"created table {identifier} with {row_count(rows)}")
 
@@ -256,10 +254,9 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
 
     first = replacement(loaded.metadata)
     if definition.query_sql is None:
-        result = commit(
+        commit(
             ctx.catalog, identifier, lambda base: PendingCommit(replacement(base.metadata), []), base=loaded
         )
-        ctx.on_commit(result)
         return OpResult(message=f"replaced table {identifier}")
 
     with WrittenFiles() as written:
@@ -276,11 +273,10 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
                 )
             return _with_rows(ctx, new, files, Operation.OVERWRITE)
 
-        result = commit(
+        commit(
             ctx.catalog, identifier, attempt, base=loaded, cleanup_on_failure=tuple(written.paths)
         )
         written.paths = []
-    ctx.on_commit(result)
     rows = sum(f.record_count for f in files)
     return OpResult(rowcount=rows, message=f"replaced table {identifier} with {row_count(rows)}")
 

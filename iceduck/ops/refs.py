@@ -61,8 +61,7 @@ def create_ref(ctx: OpContext, stmt: CreateRef) -> OpResult:
         builder.set_ref(stmt.ref_name, _ref(snapshot_id, kind, stmt, old))
         return PendingCommit(builder.build(), [])
 
-    result = commit(ctx.catalog, loaded.identifier, attempt, base=loaded)
-    ctx.on_commit(result)
+    commit(ctx.catalog, loaded.identifier, attempt, base=loaded)
     done = "replaced" if existing is not None else "created"
     return OpResult(message=f"{done} {word} {stmt.ref_name} of table {loaded.identifier}")
 
@@ -86,8 +85,7 @@ def drop_ref(ctx: OpContext, stmt: DropRef) -> OpResult:
         builder.remove_ref(stmt.ref_name)
         return PendingCommit(builder.build(), [])
 
-    result = commit(ctx.catalog, loaded.identifier, attempt, base=loaded)
-    ctx.on_commit(result)
+    commit(ctx.catalog, loaded.identifier, attempt, base=loaded)
     return OpResult(message=f"dropped {word} {stmt.ref_name} of table {loaded.identifier}")
 
 

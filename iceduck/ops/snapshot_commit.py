@@ -28,15 +28,12 @@ from iceduck.txn.commit import PendingCommit, commit
 from iceduck.txn.snapshot import SnapshotChanges, produce
 from iceduck.txn.validation import ISOLATION_LEVELS, IsolationLevel
 
-DATA_PATH = "write.data.path"
-COPY_ON_WRITE = "copy-on-write"
-MERGE_ON_READ = "merge-on-read"
-MODES = (COPY_ON_WRITE, MERGE_ON_READ)
+COPY_ON_WRITE = props.COPY_ON_WRITE
 
 
 def data_location(metadata: TableMetadata) -> str:
     """Where new data and delete files go: ``write.data.path``, else ``<location>/data``."""
-    return metadata.properties.get(DATA_PATH) or metadata.location.rstrip("/") + "/data"
+    return props.data_location(metadata.properties, metadata.location)
 
 
 def file_target(metadata: TableMetadata) -> FileTarget:
@@ -54,10 +51,7 @@ def file_target(metadata: TableMetadata) -> FileTarget:
 def row_level_mode(metadata: TableMetadata, prop: str) -> str:
     """``write.delete.mode`` / ``write.update.mode`` / ``write.merge.mode`` (default
     copy-on-write, as Java's ``TableProperties``)."""
-    mode = metadata.properties.get(prop, COPY_ON_WRITE).strip().lower()
-    if mode not in MODES:
-        raise ValidationError(f"table property {prop}={mode!r}: use copy-on-write or merge-on-read")
-    return mode
+    return props.row_level_mode(metadata.properties, prop)
 
 
 def isolation_level(metadata: TableMetadata, prop: str) -> IsolationLevel:
@@ -108,7 +102,7 @@ class WrittenFiles:
 def commit_changes(
     ctx: OpContext, target: WriteTarget, changes: SnapshotChanges, written: WrittenFiles
 ) -> LoadedTable:
-    """Commit ``changes`` to the target's branch; the new table state (``on_commit`` told)."""
+    """Commit ``changes`` to the target's branch; the new table state."""
 
     def attempt(base: LoadedTable) -> PendingCommit:
         return produce(
@@ -123,5 +117,4 @@ def commit_changes(
         ctx.catalog, target.identifier, attempt, base=target.table, cleanup_on_failure=tuple(written.paths)
     )
     written.paths = []  # committed: the table owns them now, whatever happens next
-    ctx.on_commit(loaded)
     return loaded
