@@ -13,6 +13,8 @@ ValidationError            DataError               a value breaks a rule
 UnsupportedError           NotSupportedError       valid, but not supported (yet)
 CorruptDataError           DatabaseError           a file of the table is broken
 CommitConflictError        OperationalError        retry may succeed
+CommitStateUnknownError    OperationalError        look at the table before retrying
+StorageError               OperationalError        free space or fix permissions
 =========================  ======================  ================================
 
 Anything else raised by DuckDB surfaces as :class:`OperationalError`.
@@ -88,6 +90,8 @@ MAPPING: tuple[tuple[type[errors.IceduckError], type[Error]], ...] = (
     (errors.UnsupportedError, NotSupportedError),
     (errors.CorruptDataError, DatabaseError),
     (errors.CommitConflictError, OperationalError),
+    (errors.CommitStateUnknownError, OperationalError),
+    (errors.StorageError, OperationalError),
     (errors.IceduckError, DatabaseError),
 )
 
