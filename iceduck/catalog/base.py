@@ -76,12 +76,21 @@ class Catalog(Protocol):
 
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         """Write the first metadata file and register it atomically; AlreadyExistsError
-        (and no file left behind) when the name is taken."""
+        (and no file left behind) when the name is taken. The outcome contract is
+        :meth:`commit_table`'s."""
         ...
 
     def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
         """Write ``metadata`` as the next metadata file and swap it in if ``base`` is still
-        current; CommitConflictError (and no file left behind) otherwise."""
+        current; CommitConflictError (and no file left behind) otherwise.
+
+        The outcome contract every catalog keeps, because callers delete files on it
+        (:func:`iceduck.catalog.commit_outcome.certainly_not_committed`): returning means
+        the swap landed; an :class:`~iceduck.errors.IceduckError` other than
+        :class:`~iceduck.errors.CommitStateUnknownError` means it certainly did not;
+        anything else (``CommitStateUnknownError``, an interrupt) means it may have, and
+        then no file the new metadata references may be deleted.
+        """
         ...
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:

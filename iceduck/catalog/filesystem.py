@@ -47,6 +47,7 @@ from iceduck.catalog.purge import purge_table_files
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
+    IceduckError,
     NotFoundError,
     UnsupportedError,
     UserError,
@@ -186,7 +187,7 @@ class HadoopCatalog:
             raise AlreadyExistsError(
                 f"table '{identifier}' already exists in catalog '{self.name}'"
             ) from None
-        _write_version_hint(metadata_dir, 1)
+        _try_version_hint(metadata_dir, 1)
         return LoadedTable(identifier, location, metadata)
 
     def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
@@ -199,6 +200,7 @@ class HadoopCatalog:
                 f"{base.metadata_location} is not a file-system catalog metadata file (v<N>.metadata.json)"
             )
         metadata_dir = Path(to_local_path(base.metadata_location)).parent
+        self._check_base_is_current(base, metadata_dir)
         metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
         location = str(metadata_dir / hadoop_metadata_file_name(version + 1))
         try:
@@ -208,12 +210,25 @@ class HadoopCatalog:
                 f"table '{identifier}' changed since it was loaded: version {version + 1} was "
                 "committed by another writer"
             ) from None
-        try:
-            _write_version_hint(metadata_dir, version + 1)
-        except OSError:
-            pass  # readers move past a stale hint (current_hadoop_metadata_file); Java ignores it too
+        _try_version_hint(metadata_dir, version + 1)
         delete_removed_metadata_files(base.metadata, metadata)
         return LoadedTable(identifier, location, metadata)
+
+    def _check_base_is_current(self, base: LoadedTable, metadata_dir: Path) -> None:
+        """Java's ``HadoopTableOperations.commit`` first refreshes and refuses a base that is
+        not the current metadata ("Cannot commit changes based on stale table metadata").
+        Creating ``v<N+1>`` without overwriting catches a concurrent commit, but not a table
+        dropped and created again, whose ``v1.metadata.json`` has the same name as ours: the
+        current file must also carry the base's ``table-uuid``."""
+        current = current_hadoop_metadata_file(metadata_dir)
+        stale = current is None or str(current) != str(Path(to_local_path(base.metadata_location)))
+        if not stale and current is not None and base.metadata.table_uuid is not None:
+            stale = self._metadata.load(str(current)).table_uuid not in (None, base.metadata.table_uuid)
+        if stale:
+            raise CommitConflictError(
+                f"table '{base.identifier}' changed since it was loaded (base {base.metadata_location} "
+                f"is no longer current, now {current}): cannot commit changes based on stale table metadata"
+            )
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         """Java's ``HadoopCatalog.dropTable``: purge if asked, then delete the table folder."""
@@ -259,6 +274,20 @@ def _subfolders(folder: Path) -> list[os.DirEntry[str]]:
 
 def _is_table_dir(entry: os.DirEntry[str]) -> bool:
     return has_metadata_files(Path(entry.path))
+
+
+def _try_version_hint(metadata_dir: Path, version: int) -> None:
+    """Update the hint after ``v<version>.metadata.json`` landed; a failure is ignored.
+
+    The new metadata file *is* the commit (it was created without overwriting), so an
+    error here must not be reported as a failed commit: the caller would delete files the
+    table now references. Readers move past a stale or missing hint
+    (:func:`current_hadoop_metadata_file`); Java's ``writeVersionHint`` ignores failures too.
+    """
+    try:
+        _write_version_hint(metadata_dir, version)
+    except (OSError, IceduckError):
+        pass
 
 
 def _write_version_hint(metadata_dir: Path, version: int) -> None:

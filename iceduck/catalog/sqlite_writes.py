@@ -15,7 +15,10 @@ version V1) runs, so a file changed by iceduck reads the same to Spark and PyIce
 
 Check-then-write sequences run inside ``BEGIN IMMEDIATE`` (:meth:`SqliteCatalog._transaction`)
 so another process cannot slip in between; the commit itself is one statement. A metadata
-file written for a create or commit that does not land is deleted again.
+file written for a create or commit that certainly did not land is deleted again; when the
+statement was interrupted (``KeyboardInterrupt``, a signal handler's ``SystemExit``) the row
+is read back to find out (:mod:`iceduck.catalog.commit_outcome`), and a file the row may
+point to is never deleted.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
 from iceduck.catalog.metadata_files import (
     delete_quietly,
     delete_removed_metadata_files,
@@ -160,9 +164,11 @@ def create_table(catalog: SqliteCatalog, identifier: TableIdentifier, metadata: 
             catalog._execute(
                 f"INSERT INTO {TABLES} ({columns}) VALUES ({', '.join('?' * len(values))})", values
             )
-    except BaseException:
-        delete_quietly(location)
+    except IceduckError:
+        delete_quietly(location)  # a SQLite error or a check: the transaction was rolled back
         raise
+    except BaseException as e:  # an interrupt or a bug: the COMMIT may have run to the end
+        settle_failed_swap(e, _outcome(catalog, identifier, location, None), location, str(identifier))
     return LoadedTable(identifier, location, metadata)
 
 
@@ -188,9 +194,12 @@ def commit_table(catalog: SqliteCatalog, base: LoadedTable, metadata: TableMetad
     )
     try:
         changed = catalog._execute(sql, params)
-    except BaseException:
-        delete_quietly(location)  # a failed single statement changed nothing
+    except IceduckError:
+        delete_quietly(location)  # SQLite failed the statement: an autocommit statement changed nothing
         raise
+    except BaseException as e:  # an interrupt or a bug: the UPDATE may have landed before it arrived
+        outcome = _outcome(catalog, identifier, location, base.metadata_location)
+        changed = int(settle_failed_swap(e, outcome, location, str(identifier)))
     if changed != 1:
         delete_quietly(location)
         if catalog._table_row(identifier) is None:
@@ -203,6 +212,18 @@ def commit_table(catalog: SqliteCatalog, base: LoadedTable, metadata: TableMetad
         )
     delete_removed_metadata_files(base.metadata, metadata)
     return LoadedTable(identifier, location, metadata)
+
+
+def _outcome(
+    catalog: SqliteCatalog, identifier: TableIdentifier, location: str, base_location: str | None
+) -> Outcome:
+    """Whether the row now points at ``location`` (see :mod:`iceduck.catalog.commit_outcome`)."""
+
+    def current() -> str | None:
+        row = catalog._table_row(identifier)
+        return row[0] if row is not None else None
+
+    return swap_outcome(current, location, base_location, catalog._metadata.load)
 
 
 def drop_table(catalog: SqliteCatalog, identifier: TableIdentifier, purge: bool) -> None:

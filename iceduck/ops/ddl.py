@@ -50,7 +50,7 @@ from iceduck.spec.sort import UNSORTED, SortOrder
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.sql.statements import CreateNamespace, CreateTable, DropNamespace, DropTable, Name, RenameTable
 from iceduck.txn.builder import new_table_metadata, parse_format_version, replace_table_metadata
-from iceduck.txn.commit import PendingCommit, commit
+from iceduck.txn.commit import PendingCommit, commit, create
 from iceduck.txn.snapshot import SnapshotChanges, produce
 from iceduck.txn.sort_update import sort_order_from_terms
 from iceduck.txn.spec_update import spec_from_terms
@@ -212,8 +212,7 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         )
         pending = _with_rows(ctx, metadata, files, Operation.APPEND)
         written.paths.extend(pending.written)
-        ctx.catalog.create_table(identifier, pending.metadata)
-        written.paths = []
+        create(ctx.catalog, identifier, pending.metadata, cleanup_on_failure=written.take())
     rows = sum(f.record_count for f in files)
     return OpResult(rowcount=rows, message=f"created table {identifier} with {row_count(rows)}")
 
@@ -273,10 +272,7 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
                 )
             return _with_rows(ctx, new, files, Operation.OVERWRITE)
 
-        commit(
-            ctx.catalog, identifier, attempt, base=loaded, cleanup_on_failure=tuple(written.paths)
-        )
-        written.paths = []
+        commit(ctx.catalog, identifier, attempt, base=loaded, cleanup_on_failure=written.take())
     rows = sum(f.record_count for f in files)
     return OpResult(rowcount=rows, message=f"replaced table {identifier} with {row_count(rows)}")
 

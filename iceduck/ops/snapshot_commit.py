@@ -7,7 +7,8 @@ given, and :func:`iceduck.txn.commit.commit` swaps the metadata with retries ("C
 Conflict Resolution and Retry": appends always apply; deletes and rewrites re-validate
 their files on the refreshed base). "A failed statement leaves no snapshot behind and
 cleans up the files it wrote" (issue 4): :class:`WrittenFiles` deletes them on any error
-before the commit, and the commit deletes them when it finally fails.
+before the commit, and the commit deletes them when it finally fails -- unless the swap
+may have landed, when every file is kept.
 """
 
 from __future__ import annotations
@@ -69,8 +70,11 @@ def isolation_level(metadata: TableMetadata, prop: str) -> IsolationLevel:
 class WrittenFiles:
     """Files a statement wrote; deleted when the statement fails before committing.
 
-    Use as a context manager around writing and committing: an exception leaving the
-    block deletes every recorded file (a commit that landed raises nothing).
+    Use as a context manager around writing: an exception leaving the block deletes every
+    recorded file. The files are handed to the commit with :meth:`take` *before* the
+    catalog is asked to swap: from then on only the commit may delete them, and only when
+    the swap certainly did not land (:mod:`iceduck.catalog.commit_outcome`) -- an
+    interrupt arriving just after the swap must not delete files the table now references.
     """
 
     paths: list[str] = field(default_factory=list)
@@ -90,6 +94,11 @@ class WrittenFiles:
     ) -> None:
         if kind is not None:
             self.delete()
+
+    def take(self) -> tuple[str, ...]:
+        """Hand the files over to a commit: this object forgets them."""
+        paths, self.paths = tuple(self.paths), []
+        return paths
 
     def delete(self) -> None:
         for path in self.paths:
@@ -113,8 +122,5 @@ def commit_changes(
             cache=ctx.manifests,
         )
 
-    loaded = commit(
-        ctx.catalog, target.identifier, attempt, base=target.table, cleanup_on_failure=tuple(written.paths)
-    )
-    written.paths = []  # committed: the table owns them now, whatever happens next
-    return loaded
+    owned = written.take()
+    return commit(ctx.catalog, target.identifier, attempt, base=target.table, cleanup_on_failure=owned)

@@ -14,12 +14,25 @@ Retries follow the table's properties, with Java's names and defaults:
 with up to 10% jitter (Java's ``Tasks``), and no new attempt after
 ``commit.retry.total-timeout-ms`` (30 min).
 
+Same table. A retry reloads the table by name, and the name may meanwhile belong to
+another table: dropped and re-created, or renamed away with a new table created in its
+place. Writing the statement's rows into that table would put them where they do not
+belong (bigints read as strings). As Java's ``BaseMetastoreTableOperations`` refuses a
+refresh whose ``table-uuid`` differs ("Table UUID does not match"), every retry checks
+that the reloaded table is the one the statement started on (:func:`check_same_table`):
+the same UUID, the same location (where the statement's files were written) and the same
+format version (which decides what those files may be: v3 tables take deletion vectors,
+not position-delete files).
+
 Cleanup. Files written for attempts that did not land (manifests, manifest lists) are
 deleted once the loop ends -- not at once, so a later attempt may reuse an earlier
 attempt's manifest by listing it again in its own ``written``, and it is kept when that
 attempt lands. When the statement fails for good, the files it wrote before the loop
 (``cleanup_on_failure``: its data files) go too, so a failed statement leaves nothing
-behind.
+behind -- but only when the failure proves that the swap did not happen
+(:func:`~iceduck.catalog.commit_outcome.certainly_not_committed`). After an interrupt or
+:class:`~iceduck.errors.CommitStateUnknownError` during the swap nothing is deleted: the
+catalog may point at those files now (Java's ``CommitStateUnknownException``).
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.commit_outcome import certainly_not_committed
 from iceduck.catalog.metadata_files import delete_quietly
 from iceduck.errors import CommitConflictError
 from iceduck.spec import properties as props
@@ -103,7 +117,7 @@ def commit(
     wrote and ``cleanup_on_failure`` are deleted and the error raised; when retries run
     out it is a CommitConflictError naming the table and the number of attempts.
     """
-    current = base if base is not None else catalog.load_table(identifier)
+    first = current = base if base is not None else catalog.load_table(identifier)
     policy = RetryPolicy.from_properties(current.metadata.properties)
     started = time.monotonic()
     written: dict[str, None] = {}
@@ -111,8 +125,11 @@ def commit(
     while True:
         tries += 1
         try:
+            if current is not first:
+                check_same_table(first, current)
             pending = attempt(current)
         except BaseException:
+            # nothing of this attempt was swapped in, and earlier attempts lost their race
             _cleanup(written, cleanup_on_failure)
             raise
         written.update(dict.fromkeys(pending.written))
@@ -127,16 +144,68 @@ def commit(
                     f"({tries} attempt{'s' if tries > 1 else ''}; last conflict: {e})"
                 ) from e
             sleep(policy.wait_ms(tries) / 1000)
-            current = catalog.load_table(identifier)
+            try:
+                current = catalog.load_table(identifier)
+            except BaseException:
+                _cleanup(written, cleanup_on_failure)
+                raise
             continue
-        except BaseException:
-            _cleanup(written, cleanup_on_failure)
+        except BaseException as e:
+            if certainly_not_committed(e):
+                _cleanup(written, cleanup_on_failure)
             raise
         kept = set(pending.written)
         for location in written:
             if location not in kept:
                 delete_quietly(location)
         return committed
+
+
+def create(
+    catalog: Catalog,
+    identifier: TableIdentifier,
+    metadata: TableMetadata,
+    *,
+    cleanup_on_failure: Sequence[str] = (),
+) -> LoadedTable:
+    """Register a new table whose first snapshot references ``cleanup_on_failure`` (CREATE
+    TABLE ... AS SELECT); those files are deleted only when the create certainly did not
+    land, as in :func:`commit`."""
+    try:
+        return catalog.create_table(identifier, metadata)
+    except BaseException as e:
+        if certainly_not_committed(e):
+            _cleanup({}, cleanup_on_failure)
+        raise
+
+
+def check_same_table(first: LoadedTable, current: LoadedTable) -> None:
+    """Refuse to retry a commit on a table that is not the one the statement started on.
+
+    The UUID is compared as in Java's ``BaseMetastoreTableOperations.refreshFromMetadataLocation``
+    ("Table UUID does not match: current=%s != refreshed=%s"), skipped when either side has
+    none (v1 metadata may lack ``table-uuid``; the first commit assigns one). The location
+    and the format version decide where the statement's files were written and which kinds
+    of files it wrote, so a change of either also ends the retries.
+    """
+    old, new = first.metadata, current.metadata
+    table = first.identifier
+    if old.table_uuid is not None and new.table_uuid is not None and old.table_uuid != new.table_uuid:
+        raise CommitConflictError(
+            f"table '{table}' was dropped and re-created, or replaced by another table, while the "
+            f"statement ran (Table UUID does not match: current={old.table_uuid} != "
+            f"refreshed={new.table_uuid}); nothing was committed"
+        )
+    if old.location != new.location:
+        raise CommitConflictError(
+            f"table '{table}' moved from {old.location} to {new.location} while the statement ran; "
+            "nothing was committed"
+        )
+    if old.format_version != new.format_version:
+        raise CommitConflictError(
+            f"table '{table}' was upgraded from format version {old.format_version} to "
+            f"{new.format_version} while the statement ran; nothing was committed, run it again"
+        )
 
 
 def _cleanup(written: dict[str, None], extra: Sequence[str]) -> None:
