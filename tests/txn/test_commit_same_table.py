@@ -39,9 +39,8 @@ def _create(catalog: Catalog, schema: Schema, properties: dict[str, str] | None 
 @pytest.fixture(params=["sqlite", "hadoop"])
 def catalogs(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Catalog, Catalog]:
     warehouse = tmp_path / "wh"
-    factory: Callable[[], Catalog] = (
-        (lambda: SqliteCatalog(warehouse)) if request.param == "sqlite" else (lambda: HadoopCatalog(warehouse))
-    )
+    kind = SqliteCatalog if request.param == "sqlite" else HadoopCatalog
+    factory: Callable[[], Catalog] = lambda: kind(warehouse)  # noqa: E731
     ours = factory()
     ours.create_namespace(("db",))
     _create(ours, OLD_SCHEMA)
