@@ -44,6 +44,23 @@ class _BeforeSwap:
         return getattr(self._conn, name)
 
 
+class _OnLoad:
+    """The catalog's real SQLite connection, setting ``loaded`` once a table's row was read."""
+
+    def __init__(self, conn: sqlite3.Connection, loaded: threading.Event) -> None:
+        self._conn = conn
+        self._loaded = loaded
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        cursor = self._conn.execute(sql, params)
+        if sql.startswith("SELECT metadata_location"):
+            self._loaded.set()
+        return cursor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 def _setup(warehouse: Path) -> None:
     s = Session(warehouse)
     s.run("CREATE NAMESPACE db")
@@ -111,19 +128,27 @@ def test_timing_race_never_lands_rows_in_the_new_table(tmp_path: Path) -> None:
         warehouse = tmp_path / f"wh{trial}"
         _setup(warehouse)
         errors: list[BaseException] = []
+        a = Session(warehouse)
+        loaded = threading.Event()
+        catalog = a.catalog
+        assert isinstance(catalog, SqliteCatalog)
+        catalog._conn = _OnLoad(catalog._conn, loaded)  # type: ignore[assignment]
 
-        def insert(warehouse: Path = warehouse, errors: list[BaseException] = errors) -> None:
-            a = Session(warehouse)
+        def insert(
+            a: Session = a, errors: list[BaseException] = errors, loaded: threading.Event = loaded
+        ) -> None:
             try:
                 a.run("INSERT INTO db.t SELECT i, i FROM range(0, 200000) r(i)")
             except BaseException as e:
                 errors.append(e)
             finally:
+                loaded.set()
                 a.close()
 
         thread = threading.Thread(target=insert)
         thread.start()
-        threading.Event().wait(rng.uniform(0.0, 0.3))
+        loaded.wait()  # B starting before A loads the table would be no race, just a later INSERT
+        threading.Event().wait(rng.uniform(0.0, 0.2))
         _recreate(warehouse, rename=trial % 2 == 1)
         thread.join()
         if errors:
