@@ -24,6 +24,8 @@ whose first part is not that qualifier names a struct field (``SET point.x = 0``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import UnsupportedError, UserError
@@ -210,7 +212,39 @@ def merge(c: Cursor) -> Merge:
         clauses.append(_merge_clause(c, qualifier))
     if not clauses:
         raise c.error("WHEN [NOT] MATCHED ... THEN")
+    check_unconditional_last(clauses)
     return Merge(name, source, on, tuple(clauses), alias, source_alias)
+
+
+#: how Spark's messages name each kind of clause (``NON_LAST_*_CLAUSE_OMIT_CONDITION``)
+_KIND_NAMES = {
+    MergeMatch.MATCHED: "MATCHED",
+    MergeMatch.NOT_MATCHED: "NOT MATCHED [BY TARGET]",
+    MergeMatch.NOT_MATCHED_BY_SOURCE: "NOT MATCHED BY SOURCE",
+}
+
+
+def check_unconditional_last(clauses: Sequence[MergeClause]) -> None:
+    """Only the last clause of each kind may omit its condition.
+
+    A clause without ``AND`` takes every row of its kind, so a later clause of that kind
+    could never run. Spark 3.5 refuses this while parsing (``AstBuilder.visitMergeIntoTable``;
+    error classes ``NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION``,
+    ``NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION`` and
+    ``NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION``: "When there are more than
+    one MATCHED clauses in a MERGE statement, only the last MATCHED clause can omit the
+    condition."), and DuckDB too ("Unconditional WHEN MATCHED clause was already defined -
+    any following WHEN MATCHED clause would be unreachable"). The kinds are independent:
+    an unconditional ``WHEN MATCHED`` may be followed by ``WHEN NOT MATCHED`` clauses.
+    """
+    for kind, shown in _KIND_NAMES.items():
+        of_kind = [c for c in clauses if c.match is kind]
+        if any(c.condition is None for c in of_kind[:-1]):
+            raise UserError(
+                f"MERGE: when there is more than one WHEN {shown} clause, only the last one may omit "
+                f"its condition (a WHEN {shown} clause without AND takes every such row, so the "
+                "clauses after it could never apply)"
+            )
 
 
 def _time_travel(c: Cursor) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -207,6 +209,43 @@ def test_merge_duckdb_form_and_plain_source() -> None:
 def test_errors(sql: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         parse_write(sql)
+
+
+@pytest.mark.parametrize(
+    ("clauses", "kind"),
+    [
+        ("WHEN MATCHED THEN UPDATE SET v = 1 WHEN MATCHED AND s.x > 1 THEN DELETE", "MATCHED"),
+        ("WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET v = 1", "MATCHED"),
+        (
+            "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED BY TARGET AND s.x > 1 THEN INSERT *",
+            r"NOT MATCHED \[BY TARGET\]",
+        ),
+        (
+            "WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN NOT MATCHED BY SOURCE AND t.v > 1 "
+            "THEN UPDATE SET v = 0",
+            "NOT MATCHED BY SOURCE",
+        ),
+        # the other kinds in between do not make the first unconditional clause the last
+        (
+            "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT * WHEN MATCHED AND s.x > 1 THEN DELETE",
+            "MATCHED",
+        ),
+    ],
+)
+def test_merge_only_the_last_clause_of_a_kind_may_omit_its_condition(clauses: str, kind: str) -> None:
+    with pytest.raises(UserError, match="only the last one may omit its condition") as raised:
+        parse_write(f"MERGE INTO db.t USING s ON t.k = s.k {clauses}")
+    assert re.search(f"WHEN {kind} clause", str(raised.value))
+
+
+def test_merge_unconditional_last_clauses_of_each_kind_are_fine() -> None:
+    statement = parse_write(
+        "MERGE INTO db.t USING s ON t.k = s.k WHEN MATCHED AND s.x = 1 THEN DELETE "
+        "WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN MATCHED THEN UPDATE SET * "
+        "WHEN NOT MATCHED AND s.x = 2 THEN INSERT * WHEN NOT MATCHED THEN INSERT *"
+    )
+    assert isinstance(statement, Merge)
+    assert [c.condition for c in statement.clauses] == ["s.x = 1", None, None, "s.x = 2", None]
 
 
 def test_merge_source_with_time_travel() -> None:
