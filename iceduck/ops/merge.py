@@ -19,6 +19,10 @@ concurrently that may hold target rows the ON condition matches (every file, wit
 ``WHEN NOT MATCHED BY SOURCE`` clause) fails the commit. A MERGE with only ``WHEN NOT
 MATCHED`` clauses changes no target row; Spark runs it as a plain append, and so is it
 committed here: without that check.
+
+Without aliases, the clauses may name the target's and the source's columns by their
+full names (``db.t.k``, ``iceduck.db.t.k``), as Spark and DuckDB allow; they are
+rewritten to the names the joined relations carry (:mod:`iceduck.sql.qualifiers`).
 """
 
 from __future__ import annotations
@@ -42,12 +46,13 @@ from iceduck.ops.rows import (
     unique_name,
 )
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
-from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql
+from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql, target_parts
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
 from iceduck.spec.schema import Schema
-from iceduck.sql.statements import Merge, MergeAction, MergeClause, MergeMatch
+from iceduck.sql.qualifiers import qualifiers, requalify_merge, table_qualifiers
+from iceduck.sql.statements import Merge, MergeAction, MergeClause, MergeMatch, Name
 
 MERGE_MODE = props.MERGE_MODE
 CLAUSE = "__iceduck_clause"
@@ -56,6 +61,7 @@ SOURCE_PRESENT = "__iceduck_source"
 _UPDATES = (MergeAction.UPDATE, MergeAction.UPDATE_ALL)
 _INSERTS = (MergeAction.INSERT, MergeAction.INSERT_ALL)
 _SIMPLE_NAME = re.compile(r'^\s*(?:"[^"]+"|\w+)(?:\s*\.\s*(?:"[^"]+"|\w+))*\s*$')
+_NAME_PART = re.compile(r'"([^"]+)"|(\w+)')
 
 
 def source_alias(stmt: Merge) -> str:
@@ -65,6 +71,25 @@ def source_alias(stmt: Merge) -> str:
     if _SIMPLE_NAME.match(stmt.source):
         return stmt.source.strip().split(".")[-1].strip().strip('"')
     return "source"
+
+
+def _source_name(stmt: Merge) -> Name:
+    """The parts of a source given as a plain table name (``db.src``), else ()."""
+    if stmt.source_alias or not _SIMPLE_NAME.match(stmt.source):
+        return ()
+    return tuple(quoted or bare for quoted, bare in _NAME_PART.findall(stmt.source))
+
+
+def requalified(stmt: Merge, catalog: str, target: WriteTarget) -> Merge:
+    """``stmt`` with columns qualified by the target's or the source's full name
+    (``db.t.k``, ``iceduck.db.t.k``) qualified by the names the joined relations carry,
+    as Spark and DuckDB accept them (:mod:`iceduck.sql.qualifiers`). An alias hides the
+    full name, so a target or source with an alias gets no rewrite."""
+    target_names = () if stmt.alias else table_qualifiers(catalog, target_parts(target), stmt.name)
+    source = _source_name(stmt)
+    source_names = qualifiers(source, (catalog, *source)) if source else ()
+    alias = stmt.alias or target.identifier.name
+    return requalify_merge(stmt, target_names, alias, source_names, source_alias(stmt))
 
 
 def clause_choice(clauses: tuple[MergeClause, ...], t: str, s: str) -> str:
@@ -156,6 +181,7 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     schema = metadata.schema()
     lineage = has_lineage(metadata)
     alias = stmt.alias or target.identifier.name
+    stmt = requalified(stmt, ctx.catalog.name, target)
     plan = plan_target(ctx, target, _target_filter(ctx, target, stmt, alias))
     scan = register_target(ctx, plan, lineage)
     t = quote_identifier(alias)

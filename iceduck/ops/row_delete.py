@@ -22,7 +22,9 @@ from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import find_matches, unique_name
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
+from iceduck.ops.update import target_parts
 from iceduck.spec import properties as props
+from iceduck.sql.qualifiers import requalify_delete, table_qualifiers
 from iceduck.sql.statements import Delete
 
 DELETE_MODE = props.DELETE_MODE
@@ -31,6 +33,9 @@ DELETE_MODE = props.DELETE_MODE
 def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     target = ctx.resolve_target(stmt.name)
     alias = stmt.alias or target.identifier.name
+    if stmt.alias is None:  # db.t.k, iceduck.db.t.k name the target's columns too
+        names = table_qualifiers(ctx.catalog.name, target_parts(target), stmt.name)
+        stmt = requalify_delete(stmt, names, alias)
     mode = row_level_mode(target.table.metadata, DELETE_MODE)
     isolation = isolation_level(target.table.metadata, props.DELETE_ISOLATION_LEVEL)
     matches = find_matches(ctx, target, stmt.where, alias)

@@ -39,10 +39,16 @@ from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
+from iceduck.sql.qualifiers import requalify_update, table_qualifiers
 from iceduck.sql.statements import Update
 
 UPDATE_MODE = props.UPDATE_MODE
 RID = "__iceduck_rid"
+
+
+def target_parts(target: WriteTarget) -> tuple[str, ...]:
+    """The target's namespace and name."""
+    return (*target.identifier.namespace, target.identifier.name)
 
 
 def implied_filter(
@@ -81,6 +87,9 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
     mode = row_level_mode(metadata, UPDATE_MODE)
     isolation = isolation_level(metadata, props.UPDATE_ISOLATION_LEVEL)
     alias = stmt.alias or target.identifier.name
+    if stmt.alias is None:  # db.t.v, iceduck.db.t.v name the target's columns too
+        names = table_qualifiers(ctx.catalog.name, target_parts(target), stmt.name)
+        stmt = requalify_update(stmt, names, alias)
     lineage = has_lineage(metadata)
     plan = plan_target(ctx, target, implied_filter(ctx, target, stmt.where, alias))
     scan = register_target(ctx, plan, lineage)

@@ -19,7 +19,9 @@ column and adds nothing to ``static_partition``.
 
 Assignment targets may be qualified by the target's alias (or, without an alias, by the
 table's own name): ``SET t.x = s.x`` assigns ``x``, as Spark resolves it. A longer path
-whose first part is not that qualifier names a struct field (``SET point.x = 0``).
+whose first part is not that qualifier names a struct field (``SET point.x = 0``). The
+table's full name (``SET db.t.x``) is recognised once the table is resolved
+(:mod:`iceduck.sql.qualifiers`).
 """
 
 from __future__ import annotations
