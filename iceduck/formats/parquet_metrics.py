@@ -29,7 +29,6 @@ Rules, all Java's:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,7 +68,6 @@ DEFAULT_MODE_PROPERTY = props.METRICS_MODE_DEFAULT
 COLUMN_MODE_PREFIX = props.METRICS_MODE_COLUMN_PREFIX
 MAX_INFERRED_PROPERTY = props.METRICS_MAX_INFERRED_COLUMN_DEFAULTS
 MAX_INFERRED_DEFAULT = props.METRICS_MAX_INFERRED_COLUMN_DEFAULTS_DEFAULT
-_TRUNCATE = re.compile(r"truncate\((\d+)\)", re.IGNORECASE)
 _FIELD_ID_KEY = b"PARQUET:field_id"
 
 
@@ -96,13 +94,10 @@ DEFAULT_MODE = MetricsMode("truncate", values.DEFAULT_TRUNCATE_LENGTH)
 
 
 def parse_mode(text: str) -> MetricsMode | None:
-    """Java ``MetricsModes.fromString``; None for text it would reject."""
-    lowered = text.strip().lower()
-    if lowered in ("none", "counts", "full"):
-        return MetricsMode(lowered)
-    if (m := _TRUNCATE.fullmatch(lowered)) and int(m.group(1)) > 0:
-        return MetricsMode("truncate", int(m.group(1)))
-    return None
+    """Java ``MetricsModes.fromString``; None for text it would reject
+    (:func:`iceduck.spec.properties.metrics_mode`)."""
+    parsed = props.metrics_mode(text)
+    return None if parsed is None else MetricsMode(*parsed)
 
 
 @dataclass(frozen=True)
