@@ -16,6 +16,9 @@ twin table in tests/ops/test_ddl_spark.py; the messages are Java's where it has 
   LOCALLY ORDERED BY`` leaves the distribution mode alone;
 * ``SET TBLPROPERTIES ('format-version'=N)`` upgrades the table (a downgrade is refused);
   the other reserved properties (``uuid``, ``current-snapshot-id``...) cannot be set;
+  the values set are checked as at CREATE TABLE
+  (:func:`iceduck.spec.properties.validate_properties`; metrics columns against the new
+  schema, as Java's ``UpdateProperties``);
 * ``UNSET TBLPROPERTIES`` of a missing key is silently accepted, with or without IF EXISTS.
 
 Concurrency (spec, "Commit Conflict Resolution": "schema changes verify the base schema"):
@@ -149,6 +152,7 @@ def apply(metadata: TableMetadata, changes: _Plan) -> TableMetadata:
         if mode is not None and WRITE_DISTRIBUTION_MODE not in properties:
             properties[WRITE_DISTRIBUTION_MODE] = mode
     if properties:
+        tp.validate_properties(properties, schema, metadata.properties)
         builder.set_properties(properties)
     removed = [k for k in changes.unset_properties if k in metadata.properties and k not in properties]
     if removed:

@@ -6,7 +6,8 @@ tests/ops/test_ddl_spark.py):
 
 * CREATE TABLE stores COMMENT as the ``comment`` property and consumes ``format-version``
   (Java's ``TableMetadata.newTableMetadata``); ``write.parquet.compression-codec=zstd`` is
-  stored on every new table, as Java has done since 1.4.
+  stored on every new table, as Java has done since 1.4. Property values iceduck honours
+  are checked before any file is written (:func:`iceduck.spec.properties.validate_properties`).
 * CREATE TABLE ... AS SELECT is one atomic operation, as Spark's staged CTAS: the table is
   created with its first snapshot (an ``append``, even when the query yields no rows) in a
   single metadata file, so no reader ever sees the table empty.
@@ -181,6 +182,7 @@ def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
     spec = spec_from_terms(schema, stmt.partition_by)
     order = sort_order_from_terms(schema, stmt.sort_by, FIRST_SORT_ORDER_ID) if stmt.sort_by else UNSORTED
     properties = table_properties(stmt.properties, stmt.comment)
+    tp.validate_properties(properties, schema)  # before any file is written
     return _Definition(schema, spec, order, properties, requested, query_sql)
 
 

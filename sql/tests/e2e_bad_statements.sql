@@ -59,7 +59,37 @@ CREATE TABLE $ns.bad (flag boolean) USING iceberg PARTITIONED BY (bucket(4, flag
 -- step: iceduck error=ValidationError
 ALTER TABLE $ns.t ADD PARTITION FIELD days(s)
 
--- The table still takes writes after all of the above.
+-- MERGE: an unconditional clause before another of its kind could never let the later one
+-- apply (Spark: NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION and siblings; DuckDB refuses it too).
+-- step: iceduck error=UserError
+MERGE INTO $ns.t USING (SELECT 1 AS id) s ON $ns.t.id = s.id
+WHEN MATCHED THEN DELETE WHEN MATCHED AND s.id > 1 THEN UPDATE SET s = 'never'
+
+-- step: iceduck error=UserError
+MERGE INTO $ns.t t USING (SELECT 9 AS id) s ON t.id = s.id
+WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id) WHEN NOT MATCHED AND s.id > 1 THEN INSERT (id) VALUES (0)
+
+-- Table properties Java refuses when they are set: metrics for a column the table does not
+-- have (MetricsConfig.validateReferencedColumns), a negative commit retry count
+-- (PropertyUtil.validateCommitProperties).
+-- step: iceduck error=ValidationError
+ALTER TABLE $ns.t SET TBLPROPERTIES ('write.metadata.metrics.column.nope'='full')
+
+-- step: iceduck error=ValidationError
+CREATE TABLE $ns.bad (a int) USING iceberg TBLPROPERTIES ('commit.retry.num-retries'='-1')
+
+-- step: iceduck error=ValidationError
+CREATE TABLE $ns.bad (a int) USING iceberg TBLPROPERTIES ('write.metadata.metrics.column.b'='counts')
+
+-- The table still takes writes after all of the above, naming its columns by the table's
+-- full name too (Spark and DuckDB accept $ns.t.id where the table has no alias).
+-- step: iceduck
+UPDATE $ns.t SET n = $ns.t.n + 1 WHERE $ns.t.id = 1
+
+-- step: iceduck
+MERGE INTO $ns.t USING (SELECT 1 AS id, 'merged' AS s) src ON $ns.t.id = src.id
+WHEN MATCHED AND $ns.t.n > 100 THEN DELETE WHEN MATCHED THEN UPDATE SET s = src.s || $ns.t.s
+
 -- step: iceduck
 INSERT INTO $ns.t VALUES (3, 'three', NULL, NULL, TIMESTAMP '2024-01-03 00:00:00')
 

@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 
 import iceduck
+from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.errors import CommitConflictError, ValidationError
 from iceduck.ops import snapshot_commit
+from iceduck.txn.builder import MetadataBuilder
+from iceduck.txn.commit import PendingCommit, commit
 
 TABLE = "ns.t"
 
@@ -178,7 +181,17 @@ def test_insert_overwrite_conflicts_only_in_the_partitions_it_replaces(
 def test_an_unknown_isolation_level_is_refused(warehouse: Path) -> None:
     a = _create(warehouse, level="Snapshot")  # case does not matter, as in Java
     a.execute(f"DELETE FROM {TABLE} WHERE id = 1")
-    a.execute(f"ALTER TABLE {TABLE} SET TBLPROPERTIES ('write.delete.isolation-level'='strict')")
+    with pytest.raises(ValidationError, match=r"'write\.delete\.isolation-level' must be"):
+        a.execute(f"ALTER TABLE {TABLE} SET TBLPROPERTIES ('write.delete.isolation-level'='strict')")
+    # a table another engine gave that value: the statement that reads it refuses it
+    identifier = TableIdentifier(("ns",), "t")
+
+    def strict(base: LoadedTable) -> PendingCommit:
+        builder = MetadataBuilder(base.metadata)
+        builder.set_properties({"write.delete.isolation-level": "strict"})
+        return PendingCommit(builder.build(), [])
+
+    commit(a.session.catalog, identifier, strict)
     with pytest.raises(ValidationError, match=r"write\.delete\.isolation-level='strict'"):
         a.execute(f"DELETE FROM {TABLE} WHERE id = 2")
     assert len(_rows(a)) == len(BASE) - 1
