@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from iceduck.catalog.base import TableIdentifier
+from iceduck.errors import ValidationError
 from iceduck.session import Session
 from iceduck.spec.sort import NullOrder, SortDirection
 from iceduck.spec.table_metadata import TableMetadata
@@ -303,3 +304,48 @@ def test_v1_table_and_upgrades_read_by_spark(spark: Any, session: Session) -> No
     assert props["format-version"] == "3"
     assert rows(session, f"SELECT count(*), sum(id) FROM {NS}.v1") == [(8, 36)]
     assert spark_rows(spark, f"SELECT count(*) FROM iceduck.{NS}.v1.partitions") == [(2,)]
+
+
+#: property values Java refuses when they are set, and the start of Spark's message
+JAVA_REFUSES = [
+    ("'commit.retry.num-retries'='-1'", "Table property commit.retry.num-retries must have non negative"),
+    ("'commit.retry.min-wait-ms'='soon'", "Table property commit.retry.min-wait-ms must have integer value"),
+    ("'write.metadata.metrics.column.nope'='full'", "Invalid metrics config, could not find column nope"),
+]
+#: values Java stores and fails on (or silently misreads) only later; iceduck refuses them
+#: when they are set, so a table never holds a value that breaks its writes
+ICEDUCK_STRICTER = [
+    "'write.target-file-size-bytes'='-5'",
+    "'write.parquet.row-group-size-bytes'='0'",
+    "'write.delete.mode'='merge_on_read'",
+    "'commit.manifest-merge.enabled'='yes'",
+]
+
+
+@pytest.mark.parametrize(("value", "spark_says"), JAVA_REFUSES)
+def test_properties_java_refuses_are_refused(
+    spark: Any, session: Session, value: str, spark_says: str
+) -> None:
+    table = f"props_refused_{JAVA_REFUSES.index((value, spark_says))}"
+    with pytest.raises(Exception, match=spark_says):
+        spark.sql(f"CREATE TABLE iceduck.{NS}.{table} (a int) USING iceberg TBLPROPERTIES ({value})")
+    with pytest.raises(ValidationError, match="table property"):
+        session.execute(f"CREATE TABLE {NS}.{table} (a int) USING iceberg TBLPROPERTIES ({value})")
+    assert not session.catalog.table_exists(TableIdentifier((NS,), table))
+    if "metrics" in value:  # Java's UpdateProperties checks the columns too
+        session.execute(f"CREATE TABLE {NS}.{table} (a int) USING iceberg")
+        with pytest.raises(Exception, match=spark_says):
+            spark.sql(f"ALTER TABLE iceduck.{NS}.{table} SET TBLPROPERTIES ({value})")
+        with pytest.raises(ValidationError, match="names column 'nope'"):
+            session.execute(f"ALTER TABLE {NS}.{table} SET TBLPROPERTIES ({value})")
+
+
+@pytest.mark.parametrize("value", ICEDUCK_STRICTER)
+def test_properties_iceduck_refuses_before_java(spark: Any, session: Session, value: str) -> None:
+    table = f"props_stricter_{ICEDUCK_STRICTER.index(value)}"
+    spark.sql(f"CREATE TABLE iceduck.{NS}.{table} (a int) USING iceberg TBLPROPERTIES ({value})")
+    with pytest.raises(ValidationError, match="table property"):
+        session.execute(f"CREATE TABLE {NS}.{table}_ice (a int) USING iceberg TBLPROPERTIES ({value})")
+    # the table Spark created with it stays readable by iceduck (Spark's own INSERT fails on
+    # some: "Row group size must be > 0")
+    assert rows(session, f"SELECT count(*) FROM {NS}.{table}") == [(0,)]

@@ -10,11 +10,12 @@ same rows; Spark must see iceduck's deletion vectors / position deletes in
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from iceduck.errors import ValidationError
+from iceduck.errors import UserError, ValidationError
 from tests.ops.harness import Iceduck
 from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 
@@ -163,3 +164,87 @@ def test_v1_merge_on_read_refused_like_spark(spark: Any, ice: Iceduck) -> None:
         ice.execute(f"UPDATE {NS}.v1 SET id = 5 WHERE id = 2")
     ice.execute(f"DELETE FROM {NS}.v1 WHERE id >= 1")
     same_rows(spark, ice, "v1")
+
+
+def _twins(spark: Any, ice: Iceduck, name: str) -> tuple[str, str]:
+    """Two equal tables, ``<name>_ice`` and ``<name>_spark``: iceduck writes one, Spark the other."""
+    for twin in (f"{name}_ice", f"{name}_spark"):
+        create(ice, twin, 2, "merge-on-read", False)
+    return f"{name}_ice", f"{name}_spark"
+
+
+@contextmanager
+def current_catalog(spark: Any, catalog: str) -> Iterator[None]:
+    """Spark's current catalog is ``catalog`` inside the block (as after ``USE catalog``)."""
+    before = spark.catalog.currentCatalog()
+    spark.catalog.setCurrentCatalog(catalog)
+    try:
+        yield
+    finally:
+        spark.catalog.setCurrentCatalog(before)
+
+
+#: statements naming the target's columns by its full name: ``{t}`` is the table's namespace
+#: and name, ``{ct}`` the same with the catalog
+QUALIFIED = [
+    "MERGE INTO {t} USING (SELECT 3 AS id, 'm' AS data UNION ALL SELECT 900, 'n') s "
+    "ON {t}.id = s.id WHEN MATCHED AND {t}.id > 100 THEN DELETE "
+    "WHEN MATCHED THEN UPDATE SET data = concat(s.data, {ct}.data) "
+    "WHEN NOT MATCHED THEN INSERT (id, data) VALUES (s.id, s.data)",
+    "MERGE INTO {ct} USING (SELECT 4 AS id) s ON {ct}.id = s.id "
+    "WHEN MATCHED THEN UPDATE SET {t}.data = 'key' "
+    "WHEN NOT MATCHED BY SOURCE AND {t}.id > 25 THEN DELETE",
+    "UPDATE {t} SET data = upper({t}.data), {ct}.cat = 'upd' WHERE {t}.id % 7 = 1",
+    "DELETE FROM {ct} WHERE {ct}.id % 5 = 0 AND {t}.cat = 'even'",
+]
+
+
+@pytest.mark.parametrize("sql", QUALIFIED)
+def test_qualified_column_names_as_spark(spark: Any, ice: Iceduck, sql: str) -> None:
+    """Spark resolves ``ns.t.col`` and ``catalog.ns.t.col`` against a target without an
+    alias, in ON, WHEN conditions, SET keys and values; iceduck must accept the same
+    statements and change the rows the same way."""
+    mine, theirs = _twins(spark, ice, f"q{QUALIFIED.index(sql)}")
+    ice.execute(sql.format(t=f"{NS}.{mine}", ct=f"iceduck.{NS}.{mine}"))
+    with current_catalog(spark, "iceduck"):  # so that Spark reads ns.t as iceduck's too
+        spark.sql(sql.format(t=f"{NS}.{theirs}", ct=f"iceduck.{NS}.{theirs}"))
+    query = f"SELECT * FROM iceduck.{NS}.{{}}"
+    assert_same(sql, spark_rows(spark, query.format(mine)), spark_rows(spark, query.format(theirs)))
+
+
+#: statements Spark refuses, and iceduck with them: (SQL, what Spark's error says)
+REFUSED = [
+    (
+        "MERGE INTO {ct} t USING (SELECT 1 AS id) s ON t.id = s.id "
+        "WHEN MATCHED THEN DELETE WHEN MATCHED AND s.id > 1 THEN UPDATE SET data = 'x'",
+        "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION",
+    ),
+    (
+        "MERGE INTO {ct} t USING (SELECT 1 AS id) s ON t.id = s.id "
+        "WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id) "
+        "WHEN NOT MATCHED BY TARGET AND s.id > 1 THEN INSERT (id) VALUES (0)",
+        "NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION",
+    ),
+    (
+        "MERGE INTO {ct} t USING (SELECT 1 AS id) s ON t.id = s.id "
+        "WHEN NOT MATCHED BY SOURCE THEN DELETE "
+        "WHEN NOT MATCHED BY SOURCE AND t.id > 1 THEN UPDATE SET data = 'x'",
+        "NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION",
+    ),
+    # an alias hides the table's name
+    (
+        "MERGE INTO {ct} AS x USING (SELECT 1 AS id) s ON {t}.id = s.id WHEN MATCHED THEN DELETE",
+        "UNRESOLVED_COLUMN",
+    ),
+    ("DELETE FROM {ct} AS x WHERE {t}.id = 1", "UNRESOLVED_COLUMN"),
+]
+
+
+@pytest.mark.parametrize(("sql", "spark_says"), REFUSED)
+def test_statements_spark_refuses_are_refused(spark: Any, ice: Iceduck, sql: str, spark_says: str) -> None:
+    mine, theirs = _twins(spark, ice, f"r{[r[0] for r in REFUSED].index(sql)}")
+    with pytest.raises(Exception, match=spark_says):
+        spark.sql(sql.format(t=f"{NS}.{theirs}", ct=f"iceduck.{NS}.{theirs}"))
+    with pytest.raises(UserError):
+        ice.execute(sql.format(t=f"{NS}.{mine}", ct=f"iceduck.{NS}.{mine}"))
+    same_rows(spark, ice, mine)
