@@ -44,6 +44,7 @@ whole session, and every other writer (iceduck, PyIceberg) then times out.
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -61,10 +62,11 @@ from iceduck.errors import (
     CorruptDataError,
     IceduckError,
     NotFoundError,
+    StorageError,
     UnsupportedError,
     UserError,
 )
-from iceduck.io.fileio import MissingFileError
+from iceduck.io.fileio import MissingFileError, storage_problem
 from iceduck.spec.table_metadata import TableMetadata
 
 CATALOG_DB = "catalog.db"
@@ -394,8 +396,21 @@ class SqliteCatalog:
                     f"catalog database {self.db_path} stayed locked by another process "
                     f"for {BUSY_TIMEOUT_S:g} s: {message}"
                 )
+            storage = _SQLITE_STORAGE.get(getattr(e, "sqlite_errorcode", 0) & 0xFF)
+            if storage is not None:  # the disk refused: full, read-only, no permission
+                return StorageError(f"catalog database: {message}: {storage}", str(self.db_path))
             return UserError(f"cannot use catalog database {self.db_path}: {message}")
         return CorruptDataError(f"not a usable SQLite catalog database: {message}", str(self.db_path))
+
+
+#: SQLite's primary result codes meaning the storage refused, and what to do about it
+_SQLITE_STORAGE = {
+    13: storage_problem(errno.ENOSPC, None, ""),  # SQLITE_FULL
+    8: "make the file and its folder writable, or open the warehouse with read_only=True",  # READONLY
+    3: storage_problem(errno.EACCES, None, ""),  # SQLITE_PERM
+    10: storage_problem(errno.EIO, None, ""),  # SQLITE_IOERR
+    14: "cannot open it: check that its folder exists and is writable",  # SQLITE_CANTOPEN
+}
 
 
 def _is_table(record_type: str | None) -> bool:

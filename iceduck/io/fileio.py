@@ -8,19 +8,30 @@ supported yet and say so.
 
 Writes of new files are atomic and never overwrite: a metadata or manifest file that
 already exists is someone else's commit, and replacing it would corrupt their table.
+
+When the machine refuses (disk full, read-only file system, permission denied, file size
+limit, name too long), the ``OSError`` becomes a :class:`~iceduck.errors.StorageError`
+naming the file and saying what to do: :func:`storage_error` is the one translation, used
+by :func:`storage_errors` around every file operation here and by the engine for DuckDB's and
+pyarrow's I/O errors, whose messages carry the C library's ``strerror`` text
+(:func:`errno_in_message`).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import resource
 import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote, urlparse
 
-from iceduck.errors import AlreadyExistsError, CorruptDataError, UnsupportedError
+from iceduck.errors import AlreadyExistsError, CorruptDataError, StorageError, UnsupportedError, UserError
 
 #: a URI scheme (two letters at least, so a Windows drive letter "C:" is not one)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
@@ -30,8 +41,33 @@ class MissingFileError(CorruptDataError):
     """A file that table metadata references does not exist."""
 
 
+#: the longest file or folder name (bytes) the usual file systems take (ext4, xfs, tmpfs, ...)
+NAME_MAX = 255
+
+#: what the storage refusing with each errno means, and what to do about it
+_ADVICE: dict[int, str] = {
+    errno.ENOSPC: "no space left on device: free space and run the statement again",
+    errno.EDQUOT: "disk quota exceeded: free space or raise the quota and run the statement again",
+    errno.EROFS: "read-only file system: remount it read-write (or use a writable warehouse) "
+    "and run the statement again",
+    errno.EACCES: "permission denied: give the user running iceduck access to the file and its folder",
+    errno.EPERM: "operation not permitted: check the permissions and attributes (chattr) "
+    "of the file and its folder",
+    errno.EIO: "input/output error reported by the device: check the disk",
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n) and run the statement again",
+    errno.ENFILE: "too many open files in the system: close some and run the statement again",
+}
+
+
 def to_local_path(location: str) -> str:
-    """The local path of a location: ``/a/b``, ``file:/a/b``, ``file:///a/b`` -> ``/a/b``."""
+    """The local path of a location: ``/a/b``, ``file:/a/b``, ``file:///a/b`` -> ``/a/b``.
+
+    A NUL character cannot be part of a file name on any local file system: such a
+    location is refused here, once for every file operation, as a :class:`UserError`
+    (Python's own ``ValueError: embedded null byte`` says nothing of where it came from).
+    """
+    if "\x00" in location:
+        raise UserError(f"a file location cannot contain a NUL character: {location!r}")
     if location.startswith("file:"):
         parsed = urlparse(location)
         if parsed.netloc not in ("", "localhost"):
@@ -42,16 +78,95 @@ def to_local_path(location: str) -> str:
     return location
 
 
+# -- the storage refusing: OSError -> StorageError ------------------------------------------------
+
+
+def storage_error(error: OSError, path: str | None = None) -> StorageError:
+    """The :class:`StorageError` for an ``OSError`` of a file operation on ``path``.
+
+    The message says what the machine refused and what to do; ``path`` defaults to the
+    file the error names. Every errno maps (the kind is "the machine refused", whatever
+    the reason); the common ones get advice.
+    """
+    path = path or _filename(error)
+    code = error.errno or errno_in_message(str(error))
+    return StorageError(storage_problem(code, path, error.strerror or str(error)), path)
+
+
+def storage_problem(code: int | None, path: str | None, fallback: str) -> str:
+    """What ``errno`` ``code`` means for a file operation on ``path``, with what to do."""
+    if code == errno.ENAMETOOLONG:
+        return _name_too_long(path or "")
+    if code == errno.EFBIG:
+        return _file_too_large()
+    advice = _ADVICE.get(code) if code is not None else None
+    if advice is not None:
+        return advice
+    return f"the file system refused: {fallback}" + (f" (errno {code})" if code else "")
+
+
+def errno_in_message(message: str) -> int | None:
+    """The errno whose C library text (``strerror``) a message quotes, as DuckDB's and
+    pyarrow's I/O errors do (``Could not write file "...": No space left on device``);
+    None when it quotes none of those :func:`storage_problem` explains."""
+    for code in (*_ADVICE, errno.EFBIG, errno.ENAMETOOLONG):
+        if os.strerror(code) in message:
+            return code
+    return None
+
+
+@contextmanager
+def storage_errors(location: str) -> Iterator[None]:
+    """Run a file operation on ``location``, raising an ``OSError`` as :func:`storage_error`
+    (an ``OSError`` naming another file names that one)."""
+    try:
+        yield
+    except OSError as e:
+        raise storage_error(e, _filename(e) or to_local_path(location)) from e
+
+
+def _filename(error: OSError) -> str | None:
+    name = error.filename
+    return os.fsdecode(name) if isinstance(name, str | bytes) else None
+
+
+def _name_too_long(path: str) -> str:
+    """Name the component over :data:`NAME_MAX` bytes (or the path over ``PATH_MAX``)."""
+    parts = [p for p in path.split("/") if p]
+    longest = max(parts, key=lambda p: len(p.encode("utf-8", "surrogateescape")), default="")
+    size = len(longest.encode("utf-8", "surrogateescape"))
+    if size > NAME_MAX:
+        shown = longest if len(longest) <= 40 else f"{longest[:20]}...{longest[-12:]}"
+        return (
+            f"name too long: {shown!r} has {size} bytes ({NAME_MAX} bytes per name): "
+            "use a shorter name or LOCATION"
+        )
+    total = len(path.encode("utf-8", "surrogateescape"))
+    return f"name too long: the path has {total} bytes, more than the file system takes: use a shorter path"
+
+
+def _file_too_large() -> str:
+    """EFBIG: a process file size limit (``ulimit -f``), or the file system's own."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft != resource.RLIM_INFINITY:
+        return (
+            f"file too large (limit {soft:,} bytes, ulimit -f): raise the limit or lower "
+            "write.target-file-size-bytes, and run the statement again"
+        )
+    return "file too large (limit of the file system): lower write.target-file-size-bytes"
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
 def read_bytes(location: str) -> bytes:
     """The whole file; a missing file raises :class:`MissingFileError` naming it."""
     path = to_local_path(location)
     try:
         with open(path, "rb") as f:
             return f.read()
-    except FileNotFoundError:
-        raise MissingFileError("file does not exist", location) from None
-    except IsADirectoryError:
-        raise CorruptDataError("expected a file, found a directory", location) from None
+    except OSError as e:
+        raise _read_error(e, location) from e
 
 
 def open_input(location: str) -> BinaryIO:
@@ -59,15 +174,25 @@ def open_input(location: str) -> BinaryIO:
     path = to_local_path(location)
     try:
         return open(path, "rb")  # the caller owns the stream
-    except FileNotFoundError:
-        raise MissingFileError("file does not exist", location) from None
+    except OSError as e:
+        raise _read_error(e, location) from e
 
 
 def file_size(location: str) -> int:
     try:
         return os.path.getsize(to_local_path(location))
-    except FileNotFoundError:
-        raise MissingFileError("file does not exist", location) from None
+    except OSError as e:
+        raise _read_error(e, location) from e
+
+
+def _read_error(error: OSError, location: str) -> CorruptDataError | StorageError:
+    """Reading a file the metadata names: missing is the table's problem (MissingFileError),
+    a folder in its place too; anything else (permissions, I/O) is the storage's."""
+    if isinstance(error, FileNotFoundError):
+        return MissingFileError("file does not exist", location)
+    if isinstance(error, IsADirectoryError):
+        return CorruptDataError("expected a file, found a directory", location)
+    return storage_error(error, to_local_path(location))
 
 
 def exists(location: str) -> bool:
@@ -82,21 +207,25 @@ def write_new(location: str, data: bytes) -> None:
     ``rename``), so readers never see a partial file and no existing file is replaced.
     """
     path = Path(to_local_path(location))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=f".{uuid.uuid4().hex[:8]}.tmp", dir=path.parent
-    )
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the temporary name must fit where the final one does: a name of up to NAME_MAX
+        # bytes (after "." and the random suffix the limit would be reached sooner)
+        prefix = f".{path.name}." if len(path.name.encode()) <= NAME_MAX - 32 else ".iceduck-new."
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=f".{uuid.uuid4().hex[:8]}.tmp", dir=path.parent)
         try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise AlreadyExistsError(f"refusing to overwrite existing file {location}") from None
-    finally:
-        os.unlink(tmp)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise AlreadyExistsError(f"refusing to overwrite existing file {location}") from None
+        finally:
+            os.unlink(tmp)
+    except OSError as e:  # named by the file being written, not its temporary name
+        raise storage_error(e, str(path)) from e
 
 
 def delete(location: str) -> None:
