@@ -101,7 +101,8 @@ def write_position_deletes(
     table = position_delete_table(deletes)
     target = _new_name(location, "parquet")
     local = fileio.to_local_path(target)
-    os.makedirs(os.path.dirname(local), exist_ok=True)
+    with fileio.storage_errors(local):
+        os.makedirs(os.path.dirname(local), exist_ok=True)
     codec = parquet_codec(properties)
     view = f"__iceduck_posdel_{uuid.uuid4().hex}"
     con.register(view, table)

@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from iceduck.engine.file_errors import reading_files
 from iceduck.engine.types import quote_string
 from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.puffin import read_deletion_vector
@@ -153,14 +154,16 @@ def _position_files(
     for location in locations:
         if not fileio.exists(location):
             raise fileio.MissingFileError("position delete file does not exist", location)
-    paths = "[" + ", ".join(quote_string(fileio.to_local_path(p)) for p in locations) + "]"
-    table = con.sql(
-        "SELECT file_index::BIGINT AS f, file_path, pos "
-        f"FROM read_parquet({paths}, schema = MAP {{"
-        f"{DELETE_FILE_PATH_ID}: {{name: 'file_path', type: 'VARCHAR', default_value: NULL}}, "
-        f"{DELETE_POS_ID}: {{name: 'pos', type: 'BIGINT', default_value: NULL}}}}) "
-        "WHERE file_path IS NOT NULL AND pos IS NOT NULL ORDER BY ALL"
-    ).to_arrow_table()
+    local = [fileio.to_local_path(p) for p in locations]
+    paths = "[" + ", ".join(quote_string(p) for p in local) + "]"
+    with reading_files(con, local):  # a broken file is named, even when DuckDB does not
+        table = con.sql(
+            "SELECT file_index::BIGINT AS f, file_path, pos "
+            f"FROM read_parquet({paths}, schema = MAP {{"
+            f"{DELETE_FILE_PATH_ID}: {{name: 'file_path', type: 'VARCHAR', default_value: NULL}}, "
+            f"{DELETE_POS_ID}: {{name: 'pos', type: 'BIGINT', default_value: NULL}}}}) "
+            "WHERE file_path IS NOT NULL AND pos IS NOT NULL ORDER BY ALL"
+        ).to_arrow_table()
     grouped: dict[str, dict[str, np.ndarray]] = {p: {} for p in locations}
     delete_file = table.column("f").to_numpy()
     data_files = pc.dictionary_encode(table.column("file_path")).combine_chunks()

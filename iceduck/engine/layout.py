@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from iceduck.engine.file_errors import reading_files
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import to_local_path
 
@@ -116,11 +117,12 @@ LAYOUTS = LayoutCache()
 def read_file_schemas(con: Any, locations: Sequence[str]) -> dict[str, FileSchema]:
     """Read the schema trees of Parquet files (footers only), keyed by location."""
     local = {to_local_path(loc): loc for loc in locations}
-    rows = con.execute(
-        "SELECT file_name, name, repetition_type, num_children, converted_type, field_id, "
-        "logical_type, duckdb_type FROM parquet_schema(?)",
-        [list(local)],
-    ).fetchall()
+    with reading_files(con, list(local)):  # a broken footer is named, even when DuckDB does not
+        rows = con.execute(
+            "SELECT file_name, name, repetition_type, num_children, converted_type, field_id, "
+            "logical_type, duckdb_type FROM parquet_schema(?)",
+            [list(local)],
+        ).fetchall()
     by_file: dict[str, list[tuple[Any, ...]]] = {}
     for row in rows:
         by_file.setdefault(row[0], []).append(row[1:])

@@ -28,7 +28,6 @@ on the connection; :func:`unregister_scan` drops them with the view.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from iceduck.engine.deletes import (
     range_predicate,
     runs,
 )
+from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LAYOUTS, LayoutCache, find, parse_name_mapping
 from iceduck.engine.projection import FILE_INDEX, ROW_NUMBER, needs_layouts, output_fields, schema_map
@@ -62,8 +62,9 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.types import ListType, MapType, NestedField, StructType
 
 #: what the names of a view's Arrow tables and variables start with, after the view's name
+#: (file lists are ``<view>__f<n>`` and ``<view>__e<n>``: :func:`file_errors.scan_files`
+#: reads them back to name a broken file after a failure)
 AUX = "__"
-_QUOTED = re.compile(r'"([^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -145,20 +146,13 @@ def scan_to_arrow(con: Any, plan: ScanPlan, field_ids: Sequence[int] | None = No
     register_scan(con, plan, view, field_ids)
     try:
         return con.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table()
-    except duckdb.IOException as e:
-        raise io_error(e) from e
+    except duckdb.Error as e:
+        translated = file_error(con, e, scan_files(con))
+        if translated is None:
+            raise
+        raise translated from e
     finally:
         unregister_scan(con, view)
-
-
-def io_error(e: Exception) -> CorruptDataError:
-    """DuckDB's error for an unreadable data file, as iceduck's (naming the file)."""
-    message = str(e)
-    quoted = _QUOTED.findall(message)
-    path = quoted[0] if quoted else None
-    if "No files found" in message or "No such file" in message:
-        return fileio.MissingFileError("data file does not exist", path)
-    return CorruptDataError(f"cannot read the file: {message}", path)
 
 
 def scan_sql(

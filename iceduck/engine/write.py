@@ -49,6 +49,7 @@ from urllib.parse import quote_plus
 import duckdb
 import pyarrow.parquet as pq
 
+from iceduck.engine.file_errors import io_error, statement_file_error
 from iceduck.engine.partition_sql import (
     parse_partition_key,
     partition_key_sql,
@@ -61,7 +62,7 @@ from iceduck.errors import UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
 from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
 from iceduck.formats.parquet_metrics import FloatStats, file_metrics
-from iceduck.io.fileio import to_local_path
+from iceduck.io.fileio import storage_error, storage_errors, to_local_path
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile, FileContent, FileFormat
 from iceduck.spec.partition import PartitionSpec
@@ -132,7 +133,8 @@ def write_data_files(
     tmp_dir = os.path.join(data_dir, f".iceduck-tmp-{write_id}")
     options = _copy_options(target, fields, [name for name, _ in keys])
     moved: list[str] = []
-    os.makedirs(data_dir, exist_ok=True)
+    with storage_errors(data_dir):
+        os.makedirs(data_dir, exist_ok=True)
     try:
         cursor = con.execute(f"COPY ({body}) TO {quote_string(tmp_dir)} ({options})", params)
         columns = [d[0] for d in cursor.description]
@@ -144,7 +146,7 @@ def write_data_files(
                     _place_file(con, target, got, f"{n:05d}-0-{write_id}-00001.parquet", order, fields, moved)
                 )
         return files
-    except duckdb.Error as e:
+    except (duckdb.Error, OSError) as e:  # OSError: moving or rewriting a file DuckDB wrote
         for path in moved:
             os.unlink(path)
         error = _write_error(con, e, query_sql, params, target, width)
@@ -386,9 +388,18 @@ def _duckdb_message(text: str) -> str:
 
 
 def _write_error(
-    con: Any, error: duckdb.Error, query_sql: str, params: Any, target: WriteTarget, width: int
+    con: Any, error: Exception, query_sql: str, params: Any, target: WriteTarget, width: int
 ) -> Exception:
-    """The error to raise for a failed COPY: our own checks and cast failures name the column."""
+    """The error to raise for a failed COPY: our own checks and cast failures name the column;
+    the storage refusing (disk full, read-only, permissions, size limit, name too long) is a
+    StorageError naming the file, whether DuckDB or Python met it."""
+    if isinstance(error, OSError):
+        return storage_error(error)
+    about_file = statement_file_error(con, error)  # a file the query reads, or the disk refusing
+    if about_file is not None:
+        return about_file
+    if isinstance(error, duckdb.IOException):
+        return io_error(error)
     text = _duckdb_message(str(error))
     if CHECK in text:
         return ValidationError(text[text.index(CHECK) + len(CHECK) :].strip())

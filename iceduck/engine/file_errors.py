@@ -1,0 +1,171 @@
+"""DuckDB's errors about table files, as iceduck's error kinds naming the file.
+
+DuckDB reports a file it cannot read or write in several shapes, and only some name it:
+
+* ``IOException``: ``Could not write file "<path>": No space left on device`` (also
+  wrapped in the JSON of ``Async write failed ...: {"exception_message": "... \\"<path>\\"
+  ..."}``), ``Cannot open file "<path>": File name too long``, ``Could not read enough
+  bytes from file "<path>"``;
+* ``InvalidInputException``: ``No magic bytes found at end of file '<path>'``, ``File
+  '<path>' too small to be a Parquet file``, ``Failed to read file "<path>": ZSTD
+  Decompression failure`` -- the same class as a wrong argument, so it is a table's
+  broken file only when ``<path>`` is one of the files the statement reads;
+* a plain ``duckdb.Error`` from the Thrift decoder (``don't know what type: ...``,
+  ``TProtocolException: Invalid data``) naming no file at all.
+
+:func:`file_error` sorts these out: the storage refusing (its ``strerror`` text in the
+message) is a :class:`~iceduck.errors.StorageError`, a missing file a ``MissingFileError``,
+anything else a :class:`~iceduck.errors.CorruptDataError`; when the message names no file,
+the candidate files are read one at a time (:func:`find_damaged`) to find the broken one
+-- only after a failure, within :data:`PROBE_BYTES`.
+
+The files a statement's scans read are on its DuckDB cursor already: :mod:`iceduck.engine.read`
+hands each scan's file lists over as variables (``<view>__f<n>`` for data files,
+``<view>__e<n>`` for equality deletes), which :func:`scan_files` reads back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+
+from iceduck.engine.types import quote_identifier, quote_string
+from iceduck.errors import CorruptDataError, IceduckError, StorageError
+from iceduck.io import fileio
+
+#: a quoted absolute path in a DuckDB message: "...", '...', or \"...\" inside JSON details
+_QUOTED_PATH = re.compile(r"""\\?["'](/[^"'\\\n]+)\\?["']""")
+#: characters a one-line message must not carry raw
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: the variables holding a scan's file lists (see :func:`iceduck.engine.read.scan_sql`)
+_FILE_LIST = re.compile(r"__[fe][0-9]+$")
+#: at most this many bytes of candidate files are read to find an unnamed broken one
+PROBE_BYTES = 256 << 20
+#: DuckDB exception classes that may come from a damaged file without naming it
+_UNNAMED_KINDS = frozenset({"Error", "InternalException", "SerializationException", "IOException"})
+#: set on an exception whose files were probed in vain: a caller further up, translating
+#: the same exception again, does not read them all a second time
+_PROBED = "_iceduck_probed"
+#: DuckDB exception classes that may be about a file at all
+_FILE_KINDS = _UNNAMED_KINDS | {"HTTPException", "InvalidInputException"}
+
+
+def quoted_paths(message: str) -> list[str]:
+    """The absolute paths a DuckDB message quotes, in order (without the ``LINE`` excerpt,
+    which quotes the SQL rather than the failure)."""
+    head = message.partition("\n\nLINE ")[0]
+    return _QUOTED_PATH.findall(head)
+
+
+def io_error(error: Exception) -> IceduckError:
+    """DuckDB's error for a file it could not read or write, as iceduck's (naming the file)."""
+    message = error_message(error)
+    paths = quoted_paths(message)
+    path = paths[0] if paths else None
+    code = fileio.errno_in_message(message)
+    if code is not None:
+        return StorageError(fileio.storage_problem(code, path, message), path)
+    if "No files found" in message or "No such file" in message:
+        return fileio.MissingFileError("data file does not exist", path)
+    return CorruptDataError(f"cannot read the file: {message}", path)
+
+
+def error_message(error: Exception) -> str:
+    """DuckDB's message without the excerpt of the SQL iceduck generated, and printable: the
+    Thrift decoder quotes the garbage byte it met (``don't know what type: \\r``)."""
+    head = str(error).partition("\n\nLINE ")[0].strip()
+    return _CONTROL.sub(lambda m: " " if m[0] in "\n\t" else f"\\x{ord(m[0]):02x}", head)
+
+
+def file_error(con: Any, error: Exception, files: Sequence[str]) -> IceduckError | None:
+    """The iceduck error for a DuckDB ``error`` raised while reading or writing ``files``
+    (local paths) on ``con``; None when it is not about a file (a wrong query stays what
+    DuckDB said)."""
+    kind = type(error).__name__
+    if not type(error).__module__.lstrip("_").startswith("duckdb") or kind == "InterruptException":
+        return None
+    message = error_message(error)
+    named = quoted_paths(message)
+    io_kind = kind in ("IOException", "HTTPException")
+    if fileio.errno_in_message(message) is not None and (io_kind or named):  # the storage refused
+        return io_error(error)
+    if any(p in files for p in named) or (named and io_kind):
+        return io_error(error)
+    if named or kind not in _UNNAMED_KINDS or not files or getattr(error, _PROBED, False):
+        return None
+    found = find_damaged(con, files)
+    if found is None:
+        _mark_probed(error)
+        return None
+    path, problem = found
+    if problem != message:
+        problem += f" (the statement failed with: {message})"
+    return CorruptDataError(f"cannot read the file: {problem}", path)
+
+
+def statement_file_error(con: Any, error: Exception) -> IceduckError | None:
+    """:func:`file_error` over the files the scans attached to cursor ``con`` read (looked
+    up only for the exception classes a file problem comes as)."""
+    if type(error).__name__ not in _FILE_KINDS:
+        return None
+    return file_error(con, error, scan_files(con))
+
+
+def _mark_probed(error: Exception) -> None:
+    try:
+        setattr(error, _PROBED, True)
+    except AttributeError:  # an exception class without a __dict__: probing again is only slower
+        pass
+
+
+@contextmanager
+def reading_files(con: Any, files: Sequence[str]) -> Iterator[None]:
+    """Run DuckDB reads of ``files`` (local paths), raising DuckDB's errors about them as
+    :func:`file_error` says."""
+    try:
+        yield
+    except duckdb.Error as e:
+        translated = file_error(con, e, files)
+        if translated is None:
+            raise
+        raise translated from e
+
+
+def scan_files(con: Any) -> list[str]:
+    """The data and equality-delete files the scans attached to cursor ``con`` read."""
+    try:
+        names = con.execute("SELECT name FROM duckdb_variables() ORDER BY name").fetchall()
+        files: list[str] = []
+        for (name,) in names:
+            if _FILE_LIST.search(name):
+                (value,) = con.execute(f"SELECT getvariable({quote_string(name)})").fetchone()
+                files.extend(value or ())
+    except duckdb.Error:  # the cursor is unusable now (closed, interrupted): nothing to name
+        return []
+    return list(dict.fromkeys(files))
+
+
+def find_damaged(con: Any, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:
+    """(path, DuckDB's message) of the first Parquet file among ``paths`` that DuckDB cannot
+    read through, footer and every page; None if all read (or the budget ran out first)."""
+    spent = 0
+    for path in paths:
+        try:
+            spent += fileio.file_size(path)
+        except IceduckError as e:  # missing, unreadable: that is the broken one
+            return path, str(e)
+        if spent > budget:
+            return None
+        try:
+            con.execute(
+                f"SELECT bit_xor(hash(t)) FROM read_parquet({quote_string(path)}) AS {quote_identifier('t')}"
+            ).fetchall()
+        except duckdb.InterruptException:
+            return None
+        except duckdb.Error as e:
+            return path, error_message(e)
+    return None
