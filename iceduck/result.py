@@ -3,19 +3,31 @@
 A :class:`Result` wraps the DuckDB cursor that ran a statement (each statement gets its own,
 see :mod:`iceduck.session`) and hands its rows out as tuples or Arrow. Every call into
 DuckDB goes through :func:`duckdb_call`, so a DuckDB exception reaches the user as one of
-iceduck's error kinds (:mod:`iceduck.errors`), with the names the user wrote.
+iceduck's error kinds (:mod:`iceduck.errors`), with the names the user wrote; an error
+about one of the table's files (broken, missing, or the disk refusing) names that file,
+even when DuckDB's message does not (:mod:`iceduck.engine.file_errors`).
+
+:func:`statement_errors` is the last line: a Python exception that no code raises on
+purpose but that hostile input or an unlucky machine can provoke (an ``OSError`` of a
+full disk, sqlglot's ``RecursionError``, ``decimal.InvalidOperation``, a ``UnicodeError``,
+Python's "embedded null byte") leaves a statement as one of iceduck's kinds too.
 """
 
 from __future__ import annotations
 
+import decimal
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from iceduck.engine.read import io_error
-from iceduck.errors import IceduckError, NotFoundError, UnsupportedError, UserError
+from iceduck.engine.file_errors import io_error, statement_file_error
+from iceduck.errors import IceduckError, NotFoundError, UnsupportedError, UserError, ValidationError
+from iceduck.io import fileio
 from iceduck.ops.context import OpResult
 from iceduck.sql.explain import ScanExplanation
+from iceduck.sql.parse import NESTED_TOO_DEEPLY
 
 
 @dataclass
@@ -62,17 +74,17 @@ class Result:
     def fetchone(self) -> tuple[Any, ...] | None:
         if self.written is not None:
             return None
-        return duckdb_call(self.duck.fetchone)
+        return duckdb_call(self.duck.fetchone, con=self.duck)
 
     def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
         if self.written is not None:
             return []
-        return duckdb_call(self.duck.fetchmany, size)
+        return duckdb_call(self.duck.fetchmany, size, con=self.duck)
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         if self.written is not None:
             return []
-        return duckdb_call(self.duck.fetchall)
+        return duckdb_call(self.duck.fetchall, con=self.duck)
 
     def to_arrow_table(self) -> Any:
         """The remaining rows as a ``pyarrow.Table``."""
@@ -80,7 +92,7 @@ class Result:
 
         if self.written is not None:
             return result_arrow.empty_table()
-        return duckdb_call(result_arrow.arrow_table, self.duck)
+        return duckdb_call(result_arrow.arrow_table, self.duck, con=self.duck)
 
     fetch_arrow_table = to_arrow_table
 
@@ -90,7 +102,7 @@ class Result:
 
         if self.written is not None:
             return result_arrow.empty_reader()
-        return duckdb_call(result_arrow.record_batch_reader, self.duck, rows_per_batch)
+        return duckdb_call(result_arrow.record_batch_reader, self.duck, rows_per_batch, con=self.duck)
 
     def df(self) -> Any:
         """The remaining rows as a ``pandas.DataFrame`` (needs pandas)."""
@@ -98,7 +110,7 @@ class Result:
 
         if self.written is not None:
             return result_arrow.require("pandas", "df()").DataFrame()
-        return duckdb_call(result_arrow.pandas_frame, self.duck)
+        return duckdb_call(result_arrow.pandas_frame, self.duck, con=self.duck)
 
     def pl(self) -> Any:
         """The remaining rows as a ``polars.DataFrame`` (needs polars)."""
@@ -106,7 +118,7 @@ class Result:
 
         if self.written is not None:
             return result_arrow.require("polars", "pl()").DataFrame()
-        return duckdb_call(result_arrow.polars_frame, self.duck)
+        return duckdb_call(result_arrow.polars_frame, self.duck, con=self.duck)
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars)."""
@@ -136,31 +148,43 @@ _USER_ERRORS = frozenset(
 )
 
 
-def duckdb_call(fn: Any, *args: Any) -> Any:
-    """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged)."""
+def duckdb_call(fn: Any, *args: Any, con: Any = None) -> Any:
+    """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged).
+
+    ``con`` is the DuckDB cursor of the statement, when there is one: an error about a file
+    its scans read is then named after that file.
+    """
     try:
         return fn(*args)
     except IceduckError:
         raise
     except Exception as e:
-        translated = translate_duckdb_error(e)
+        translated = translate_duckdb_error(e, con=con)
         if translated is None:
             raise
         raise translated from e
 
 
 def translate_duckdb_error(
-    error: Exception, views: dict[str, str] | None = None, rewritten: bool = False
+    error: Exception, views: dict[str, str] | None = None, rewritten: bool = False, con: Any = None
 ) -> IceduckError | None:
     """The iceduck error for a DuckDB exception; None for anything not from DuckDB.
 
     ``views`` maps the names of the statement's DuckDB objects to the references they
     replaced, and ``rewritten`` says the text DuckDB ran is not the user's: a message
     quoting it is given back the user's names and loses DuckDB's ``LINE`` excerpt, whose
-    caret would point into text the user never wrote.
+    caret would point into text the user never wrote. ``con``, the statement's cursor,
+    lets an error about one of the files its scans read name the file
+    (:func:`iceduck.engine.file_errors.statement_file_error`): a truncated data file is
+    then a CorruptDataError, not the "invalid input" DuckDB calls it, and a full disk a
+    StorageError.
     """
     if not type(error).__module__.lstrip("_").startswith("duckdb"):
         return None
+    if con is not None:
+        about_file = statement_file_error(con, error)
+        if about_file is not None:
+            return about_file
     kind = type(error).__name__
     message = _user_names(str(error), views or {}, rewritten)
     if kind == "CatalogException":
@@ -183,3 +207,46 @@ def _user_names(message: str, views: dict[str, str], rewritten: bool) -> str:
     for view, shown in views.items():
         head = re.sub(rf'"{re.escape(view)}"(?: AS "[^"]*")?', shown, head)
     return head
+
+
+# -- the last line: Python's own exceptions -> iceduck errors --------------------------------------
+
+
+@contextmanager
+def statement_errors() -> Iterator[None]:
+    """Run a statement, raising a Python exception that escaped every layer as the iceduck
+    error :func:`python_error` says (anything else -- a bug -- stays what it is)."""
+    try:
+        yield
+    except Exception as e:
+        translated = python_error(e)
+        if translated is None:
+            raise
+        raise translated from e
+
+
+def python_error(error: BaseException) -> IceduckError | None:
+    """The iceduck error for a Python exception that reached the statement boundary; None for
+    iceduck's own errors and for anything not listed (a bug must stay visible as one)."""
+    if isinstance(error, IceduckError):
+        return None
+    if isinstance(error, RecursionError):
+        return UserError(NESTED_TOO_DEEPLY)
+    if isinstance(error, decimal.DecimalException):
+        return ValidationError(
+            f"a decimal computation failed (decimal.{type(error).__name__}): a value has more "
+            "digits than the computation allows, or is not a number"
+        )
+    if isinstance(error, UnicodeError):
+        return UserError(f"text is not valid Unicode: {_unicode_problem(error)}")
+    if isinstance(error, OSError):
+        return fileio.storage_error(error)
+    if isinstance(error, ValueError) and ("null byte" in str(error) or "null character" in str(error)):
+        return UserError("a name, path or value contains a NUL character, which a file name cannot hold")
+    return None
+
+
+def _unicode_problem(error: UnicodeError) -> str:
+    if isinstance(error, UnicodeEncodeError | UnicodeDecodeError):
+        return f"{error.reason} at position {error.start}"
+    return str(error)

@@ -57,7 +57,7 @@ from iceduck.errors import (
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
-from iceduck.result import Result, duckdb_call, translate_duckdb_error
+from iceduck.result import Result, duckdb_call, statement_errors, translate_duckdb_error
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
@@ -73,6 +73,7 @@ from iceduck.sql.parse import (
     parse_show,
     parse_statement,
     require_supported,
+    require_valid_parameters,
     split_statements,
 )
 from iceduck.sql.predicates import pushdown
@@ -178,16 +179,18 @@ class Session:
         """Run every statement of ``sql``; the result of the last one."""
         if self.closed:
             raise UserError("the session is closed")
-        statements = split_statements(sql)
-        if not statements:
-            raise UserError("no SQL statement given")
-        result: Result | None = None
-        for text in statements:
-            if result is not None:
-                result.close()
-            result = self.run(text, parameters)
-        assert result is not None
-        return result
+        with statement_errors():  # the last line: no raw OSError, RecursionError... escapes
+            require_valid_parameters(parameters)
+            statements = split_statements(sql)
+            if not statements:
+                raise UserError("no SQL statement given")
+            result: Result | None = None
+            for text in statements:
+                if result is not None:
+                    result.close()
+                result = self.run(text, parameters)
+            assert result is not None
+            return result
 
     def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
         """Run one statement (see the module docstring)."""
@@ -197,7 +200,7 @@ class Session:
         try:
             if self.track_progress:  # per DuckDB connection; printing stays off (the caller shows it)
                 duck.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
-            return duckdb_call(self._run, duck, text, parameters)
+            return duckdb_call(self._run, duck, text, parameters, con=duck)
         except BaseException:
             duck.close()
             raise
@@ -252,7 +255,8 @@ class Session:
                 return self._explain(duck, statement, sql, params, sources, scans)
             duck.execute(sql, _duck_params(params))
         except Exception as e:
-            translated = translate_duckdb_error(e, {s.view: s.ref.display for s in sources}, bool(sources))
+            views = {s.view: s.ref.display for s in sources}
+            translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
             raise translated from e

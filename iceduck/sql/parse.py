@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
@@ -42,6 +43,13 @@ _EXPLAIN = re.compile(
 
 #: statement kinds iceduck runs; everything else is refused by name (see :func:`statement_kind`)
 QUERY_KINDS = frozenset({"SELECT"})
+
+#: what a statement too deep for sqlglot's recursive-descent parser (Python's recursion
+#: limit: some 40 nested parentheses) is told
+NESTED_TOO_DEEPLY = (
+    "the statement is nested too deeply to parse (too many nested parentheses, subqueries "
+    "or expressions): simplify it or split it into several statements"
+)
 
 
 @dataclass(frozen=True)
@@ -69,8 +77,45 @@ def tokenize(sql: str) -> list[Token]:
         raise UserError(f"cannot read the SQL: {_clean(str(e))}") from e
 
 
+def require_valid_unicode(text: str, what: str = "the SQL text") -> None:
+    """Refuse text that cannot be encoded as UTF-8: a lone surrogate (``'\\ud800'``) reaches
+    Python strings from JSON or from decoding with ``surrogateescape``, and DuckDB would
+    fail on it with ``std::bad_cast`` -- or a file name with a ``UnicodeEncodeError``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(text[e.start])
+        raise UserError(
+            f"{what} is not valid Unicode: unpaired surrogate U+{code:04X} at position {e.start}"
+        ) from None
+
+
+def require_valid_parameters(parameters: Any) -> None:
+    """Every text among a statement's parameters (inside lists and dicts too) is valid
+    Unicode (see :func:`require_valid_unicode`); the message names the parameter."""
+    if parameters is None:
+        return
+    items = parameters.items() if isinstance(parameters, dict) else enumerate(parameters, start=1)
+    for key, value in items:
+        _require_valid_value(value, f"parameter {key}" if isinstance(key, int) else f"parameter ${key}")
+
+
+def _require_valid_value(value: Any, what: str) -> None:
+    if isinstance(value, str):
+        require_valid_unicode(value, what)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _require_valid_value(item, what)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _require_valid_value(key, what)
+            _require_valid_value(item, what)
+
+
 def split_statements(sql: str) -> list[str]:
-    """The statements of ``sql``, separated by ``;`` outside strings and comments."""
+    """The statements of ``sql``, separated by ``;`` outside strings and comments; text
+    that is not valid Unicode is refused first (:func:`require_valid_unicode`)."""
+    require_valid_unicode(sql)
     if ";" not in sql:  # the common case needs no tokenizing here
         return [sql.strip()] if sql.strip() else []
     statements: list[str] = []
@@ -152,6 +197,8 @@ def _parse(text: str, tokens: list[Token]) -> exp.Expression:
         trees = DIALECT.parser().parse(tokens, text)
     except ParseError as e:
         raise UserError(_parse_error_message(e)) from e
+    except RecursionError:  # sqlglot parses recursively: deep nesting exhausts Python's stack
+        raise UserError(NESTED_TOO_DEEPLY) from None
     trees = [t for t in trees if t is not None]
     if len(trees) != 1:
         raise UserError(f"expected one statement, found {len(trees)}")
