@@ -42,7 +42,7 @@ from iceduck.catalog.metadata_files import (
     with_previous_file,
     write_metadata_file,
 )
-from iceduck.catalog.names import check_namespace, namespace_display
+from iceduck.catalog.names import check_namespace, check_new_table, folder_name_problem, namespace_display
 from iceduck.catalog.purge import purge_table_files
 from iceduck.errors import (
     AlreadyExistsError,
@@ -168,7 +168,7 @@ class HadoopCatalog:
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         """Write ``v1.metadata.json`` (no overwrite) and ``version-hint.text``."""
         self._check_writable(f"create table '{identifier}'")
-        check_namespace(identifier.namespace)
+        check_new_table(identifier)
         if not self.namespace_exists(identifier.namespace):
             raise self._namespace_not_found(identifier.namespace)
         expected = self.default_table_location(identifier)
@@ -251,9 +251,15 @@ class HadoopCatalog:
     # -- folders -----------------------------------------------------------------------
 
     def _folder(self, levels: Namespace) -> Path:
+        """The folder of a namespace or table; a level that is not one folder name
+        (:func:`~iceduck.catalog.names.folder_name_problem`) could only name a folder
+        elsewhere, or none, so it is refused for reads as well as writes."""
         for level in levels:
-            if not level or level in (".", "..") or "/" in level or os.sep in level:
-                raise ValidationError(f"invalid name {level!r} for a folder of catalog '{self.name}'")
+            problem = folder_name_problem(level)
+            if problem is not None:
+                raise ValidationError(
+                    f"invalid name {level!r} for a folder of catalog '{self.name}': {problem}"
+                )
         return self.warehouse.joinpath(*levels)
 
     def _is_namespace(self, folder: Path) -> bool:

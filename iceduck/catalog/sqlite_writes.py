@@ -34,7 +34,7 @@ from iceduck.catalog.metadata_files import (
     with_previous_file,
     write_metadata_file,
 )
-from iceduck.catalog.names import check_namespace, namespace_display, namespace_to_string
+from iceduck.catalog.names import check_namespace, check_new_table, namespace_display, namespace_to_string
 from iceduck.catalog.purge import purge_table_files
 from iceduck.errors import (
     AlreadyExistsError,
@@ -136,6 +136,7 @@ def _check_name_free(catalog: SqliteCatalog, identifier: TableIdentifier) -> Non
 
 def create_table(catalog: SqliteCatalog, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
     """Write ``00000-<uuid>.metadata.json`` and insert the row (Java's ``doCommit`` with no base)."""
+    check_new_table(identifier)
     check_writable(catalog, f"create table '{identifier}'")
     check_namespace(identifier.namespace)
     if not catalog.namespace_exists(identifier.namespace):
@@ -253,6 +254,7 @@ def drop_table(catalog: SqliteCatalog, identifier: TableIdentifier, purge: bool)
 
 def rename_table(catalog: SqliteCatalog, source: TableIdentifier, target: TableIdentifier) -> None:
     """Java's ``JdbcCatalog.renameTable``: same checks in the same order, one ``UPDATE``."""
+    check_new_table(target)
     check_writable(catalog, f"rename table '{source}'")
     if source == target:
         return

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
-from iceduck.catalog.names import check_namespace, namespace_display
+from iceduck.catalog.locations import check_location, check_path_properties
+from iceduck.catalog.names import check_namespace, check_new_table, namespace_display
 from iceduck.engine.result_types import query_columns
 from iceduck.engine.write import write_data_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError, ValidationError
@@ -186,7 +187,16 @@ def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
     return _Definition(schema, spec, order, properties, requested, query_sql)
 
 
+def _check_locations(stmt: CreateTable) -> None:
+    """Refuse an explicit LOCATION or write path no writer can use (before any file is
+    written; :mod:`iceduck.catalog.locations`)."""
+    if stmt.location is not None:
+        check_location(stmt.location)
+    check_path_properties(stmt.properties)
+
+
 def _location(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier) -> str:
+    _check_locations(stmt)
     if stmt.location is None:
         return ctx.catalog.default_table_location(identifier)
     location = stmt.location.rstrip("/")
@@ -196,6 +206,7 @@ def _location(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier) ->
 
 
 def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier) -> OpResult:
+    check_new_table(identifier)  # its name becomes its folder (iceduck.catalog.names)
     definition = _definition(ctx, stmt)
     metadata = new_table_metadata(
         definition.schema,
@@ -240,6 +251,7 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
     loaded = target.table
     identifier = target.identifier
     definition = _definition(ctx, stmt)
+    _check_locations(stmt)
     location = _location(ctx, stmt, identifier) if stmt.location is not None else None
 
     def replacement(base: TableMetadata) -> TableMetadata:
@@ -310,6 +322,7 @@ def rename_table(ctx: OpContext, stmt: RenameTable) -> OpResult:
         new = ctx.new_identifier(stmt.new_name)
     if new == source:
         raise UserError(f"cannot rename {source} to itself")
+    check_new_table(new)
     if ctx.catalog.table_exists(new):
         raise AlreadyExistsError(f"cannot rename {source} to {new}: table {new} already exists")
     if not ctx.catalog.namespace_exists(new.namespace):
