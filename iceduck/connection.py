@@ -62,13 +62,20 @@ def connect(
 
 
 def _call(fn: Callable[[], T]) -> T:
-    """Run ``fn``, raising errors as PEP 249 classes (see :mod:`iceduck.dbapi`)."""
+    """Run ``fn``, raising errors as PEP 249 classes (see :mod:`iceduck.dbapi`); a Python
+    exception hostile input or the machine can provoke (an ``OSError`` opening the warehouse,
+    a NUL or a lone surrogate in its path) as the iceduck kind it means."""
     try:
         return fn()
     except Exception as e:
         if isinstance(e, IceduckError) or type(e).__module__.lstrip("_").startswith("duckdb"):
             raise dbapi_error(e) from e
-        raise
+        from iceduck.result import python_error  # not at the top: ``import iceduck`` stays cheap
+
+        translated = python_error(e)
+        if translated is None:
+            raise
+        raise dbapi_error(translated) from e
 
 
 class Connection:
