@@ -165,6 +165,17 @@ def int_property(props: Mapping[str, str], name: str, default: int) -> int:
         raise ValidationError(f"table property {name!r} must be an integer, not {value!r}") from None
 
 
+def try_int_property(props: Mapping[str, str], name: str, default: int) -> int:
+    """``props[name]`` as an int, ``default`` when absent *or unreadable* (Java's
+    ``PropertyUtil.propertyTryAsInt``, which ``SnapshotProducer`` uses for the commit retry
+    settings "to allow rectification": a bad value must not block the very commit that
+    fixes it)."""
+    try:
+        return int_property(props, name, default)
+    except ValidationError:
+        return default
+
+
 def bool_property(props: Mapping[str, str], name: str, default: bool) -> bool:
     """``props[name]`` as a bool; Java's ``Boolean.parseBoolean`` reads anything but a
     case-insensitive ``true`` as false, so do we."""

@@ -67,28 +67,19 @@ class RetryPolicy:
 
     @classmethod
     def from_properties(cls, properties: dict[str, str]) -> RetryPolicy:
+        """Read leniently, as Java's ``propertyTryAsInt``: an unreadable value falls back to
+        the default, so a table carrying one (another writer set it) still takes the
+        ``ALTER TABLE ... SET TBLPROPERTIES`` that repairs it."""
+
+        def read(name: str, default: int) -> int:
+            return max(0, props.try_int_property(properties, name, default))
+
         return cls(
-            num_retries=max(
-                0,
-                props.int_property(properties, props.COMMIT_NUM_RETRIES, props.COMMIT_NUM_RETRIES_DEFAULT),
-            ),
-            min_wait_ms=max(
-                0,
-                props.int_property(
-                    properties, props.COMMIT_MIN_RETRY_WAIT_MS, props.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT
-                ),
-            ),
-            max_wait_ms=max(
-                0,
-                props.int_property(
-                    properties, props.COMMIT_MAX_RETRY_WAIT_MS, props.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT
-                ),
-            ),
-            total_timeout_ms=max(
-                0,
-                props.int_property(
-                    properties, props.COMMIT_TOTAL_RETRY_TIME_MS, props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT
-                ),
+            num_retries=read(props.COMMIT_NUM_RETRIES, props.COMMIT_NUM_RETRIES_DEFAULT),
+            min_wait_ms=read(props.COMMIT_MIN_RETRY_WAIT_MS, props.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT),
+            max_wait_ms=read(props.COMMIT_MAX_RETRY_WAIT_MS, props.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT),
+            total_timeout_ms=read(
+                props.COMMIT_TOTAL_RETRY_TIME_MS, props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT
             ),
         )
 

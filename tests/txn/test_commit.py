@@ -173,8 +173,19 @@ def test_backoff_doubles_and_caps() -> None:
     for retry, base in ((1, 100), (2, 200), (3, 350), (4, 350)):
         assert base <= policy.wait_ms(retry) <= base * 1.1
     assert policy.num_retries == 4 and policy.total_timeout_ms == 1800000
-    with pytest.raises(ValidationError, match=r"commit\.retry\.num-retries"):
-        RetryPolicy.from_properties({"commit.retry.num-retries": "many"})
+
+
+def test_unreadable_retry_settings_fall_back_to_the_defaults(make_catalog: Factory) -> None:
+    """Java's ``propertyTryAsInt``: a table another engine left with ``num-retries=many``
+    still takes commits -- among them the one that repairs the value."""
+    assert RetryPolicy.from_properties({"commit.retry.num-retries": "many"}) == RetryPolicy()
+    catalog = make_catalog()
+    base = catalog.load_table(T)
+    builder = MetadataBuilder(base.metadata)
+    builder.set_properties({"commit.retry.num-retries": "many", "commit.retry.min-wait-ms": "x"})
+    catalog.commit_table(base, builder.build())  # as another engine would: not validated
+    committed = commit(catalog, T, _set_property("commit.retry.num-retries", "4"))
+    assert committed.metadata.properties["commit.retry.num-retries"] == "4"
 
 
 def test_waits_between_attempts(make_catalog: Factory) -> None:
