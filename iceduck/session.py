@@ -77,6 +77,7 @@ from iceduck.sql.parse import (
     split_statements,
 )
 from iceduck.sql.predicates import pushdown
+from iceduck.sql.qualifiers import query_edits
 from iceduck.sql.references import (
     ResolvedName,
     TableRef,
@@ -246,7 +247,7 @@ class Session:
         statement = self._parse(text)
         require_supported(statement, RUNNABLE_KINDS)
         sources = self._prepare(statement, params, duck)
-        sql = rewrite(statement.text, [(s.ref, s.relation) for s in sources])
+        sql = self._rewrite(statement, sources)
         scans = [
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
@@ -303,7 +304,14 @@ class Session:
         if statement.explain:
             raise UserError("EXPLAIN cannot be part of a write statement")
         sources = self._prepare(statement, params, duck)
-        return rewrite(statement.text, [(s.ref, s.relation) for s in sources])
+        return self._rewrite(statement, sources)
+
+    def _rewrite(self, statement: Statement, sources: list[_Source]) -> str:
+        """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
+        qualified by an unaliased table's full name pointed at its alias."""
+        refs = [s.ref for s in sources]
+        more = query_edits(statement.tree, refs, self.catalog.name)
+        return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
     def _parse(self, text: str) -> Statement:
         """``parse_statement``, memoised by text (statements are never modified once parsed)."""

@@ -1,4 +1,4 @@
-"""Columns qualified by a table's full name in DELETE, UPDATE and MERGE.
+"""Columns qualified by a table's full name in queries, DELETE, UPDATE and MERGE.
 
 Spark resolves a qualified column against every suffix of the relation's qualifier
 (``catalog.namespace.table``): with ``MERGE INTO db.t ...`` and no alias, ``t.k``,
@@ -29,9 +29,12 @@ from sqlglot import exp, parse_one
 from sqlglot.errors import ParseError, TokenError
 
 from iceduck.sql.parse import DIALECT
+from iceduck.sql.references import TableRef
 from iceduck.sql.rewrite import quote_identifier, splice
 from iceduck.sql.statements import ColumnPath, Delete, Merge, MergeClause, Name, Update
 
+#: a ``[start, end)`` span of the text and what replaces it
+Edit = tuple[tuple[int, int], str]
 #: wraps an expression so sqlglot parses it as a query; offsets are shifted back by its length
 _PREFIX = "SELECT "
 
@@ -73,6 +76,28 @@ def requalify(text: str, names: Sequence[Name], alias: str) -> str:
         if span is not None:
             edits.append(((span[0] - len(_PREFIX), span[1] - len(_PREFIX)), quote_identifier(alias)))
     return splice(text, edits) if edits else text
+
+
+def query_edits(tree: exp.Expression, refs: Sequence[TableRef], catalog: str) -> list[Edit]:
+    """The edits that let a query name columns by the full name of a table it reads
+    without an alias (``SELECT db.t.k FROM db.t``, ``iceduck.db.t.k``): the reference
+    becomes ``(SELECT ...) AS "t"`` (:func:`iceduck.sql.rewrite.replacement`), so each
+    such qualifier is replaced by that alias, as :func:`requalify` does for DML."""
+    targets = [
+        (table_qualifiers(catalog, (), ref.parts), ref.parts[-1])
+        for ref in refs
+        if ref.parts and not ref.alias and isinstance(ref.node.parent, exp.From | exp.Join)
+    ]
+    if not targets:
+        return []
+    edits: list[Edit] = []
+    for column in tree.find_all(exp.Column):
+        for names, alias in targets:
+            span = _qualifier_span(column.parts, names)
+            if span is not None:
+                edits.append((span, quote_identifier(alias)))
+                break
+    return edits
 
 
 def _qualifier_span(parts: Sequence[exp.Expression], names: Sequence[Name]) -> tuple[int, int] | None:

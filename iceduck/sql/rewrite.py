@@ -51,6 +51,12 @@ def splice(text: str, edits: Iterable[tuple[tuple[int, int], str]]) -> str:
     return "".join(pieces)
 
 
-def rewrite(text: str, relations: Iterable[tuple[TableRef, str]]) -> str:
-    """``text`` with every reference replaced by its relation (see the module docstring)."""
-    return splice(text, ((ref.span, replacement(ref, relation)) for ref, relation in relations))
+def rewrite(
+    text: str,
+    relations: Iterable[tuple[TableRef, str]],
+    more: Iterable[tuple[tuple[int, int], str]] = (),
+) -> str:
+    """``text`` with every reference replaced by its relation (see the module docstring),
+    and the ``more`` edits made too (qualified columns: :mod:`iceduck.sql.qualifiers`)."""
+    edits = [(ref.span, replacement(ref, relation)) for ref, relation in relations]
+    return splice(text, [*edits, *more])
