@@ -9,6 +9,7 @@ partition name."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote_plus
 
 from iceduck.spec.schema import Schema
 from iceduck.spec.transforms import Transform, UnknownTransform
@@ -83,3 +84,26 @@ class PartitionSpec:
 
 
 UNPARTITIONED = PartitionSpec(0, ())
+
+
+def escape_path_segment(text: str) -> str:
+    """Java's ``URLEncoder.encode(text, UTF_8)``, which ``PartitionSpec.partitionToPath``
+    applies to field names and values: letters, digits and ``.-*_`` kept, space as ``+``,
+    everything else as ``%XX`` of its UTF-8 bytes (so the result is always ASCII)."""
+    return quote_plus(text, safe="*").replace("~", "%7E")
+
+
+def partition_path_segments(spec: PartitionSpec, schema: Schema, partition: tuple) -> list[str]:
+    """``name=value`` per partition field, exactly as Java's ``PartitionSpec.partitionToPath``
+    joins them with ``/``: the escaped field name, ``=``, and the escaped
+    ``Transform.toHumanString`` of the value (for the partition type's field, so a dropped
+    source column still prints). Java bounds nothing: a long value gives a long segment.
+
+    The path is only a label: "The ``partition`` struct stores the tuple of partition
+    values for each file" (spec, "Manifests"), and no Iceberg reader parses it back.
+    """
+    types = spec.partition_type(schema).fields
+    return [
+        f"{escape_path_segment(pf.name)}={escape_path_segment(pf.transform.to_human_string(t.field_type, v))}"
+        for pf, t, v in zip(spec.fields, types, partition, strict=True)
+    ]
