@@ -17,8 +17,17 @@ writer can split, sort and label rows inside one DuckDB query:
 * ``truncate[W]`` floors numbers to a multiple of W (decimals on the unscaled value, which
   DuckDB's exact decimal ``%`` gives), and keeps the first W code points / bytes.
 
-:func:`partition_key_sql` renders a partition value as text that :func:`parse_partition_key`
-reads back losslessly (DuckDB's ``PARTITION_BY`` hands partition values back as text).
+:func:`partition_key_sql` renders a partition value as the short text DuckDB's
+``PARTITION_BY`` splits on and names its temporary folders after (``<column>=<key>``); it
+hands the keys back as text. Keys are bounded whatever the value (at most
+:data:`MAX_KEY_CHARS` characters): a string, binary or fixed value of more than
+:data:`MAX_INLINE_BYTES` bytes is keyed by its SHA-256 instead of its hex, so no value can
+make a folder name too long for the file system. Such a *digest key* is mapped back to the
+value by reading one row of a file written under it (:func:`partition_value_sql`, the
+lossless text of any value), which :func:`parse_partition_key` parses.
+
+Decimal partition values are handled as exact integers of their unscaled value: Python's
+default ``decimal`` context rounds at 28 digits, and decimal(38, S) holds 38.
 """
 
 from __future__ import annotations
@@ -31,8 +40,10 @@ import mmh3
 import numpy as np
 import pyarrow as pa
 
-from iceduck.engine.types import duckdb_type
-from iceduck.errors import UnsupportedError
+from iceduck.engine.types import duckdb_type, quote_string
+from iceduck.engine.write_columns import CHECK
+from iceduck.errors import CorruptDataError, UnsupportedError
+from iceduck.spec.expressions.literals import decimal_of
 from iceduck.spec.hashing import min_big_endian, unscaled_at_scale
 from iceduck.spec.transforms import (
     BucketTransform,
@@ -235,10 +246,7 @@ def _truncate_sql(width: int, t: IcebergType, column: str) -> str:
         wide = f"CAST({column} AS HUGEINT)"
         return f"CAST({wide} - ((({wide} % {width}) + {width}) % {width}) AS {duckdb_type(t)})"
     if isinstance(t, DecimalType):
-        # W units of the last digit: truncate[50] of decimal(9, 2) steps by 0.50
-        step = Decimal(width).scaleb(-t.scale)
-        w = f"CAST('{step}' AS DECIMAL(38, {t.scale}))"
-        return f"CAST({column} - ((({column} % {w}) + {w}) % {w}) AS {duckdb_type(t)})"
+        return _truncate_decimal_sql(width, t, column)
     if isinstance(t, StringType):
         return f"left({column}, {width})"  # code points, "no more than L code points"
     if isinstance(t, BinaryType):
@@ -246,15 +254,58 @@ def _truncate_sql(width: int, t: IcebergType, column: str) -> str:
     raise UnsupportedError(f"truncate of {t} is not supported")
 
 
+def _decimal_literal(unscaled: int, scale: int) -> str:
+    """``unscaled * 10**-scale`` as an exact DuckDB DECIMAL(38, scale), written out in
+    plain digits (DuckDB does not read ``5.0E-37``, which is how ``str`` prints it)."""
+    return f"CAST('{format(decimal_of(unscaled, scale), 'f')}' AS DECIMAL(38, {scale}))"
+
+
+def _truncate_decimal_sql(width: int, t: DecimalType, column: str) -> str:
+    """``v - (((v % W) + W) % W)`` with ``W`` in units of the last digit ("scaled_W =
+    decimal(W, scale(v))": truncate[50] of decimal(9, 2) steps by 0.50), in DuckDB's exact
+    decimals.
+
+    Flooring a negative value can need one digit more than the type holds (truncate[10] of
+    decimal(38, 0)'s -99999999999999999999999999999999999999 is -10^38). Java computes that
+    value and then refuses to write it ("Cannot write value as decimal(38,0), too large");
+    here the statement fails with a :class:`ValidationError` naming the value, before
+    DuckDB's own overflow error (which would name neither the column nor the transform).
+    """
+    step = _decimal_literal(width, t.scale)
+    rest = f"((({column} % {step}) + {step}) % {step})"
+    lowest = _decimal_literal(-(10**t.precision - 1), t.scale)
+    message = quote_string(f"{CHECK}truncate[{width}] of {column} value ")
+    suffix = quote_string(f" needs more digits than {t} holds")
+    overflow = f"error({message} || CAST({column} AS VARCHAR) || {suffix})"
+    return (
+        f"CASE WHEN {column} < {lowest} + {rest} THEN {overflow} "
+        f"ELSE CAST({column} - {rest} AS {duckdb_type(t)}) END"
+    )
+
+
 # -- partition keys: text that DuckDB's PARTITION_BY returns and Python parses back ---------
 
+#: string, binary and fixed values up to this many bytes are keyed by their hex (``x...``)
+MAX_INLINE_BYTES = 64
+#: the longest key: ``x`` + 128 hex digits (a digest key is ``h`` + 64 hex digits)
+MAX_KEY_CHARS = 1 + 2 * MAX_INLINE_BYTES
+#: first character of a digest key (hex keys start with ``x``; no other key starts with a letter
+#: but ``NULL``, ``inf``/``nan`` floats, which never meet these two)
+DIGEST_PREFIX = "h"
+HEX_PREFIX = "x"
 
-def partition_key_sql(transform: Transform, source_type: IcebergType, column: str) -> str:
-    """Lossless text of ``transform(column)`` (NULL stays NULL): integers as digits, strings
-    and bytes as ``x`` + hex (safe in a folder name, never empty), decimals, uuids and
-    floats as DuckDB prints them (exact; -0.0 prints as 0.0)."""
-    value = transform_sql(transform, source_type, column)
-    t = transform.result_type(source_type)
+
+def _bytes_sql(t: IcebergType, value: str) -> str | None:
+    """The bytes of a string (UTF-8), binary or fixed value as a BLOB; None for other types."""
+    if isinstance(t, StringType):
+        return f"encode({value})"
+    if isinstance(t, BinaryType | FixedType):
+        return f"CAST({value} AS BLOB)"
+    return None
+
+
+def _scalar_text_sql(transform: Transform, t: IcebergType, value: str) -> str:
+    """Lossless, bounded text of a value of a type that is not a byte sequence."""
     if isinstance(transform, DayTransform) or isinstance(t, IntegerType | LongType):
         return f"CAST({value} AS VARCHAR)"
     if isinstance(t, BooleanType):
@@ -265,17 +316,62 @@ def partition_key_sql(transform: Transform, source_type: IcebergType, column: st
         return f"CAST(epoch_us({value}) AS VARCHAR)"
     if isinstance(t, _NANOS):
         return f"CAST(epoch_ns({value}) AS VARCHAR)"
-    if isinstance(t, StringType):
-        return f"('x' || hex(encode({value})))"
-    if isinstance(t, BinaryType | FixedType):
-        return f"('x' || hex(CAST({value} AS BLOB)))"
     if isinstance(t, DecimalType | UUIDType | FloatType | DoubleType):
         return f"CAST({value} AS VARCHAR)"
     raise UnsupportedError(f"cannot partition by a value of type {t}")
 
 
+def partition_key_sql(transform: Transform, source_type: IcebergType, column: str) -> str:
+    """Bounded text of ``transform(column)`` that DuckDB's ``PARTITION_BY`` splits rows on and
+    names a temporary folder after (NULL stays NULL); never longer than
+    :data:`MAX_KEY_CHARS`, whatever the value, so no value makes that folder name too long.
+
+    Integers, dates and times as digits, decimals, uuids and floats as DuckDB prints them
+    (exact, bounded by the type; -0.0 prints as 0.0), strings (UTF-8) and bytes up to
+    :data:`MAX_INLINE_BYTES` as ``x`` + hex (safe in a folder name on any file system, also
+    case-insensitive ones, and never empty), longer ones as ``h`` + their SHA-256 in hex: a
+    digest key, which :func:`partition_value_sql` maps back to the value. SHA-256 rather than
+    a shorter hash: two values sharing a key would share a data file, so the key must not
+    collide even for values chosen to collide.
+    """
+    value = transform_sql(transform, source_type, column)
+    t = transform.result_type(source_type)
+    data = _bytes_sql(t, value)
+    if data is None:
+        return _scalar_text_sql(transform, t, value)
+    return (
+        f"CASE WHEN octet_length({data}) <= {MAX_INLINE_BYTES} THEN '{HEX_PREFIX}' || hex({data}) "
+        f"ELSE '{DIGEST_PREFIX}' || sha256({data}) END"
+    )
+
+
+def partition_value_sql(transform: Transform, source_type: IcebergType, column: str) -> str:
+    """Lossless text of ``transform(column)`` whatever its length, which
+    :func:`parse_partition_key` reads: the key itself, except that strings and bytes are
+    always ``x`` + hex. Used to map a digest key back to its value from a written row."""
+    value = transform_sql(transform, source_type, column)
+    t = transform.result_type(source_type)
+    data = _bytes_sql(t, value)
+    return _scalar_text_sql(transform, t, value) if data is None else f"('{HEX_PREFIX}' || hex({data}))"
+
+
+def may_have_digest_keys(result_type: IcebergType) -> bool:
+    """Whether partition values of ``result_type`` can get a digest key (strings and bytes)."""
+    return isinstance(result_type, StringType | BinaryType | FixedType)
+
+
+def is_digest_key(text: str | None) -> bool:
+    """Whether a key from :func:`partition_key_sql` stands for a value it does not spell out."""
+    return text is not None and text.startswith(DIGEST_PREFIX)
+
+
 def parse_partition_key(result_type: IcebergType, text: str | None) -> Any:
-    """The Python partition value (:mod:`iceduck.spec.types` representation) of a key."""
+    """The Python partition value (:mod:`iceduck.spec.types` representation) of a key or of
+    a value text from :func:`partition_value_sql` (not of a digest key).
+
+    Decimals are built from their unscaled integer (``Decimal.quantize`` would round to the
+    context's 28 digits, and fail on 29 or more: decimal(38, S) holds 38).
+    """
     if text is None or text == "NULL":
         return None
     t = result_type
@@ -283,12 +379,13 @@ def parse_partition_key(result_type: IcebergType, text: str | None) -> Any:
         return text == "1"
     if isinstance(t, _INTEGRAL):
         return int(text)
-    if isinstance(t, StringType):
-        return bytes.fromhex(text[1:]).decode("utf-8")
-    if isinstance(t, BinaryType | FixedType):
-        return bytes.fromhex(text[1:])
+    if may_have_digest_keys(t):
+        if not text.startswith(HEX_PREFIX):  # a digest key must be mapped back first
+            raise CorruptDataError(f"partition key {text[:80]!r} does not spell out its value")
+        data = bytes.fromhex(text[1:])
+        return data.decode("utf-8") if isinstance(t, StringType) else data
     if isinstance(t, DecimalType):
-        return Decimal(text).quantize(Decimal(1).scaleb(-t.scale))
+        return decimal_of(unscaled_at_scale(Decimal(text), t.scale), t.scale)
     if isinstance(t, UUIDType):
         return uuid.UUID(text)
     if isinstance(t, FloatType | DoubleType):

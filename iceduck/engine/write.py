@@ -9,10 +9,15 @@ true, FIELD_IDS {...})`` does the work in a single pass over the query:
   decimals with the column's precision, uuid as ``fixed_len_byte_array(16)``/UUID, time
   as micros), with a null in a required field failing the statement via DuckDB's
   ``error()`` (nothing is kept: the temporary folder is removed);
-* each partition field is a hidden key column (:func:`partition_sql.partition_key_sql`,
-  lossless text) that DuckDB's ``PARTITION_BY`` splits on; each file is then moved to
+* each partition field is a hidden key column (:func:`partition_sql.partition_key_sql`:
+  short text, at most 129 characters whatever the value, so DuckDB's temporary folder names
+  stay short) that DuckDB's ``PARTITION_BY`` splits on; a long string or binary value is
+  keyed by its SHA-256 and read back from one row of a file written under that key
+  (:func:`_resolve_digest_keys`); each file is then moved to
   ``<data location>/<field>=<human value>/...`` as Java's ``PartitionSpec.partitionToPath``
-  names folders, under a name no other writer can take (a fresh uuid per statement);
+  names folders (:func:`partition_path`; a name over the file system's 255 bytes is
+  shortened, see :func:`bounded_folder_name`), under a name no other writer can take (a
+  fresh uuid per statement);
 * with a sort order, each written file is rewritten sorted by it (``ORDER BY`` with the
   order's directions and null orders; DuckDB's ``PARTITION_BY`` does not keep a query's
   order, measured); without one rows are only grouped by partition, Spark's default;
@@ -37,35 +42,39 @@ DuckDB checked that every value has exactly L bytes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote_plus
 
 import duckdb
 import pyarrow.parquet as pq
 
 from iceduck.engine.file_errors import io_error, statement_file_error
 from iceduck.engine.partition_sql import (
+    is_digest_key,
+    may_have_digest_keys,
     parse_partition_key,
     partition_key_sql,
+    partition_value_sql,
     register_hash_functions,
     transform_sql,
 )
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
-from iceduck.errors import UnsupportedError, ValidationError
+from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
 from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
 from iceduck.formats.parquet_metrics import FloatStats, file_metrics
 from iceduck.io.fileio import storage_error, storage_errors, to_local_path
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile, FileContent, FileFormat
-from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.partition import PartitionSpec, partition_path_segments
+from iceduck.spec.partition import escape_path_segment as escape_path_segment
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import NullOrder, SortDirection, SortOrder
 from iceduck.spec.types import (
@@ -138,13 +147,15 @@ def write_data_files(
     try:
         cursor = con.execute(f"COPY ({body}) TO {quote_string(tmp_dir)} ({options})", params)
         columns = [d[0] for d in cursor.description]
+        written = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        written = [w for w in written if w["count"]]
+        resolved = _resolve_digest_keys(con, target, written)
         files = []
-        for n, row in enumerate(cursor.fetchall()):
-            got = dict(zip(columns, row, strict=True))
-            if got["count"]:
-                files.append(
-                    _place_file(con, target, got, f"{n:05d}-0-{write_id}-00001.parquet", order, fields, moved)
-                )
+        for n, got in enumerate(written):
+            keys = resolved.get(_key_tuple(got), got["partition_keys"] or {})
+            partition = _partition_tuple(target, keys)
+            name = f"{n:05d}-0-{write_id}-00001.parquet"
+            files.append(_place_file(con, target, got, partition, name, order, fields, moved))
         return files
     except (duckdb.Error, OSError) as e:  # OSError: moving or rewriting a file DuckDB wrote
         for path in moved:
@@ -161,10 +172,76 @@ def write_data_files(
         shutil.rmtree(tmp_dir, ignore_errors=True)
 
 
+def _key_tuple(written: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...]:
+    """The partition keys DuckDB wrote a file under, hashable (files rolled in one partition
+    share them)."""
+    return tuple(sorted((written["partition_keys"] or {}).items()))
+
+
+def _resolve_digest_keys(
+    con: Any, target: WriteTarget, written: Sequence[Mapping[str, Any]]
+) -> dict[tuple, dict[str, str | None]]:
+    """For each partition whose keys include a digest key (a long string or binary value,
+    :func:`partition_sql.partition_key_sql`), the keys with every value spelled out, read
+    from the first row of one file written under them: every row of a file has the same
+    partition values, and reading one row of one column chunk costs far less than a second
+    pass over the query. The row's keys are computed again and must equal the folder's.
+    """
+    pending: dict[tuple, Mapping[str, Any]] = {}
+    for w in written:
+        if any(is_digest_key(v) for v in (w["partition_keys"] or {}).values()):
+            pending.setdefault(_key_tuple(w), w)
+    if not pending:
+        return {}
+    fields = _bytes_partition_fields(target)
+    items = ", ".join(f"{value} AS v{i}, {key} AS k{i}" for i, value, key in fields)
+    out: dict[tuple, dict[str, str | None]] = {}
+    batch = list(pending.items())
+    for start in range(0, len(batch), 256):  # one query per 256 partitions
+        chunk = batch[start : start + 256]
+        query = " UNION ALL ".join(
+            f"(SELECT {n} AS n, {items} FROM read_parquet({quote_string(w['filename'])}, "
+            "hive_partitioning = false) LIMIT 1)"
+            for n, (_, w) in enumerate(chunk, start)
+        )
+        cursor = con.execute(query)
+        names = [d[0] for d in cursor.description]
+        for row in cursor.fetchall():
+            got = dict(zip(names, row, strict=True))
+            keys_tuple, w = batch[got["n"]]
+            keys = dict(w["partition_keys"])
+            for i, _, _ in fields:
+                column = f"__iceduck_p{i}"
+                if got[f"k{i}"] != keys.get(column):
+                    raise CorruptDataError(
+                        f"{w['filename']} was written under partition key {keys.get(column)!r} "
+                        f"but holds a row of key {got[f'k{i}']!r}"
+                    )
+                keys[column] = got[f"v{i}"]
+            out[keys_tuple] = keys
+    return out
+
+
+def _bytes_partition_fields(target: WriteTarget) -> list[tuple[int, str, str]]:
+    """(position, value SQL, key SQL) of each partition field whose key may be a digest key
+    (string, binary and fixed results), over the columns of a written file."""
+    out = []
+    for i, pf in enumerate(target.spec.fields):
+        if pf.transform.is_void:
+            continue
+        source = target.schema.find_field(pf.source_id).field_type
+        if may_have_digest_keys(pf.transform.result_type(source)):
+            column = _column_ref(target.schema, pf.source_id)
+            value = partition_value_sql(pf.transform, source, column)
+            out.append((i, value, partition_key_sql(pf.transform, source, column)))
+    return out
+
+
 def _place_file(
     con: Any,
     target: WriteTarget,
     written: Mapping[str, Any],
+    partition: tuple,
     name: str,
     order: str,
     fields: list[NestedField],
@@ -172,7 +249,6 @@ def _place_file(
 ) -> DataFile:
     """Move (or, for a sorted table, rewrite sorted) one file DuckDB wrote to its partition
     folder; its DataFile. ``moved`` collects the final paths for cleanup on failure."""
-    partition = _partition_tuple(target, written["partition_keys"] or {})
     relative = f"{partition_path(target, partition)}{name}"
     final = os.path.join(to_local_path(target.data_location.rstrip("/")), relative)
     os.makedirs(os.path.dirname(final), exist_ok=True)
@@ -296,22 +372,43 @@ def _partition_tuple(target: WriteTarget, found: Mapping[str, Any]) -> tuple:
     return tuple(values)
 
 
-def escape_path_segment(text: str) -> str:
-    """Java's ``URLEncoder.encode(text, UTF_8)``: letters, digits and ``.-*_`` kept, space
-    as ``+``, everything else as ``%XX`` of its UTF-8 bytes."""
-    return quote_plus(text, safe="*").replace("~", "%7E")
+#: NAME_MAX: the longest file or folder name, in bytes, of Linux file systems (ext4, xfs,
+#: btrfs, tmpfs); APFS and NTFS allow 255 characters (escaped names are ASCII: the same)
+MAX_NAME_BYTES = 255
+#: hex digits of SHA-256 that end a shortened folder name
+_NAME_DIGEST_CHARS = 32
+
+
+def bounded_folder_name(segment: str) -> str:
+    """``segment`` (an escaped ``name=value``) as a folder name the file system accepts.
+
+    Java's ``PartitionSpec.partitionToPath`` bounds nothing, and on a local file system a
+    segment over :data:`MAX_NAME_BYTES` fails to be created (``File name too long``): Spark
+    cannot write such a value to a local table at all. iceduck keeps Java's name whenever it
+    fits, and otherwise writes its first bytes (never cutting a ``%XX`` escape in two), then
+    ``~`` and 32 hex digits of the SHA-256 of the whole segment: 255 bytes. ``URLEncoder``
+    escapes ``~`` (``%7E``), so a shortened name never equals Java's name of another value,
+    and the digest keeps different values in different folders.
+
+    Nothing reads values back from paths: "The ``partition`` struct stores the tuple of
+    partition values for each file" (spec, "Manifests"), and Iceberg readers take them from
+    there, so the name is a label for people browsing the folder.
+    """
+    if len(segment.encode()) <= MAX_NAME_BYTES:
+        return segment
+    digest = hashlib.sha256(segment.encode()).hexdigest()[:_NAME_DIGEST_CHARS]
+    head = segment[: MAX_NAME_BYTES - 1 - _NAME_DIGEST_CHARS]
+    escape = head.find("%", len(head) - 2)
+    if escape != -1:  # a '%' in the last two characters starts an escape that was cut
+        head = head[:escape]
+    return f"{head}~{digest}"
 
 
 def partition_path(target: WriteTarget, partition: tuple) -> str:
-    """``name=value/`` per partition field (``PartitionSpec.partitionToPath``), '' if unpartitioned."""
-    if not target.spec.fields:
-        return ""
-    segments = []
-    for pf, value in zip(target.spec.fields, partition, strict=True):
-        result_type = pf.transform.result_type(target.schema.find_field(pf.source_id).field_type)
-        human = pf.transform.to_human_string(result_type, value)
-        segments.append(f"{escape_path_segment(pf.name)}={escape_path_segment(human)}/")
-    return "".join(segments)
+    """``name=value/`` per partition field (Java's ``PartitionSpec.partitionToPath``, each
+    folder name bounded by :func:`bounded_folder_name`), '' if unpartitioned."""
+    segments = partition_path_segments(target.spec, target.schema, partition)
+    return "".join(f"{bounded_folder_name(s)}/" for s in segments)
 
 
 def _float_stats(schema: Schema, stats: Mapping[str, Mapping[str, str]]) -> dict[int, FloatStats]:
