@@ -142,7 +142,9 @@ def scan_files(con: Any) -> list[str]:
         files: list[str] = []
         for (name,) in names:
             if _FILE_LIST.search(name):
-                (value,) = con.execute(f"SELECT getvariable({quote_string(name)})").fetchone()
+                # fetchall: a fetchone would leave the result unfinished, and DuckDB then
+                # refuses any other work on the cursor (the statement's own cleanup)
+                ((value,),) = con.execute(f"SELECT getvariable({quote_string(name)})").fetchall()
                 files.extend(value or ())
     except duckdb.Error:  # the cursor is unusable now (closed, interrupted): nothing to name
         return []
