@@ -143,11 +143,16 @@ _INTEGER = re.compile(r"\d+")
 _DECIMAL = re.compile(r"(\d*)\.(\d*)")
 
 
+#: longer integer literals are out of the range of every Iceberg type (decimal(38) at most):
+#: they are not pushed down (and Python refuses ``int()`` of 4,300 digits and more)
+_MAX_INTEGER_DIGITS = 100
+
+
 def _number(text: str) -> SqlLiteral | None:
     """DuckDB's typing of a numeric literal (see the module docstring)."""
     text = text.replace("_", "")
     if _INTEGER.fullmatch(text):
-        return SqlLiteral(Kind.INTEGER, int(text))
+        return SqlLiteral(Kind.INTEGER, int(text)) if len(text) <= _MAX_INTEGER_DIGITS else None
     m = _DECIMAL.fullmatch(text)
     if m and (m[1] or m[2]):
         digits = len(m[1].lstrip("0") + m[2]) or 1

@@ -20,6 +20,7 @@ passes through to DuckDB untouched.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -276,8 +277,8 @@ def _timestamp_ms(value: SqlLiteral | None, timezone: str) -> int | None:
     if value is None:
         return None
     moment: Moment | None
-    if value.kind in (Kind.INTEGER, Kind.DECIMAL, Kind.DOUBLE):
-        return int(value.value * 1000)
+    if value.kind in (Kind.INTEGER, Kind.DECIMAL, Kind.DOUBLE):  # 1e999 is inf: no moment
+        return int(value.value * 1000) if math.isfinite(value.value) else None
     if value.kind is Kind.STRING:
         moment = parse_timestamp(value.value)
     elif value.kind in (Kind.TIMESTAMP, Kind.TIMESTAMPTZ):
