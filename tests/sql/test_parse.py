@@ -12,6 +12,7 @@ from iceduck.sql.parse import (
     parse,
     parse_statement,
     require_supported,
+    require_valid_parameters,
     split_statements,
 )
 
@@ -111,3 +112,26 @@ def test_tokens_index_the_normalised_text() -> None:
         "$",
         "2",
     ]
+
+
+def test_a_lone_surrogate_is_named_by_position() -> None:
+    with pytest.raises(
+        UserError, match=r"the SQL text is not valid Unicode: unpaired surrogate U\+DC80 at position 10"
+    ):
+        split_statements("SELECT 'ab\udc80'")
+    split_statements("SELECT '😀'")  # a real astral character is fine
+
+
+def test_parameters_with_lone_surrogates_are_named() -> None:
+    require_valid_parameters([1, "ok", ["x", "😀"]])
+    require_valid_parameters({"name": b"\xff"})  # bytes are bytes
+    with pytest.raises(UserError, match=r"parameter 2 is not valid Unicode: unpaired surrogate U\+D800"):
+        require_valid_parameters(["fine", ["a", "\ud800"]])
+    with pytest.raises(UserError, match=r"parameter \$who is not valid Unicode"):
+        require_valid_parameters({"who": {"k": "\udfff"}})
+
+
+def test_nesting_too_deep_for_the_parser_is_a_user_error() -> None:
+    with pytest.raises(UserError, match="nested too deeply"):
+        parse_statement("SELECT " + "(" * 3000 + "1" + ")" * 3000)
+    assert parse_statement("SELECT " + "(" * 20 + "1" + ")" * 20).kind == "SELECT"
