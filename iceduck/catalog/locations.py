@@ -9,18 +9,27 @@ use is refused, at CREATE, before any file is written:
   when it writes a folder of files (``COPY ... TO 'a\\b' (FILE_SIZE_BYTES ...)`` writes
   into ``a/b``), so the files would land where the table does not look for them and
   every INSERT would fail with a misleading "data file does not exist";
-* a NUL character, which no file path can hold.
+* a NUL character, which no file path can hold, and text that is not valid Unicode (a
+  lone surrogate has no UTF-8 form, so no file name can spell it);
+* in a ``file:`` URI, a raw tab, CR or LF, which URI parsers drop (the WHATWG URL rules,
+  Python's ``urllib.parse``), and ``?`` or ``#``, which start a query or a fragment that
+  is not part of the path: the files would go to a folder other than the one written;
+  percent-encode them (``%09``, ``%0D``, ``%0A``, ``%3F``, ``%23``);
+* in a local location, a folder name over 255 bytes of UTF-8, which the file system
+  would refuse at the first write (:data:`iceduck.catalog.names.MAX_FOLDER_NAME_BYTES`).
 
 A ``file:`` URI is checked after its percent-decoding too (``%5C`` is a backslash,
-``%00`` a NUL), as that is the path the files get. Names that become folders are checked
-by :mod:`iceduck.catalog.names`.
+``%00`` a NUL), as that is the path the files get. Locations of other schemes are left
+to their store. Names that become folders are checked by :mod:`iceduck.catalog.names`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from urllib.parse import unquote
 
+from iceduck.catalog.names import MAX_FOLDER_NAME_BYTES
 from iceduck.errors import ValidationError
 from iceduck.spec.properties import WRITE_DATA_LOCATION, WRITE_METADATA_LOCATION
 
@@ -34,12 +43,42 @@ _PROBLEMS = {
 }
 
 
+#: characters that are not part of a URI's path: URI parsers drop them, or end the path there
+_NOT_IN_URI_PATHS = {
+    "\t": "a tab, which URI parsers drop",
+    "\r": "a carriage return, which URI parsers drop",
+    "\n": "a line feed, which URI parsers drop",
+    "?": "'?', which starts a URI's query, not part of its path",
+    "#": "'#', which starts a URI's fragment, not part of its path",
+}
+
+#: a URI scheme (``s3:``, ``file:``...): RFC 3986, section 3.1
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
 def location_problem(location: str) -> str | None:
     """Why files cannot be written under ``location``, or None."""
-    spellings = [location, unquote(location)] if location.startswith("file:") else [location]
+    is_file_uri = location.startswith("file:")
+    spellings = [location, unquote(location)] if is_file_uri else [location]
     for character, problem in _PROBLEMS.items():
         if any(character in spelling for spelling in spellings):
             return f"it contains {problem}"
+    if is_file_uri:
+        for character, what in _NOT_IN_URI_PATHS.items():
+            if character in location:
+                return f"it contains {what} (percent-encode it)"
+    try:
+        location.encode("utf-8")
+        parts = [part.encode("utf-8") for part in spellings[-1].split("/")]  # the path, decoded
+    except UnicodeEncodeError:
+        return "it is not valid Unicode text (it holds a lone surrogate)"
+    if is_file_uri or not _SCHEME.match(location):
+        longest = max(parts, key=len)
+        if len(longest) > MAX_FOLDER_NAME_BYTES:
+            return (
+                f"its folder name {longest[:20].decode(errors='replace')!r}... has {len(longest)} bytes "
+                f"in UTF-8, over the {MAX_FOLDER_NAME_BYTES} bytes of a folder name"
+            )
     return None
 
 

@@ -18,6 +18,12 @@ from iceduck.errors import ValidationError
         "file:///tmp/x",
         "/tmp/per%5Ccent",  # a plain path is not decoded: this is a folder named 'per%5Ccent'
         "s3://bucket/key",
+        "s3://bucket/" + "k" * 300,  # an object store's keys are not folder names
+        "/tmp/a\tb",  # a plain path is not parsed as a URI: a tab is part of the name
+        "/tmp/a#b?c",
+        "file:/tmp/a%23b%3Fc",
+        "/tmp/" + "x" * 255,
+        "file:/tmp/" + "%20" * 100,  # 100 bytes once decoded
     ],
 )
 def test_usable_locations_pass(location: str) -> None:
@@ -34,10 +40,18 @@ def test_usable_locations_pass(location: str) -> None:
         ("file:/tmp/a%5Cb", "backslash"),
         ("file:/tmp/a%5cb", "backslash"),
         ("file:///tmp/a%00b", "NUL"),
+        ("/tmp/a\ud800b", "lone surrogate"),
+        ("file:/tmp/a\tb", "tab, which URI parsers drop"),
+        ("file:/tmp/a\nb", "line feed"),
+        ("file:/tmp/a#b", "fragment"),
+        ("file:/tmp/a?b", "query"),
+        ("/tmp/" + "x" * 256 + "/t", "256 bytes"),
+        ("file:/tmp/" + "%C3%A9" * 128, "256 bytes"),
     ],
 )
-def test_backslash_and_nul_are_refused(location: str, says: str) -> None:
-    with pytest.raises(ValidationError, match=f"invalid LOCATION .*{says}"):
+def test_unusable_locations_are_refused(location: str, says: str) -> None:
+    assert says in (location_problem(location) or "")
+    with pytest.raises(ValidationError, match="invalid LOCATION"):
         check_location(location)
 
 
