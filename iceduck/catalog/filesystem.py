@@ -258,7 +258,8 @@ class HadoopCatalog:
             problem = folder_name_problem(level)
             if problem is not None:
                 raise ValidationError(
-                    f"invalid name {level!r} for a folder of catalog '{self.name}': {problem}"
+                    f"invalid name {level!r} in file-system catalog '{self.name}': {problem}; "
+                    "its namespaces and tables are folders under the warehouse"
                 )
         return self.warehouse.joinpath(*levels)
 

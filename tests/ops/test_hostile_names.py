@@ -273,3 +273,15 @@ def test_an_existing_table_with_such_a_name_keeps_working(tmp_path: Path, name: 
     box.refused(f"ALTER TABLE db.renamed RENAME TO {table}", "table name")
     box.run("DROP TABLE db.renamed")
     assert box.run("SHOW TABLES IN db") == []
+
+
+def test_a_slash_level_cannot_share_the_folder_of_nested_levels(box: Sandbox) -> None:
+    """Namespace ``a.b`` is the levels ``a``, ``b``: folder ``a/b``. A level spelled ``a/b``
+    would get the same folder, and its table ``t`` the files of ``a.b.t``."""
+    box.run("CREATE NAMESPACE a.b")
+    box.run("CREATE TABLE a.b.t (x int)")
+    box.run("INSERT INTO a.b.t VALUES (1)")
+    assert (box.warehouse / "a" / "b" / "t" / "metadata").is_dir()
+    box.refused('CREATE NAMESPACE "a/b"', "slash")
+    box.refused('CREATE TABLE a."b/t" (x int)', "slash")
+    assert box.run("SELECT * FROM a.b.t") == [(1,)]
