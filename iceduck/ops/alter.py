@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from iceduck.catalog.base import LoadedTable
+from iceduck.catalog.locations import check_path_properties
 from iceduck.errors import CommitConflictError, UserError
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.spec import properties as tp
@@ -153,6 +154,7 @@ def apply(metadata: TableMetadata, changes: _Plan) -> TableMetadata:
             properties[WRITE_DISTRIBUTION_MODE] = mode
     if properties:
         tp.validate_properties(properties, schema, metadata.properties)
+        check_path_properties(properties)
         builder.set_properties(properties)
     removed = [k for k in changes.unset_properties if k in metadata.properties and k not in properties]
     if removed:

@@ -198,7 +198,9 @@ def _check_locations(stmt: CreateTable) -> None:
 def _location(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier) -> str:
     _check_locations(stmt)
     if stmt.location is None:
-        return ctx.catalog.default_table_location(identifier)
+        location = ctx.catalog.default_table_location(identifier)
+        check_location(location, "warehouse location")  # the warehouse path itself (a backslash...)
+        return location
     location = stmt.location.rstrip("/")
     if "://" not in location and not location.startswith("file:"):
         location = str(Path(location).absolute())  # readers elsewhere must find it too

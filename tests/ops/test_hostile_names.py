@@ -238,6 +238,24 @@ def test_write_paths_with_a_backslash_or_nul_are_refused_at_create(
     box.refused(f"CREATE OR REPLACE TABLE db.t (a int) TBLPROPERTIES ('{prop}'='{where}')", says)
     box.run("INSERT INTO db.t VALUES (1)")
     assert box.run("SELECT * FROM db.t") == [(1,)]
+    box.refused(f"ALTER TABLE db.t SET TBLPROPERTIES ('{prop}'='{where}')", says)
+    box.run("INSERT INTO db.t VALUES (2)")  # the table kept its paths and still takes writes
+    assert sorted(box.run("SELECT * FROM db.t")) == [(1,), (2,)]
+
+
+@pytest.mark.parametrize("catalog_type", CATALOG_TYPES)
+def test_a_warehouse_path_with_a_backslash_refuses_new_tables(tmp_path: Path, catalog_type: str) -> None:
+    """DuckDB's COPY reads a backslash as ``/``: a table created there could never be written."""
+    box = Sandbox(tmp_path / "w\\h", catalog_type)
+    box.run("CREATE NAMESPACE db")
+    box.refused("CREATE TABLE db.t (a int)", "backslash")
+    box.refused("CREATE TABLE db.t AS SELECT 1 AS a", "backslash")
+    if catalog_type == "hadoop":
+        return  # a Hadoop table lives in its folder: no LOCATION
+    box.allowed.append(tmp_path / "elsewhere")
+    box.run(f"CREATE TABLE db.t (a int) LOCATION '{tmp_path / 'elsewhere'}'")  # an explicit one still works
+    box.run("INSERT INTO db.t VALUES (1)")
+    assert box.run("SELECT * FROM db.t") == [(1,)]
 
 
 def test_an_explicit_location_outside_the_warehouse_stays_the_users_choice(tmp_path: Path) -> None:
