@@ -364,3 +364,26 @@ def test_decimal38_truncate_and_bucket_partitions(tmp_path: Path):
     with pytest.raises(ValidationError, match=f"-{NINES} needs more digits than decimal"):
         cur.execute(f"INSERT INTO ns.e VALUES (9, -{NINES}, 0)")
     assert _rows(con, "SELECT count(*) FROM ns.e") == [(4,)]
+
+
+def test_long_values_in_rolled_files_and_beside_columns_named_like_duckdb_virtual_ones(tmp_path: Path):
+    """Files rolled within one partition share its digest key; a table with columns named
+    ``file_row_number`` and ``file_index`` (DuckDB's virtual columns, which they hide) still
+    has its long values read back."""
+    con = _connect(tmp_path)
+    cur = con.cursor()
+    cur.execute(
+        "CREATE TABLE ns.r (file_row_number bigint, file_index string, k string) USING iceberg "
+        "PARTITIONED BY (k) TBLPROPERTIES ('write.target-file-size-bytes'='20000', "
+        "'write.parquet.row-group-size-bytes'='8000')"
+    )
+    cur.execute(
+        "INSERT INTO ns.r SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR), repeat('v', 300) || (i % 3) "
+        "FROM range(30000) t(i)"
+    )
+    assert _rows(con, "SELECT k, count(*), sum(file_row_number) FROM ns.r GROUP BY k") == [
+        ("v" * 300 + str(m), 10000, sum(range(m, 30000, 3))) for m in range(3)
+    ]
+    files = _rows(con, "SELECT partition.k, file_path FROM ns.r.data_files")
+    assert len(files) > 3  # rolled
+    assert_java_folders(con, "ns.r", "k")
