@@ -196,13 +196,14 @@ def path_too_long_location(tmp: Path) -> Outcome:
     return Outcome(error, str(tmp / ("00" + "y" * 248)))
 
 
-def name_too_long_data_path(tmp: Path) -> Outcome:
+def path_too_long_data_path(tmp: Path) -> Outcome:
+    """DuckDB's COPY meets the over-long path (each folder name fits, PATH_MAX does not)."""
     con = new_table(tmp / "wh")
-    path = tmp / ("z" * 300)
+    path = tmp.joinpath(*[f"{i:02d}" + "z" * 248 for i in range(20)])
     con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.data.path' = '{path}')")
     error = caught(lambda: con.execute("INSERT INTO db.t VALUES (1, 'x')"))
     assert count(con, "db.t") == 100
-    return Outcome(error, str(path))
+    return Outcome(error, str(tmp / ("00" + "z" * 248)))
 
 
 def warehouse_name_too_long(tmp: Path) -> Outcome:
@@ -213,11 +214,11 @@ def warehouse_name_too_long(tmp: Path) -> Outcome:
 # -- hostile input ---------------------------------------------------------------------------------
 
 
-def nul_in_data_path(tmp: Path) -> Outcome:
-    """A table property naming a folder: the NUL reaches the file layer."""
-    con = new_table(tmp / "wh")
-    con.execute(f"ALTER TABLE db.t SET TBLPROPERTIES ('write.data.path' = '{tmp}/a\x00b')")
-    return Outcome(caught(lambda: con.execute("INSERT INTO db.t VALUES (1, 'x')")), None)
+def nul_in_table_name(tmp: Path) -> Outcome:
+    """Refused as a name (ValidationError, a DataError) before the file layer would refuse
+    it as a path (UserError): either way an iceduck UserError, never Python's ValueError."""
+    con = new_table(tmp / "wh", rows=0)
+    return Outcome(caught(lambda: con.execute('CREATE TABLE db."a\x00b" (a int)')), None)
 
 
 def nul_in_warehouse(tmp: Path) -> Outcome:
@@ -324,7 +325,8 @@ class Case:
     name: str
     run: Callable[[Path], Outcome]
     kind: type[errors.IceduckError]
-    dbapi_class: type[dbapi.Error]
+    #: the PEP 249 class (or classes, where two layers may each refuse first)
+    dbapi_class: type[dbapi.Error] | tuple[type[dbapi.Error], ...]
     #: a phrase the message must hold (what happened, what to do)
     says: str
 
@@ -344,9 +346,15 @@ CASES = [
     Case("permission denied: SELECT", permission_denied_read, S, OPS, "permission denied"),
     Case("file size limit: INSERT", file_size_limit, S, OPS, "file too large (limit 65,536 bytes"),
     Case("path over 4,096 bytes: LOCATION", path_too_long_location, S, OPS, "name too long: the path has"),
-    Case("name over 255 bytes: write.data.path", name_too_long_data_path, S, OPS, "name too long"),
+    Case(
+        "path over 4,096 bytes: write.data.path",
+        path_too_long_data_path,
+        S,
+        OPS,
+        "name too long: the path has",
+    ),
     Case("name over 255 bytes: connect()", warehouse_name_too_long, S, OPS, "(255 bytes per name)"),
-    Case("NUL in write.data.path", nul_in_data_path, U, PROG, "NUL"),
+    Case("NUL in a table name", nul_in_table_name, U, (PROG, DATA), "NUL"),
     Case("NUL in the warehouse path", nul_in_warehouse, U, PROG, "NUL"),
     Case("NUL in an iceduck_scan path", nul_in_scan_path, U, PROG, "NUL"),
     Case("3,000 nested parentheses", deep_nesting, U, PROG, "nested too deeply"),
