@@ -22,7 +22,7 @@ term                                       Iceberg transform
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 import sqlglot
@@ -68,6 +68,9 @@ _WITH_PARAMETER = {"BUCKET": BucketTransform, "TRUNCATE": TruncateTransform}
 
 MILLIS = {"DAYS": 86_400_000, "HOURS": 3_600_000, "MINUTES": 60_000}
 MILLIS.update({"DAY": MILLIS["DAYS"], "HOUR": MILLIS["HOURS"], "MINUTE": MILLIS["MINUTES"]})
+
+#: Iceberg's widest decimal ("decimal(P,S)": P up to 38): a value needing more digits cannot fit
+_DECIMAL_DIGITS = 38
 
 
 # -- transform and sort terms ----------------------------------------------------------------
@@ -305,7 +308,8 @@ def _typed_value(literal: SqlLiteral, t: IcebergType) -> Any:
         if kind not in (Kind.INTEGER, Kind.DECIMAL):
             return None
         try:
-            return Decimal(value).quantize(Decimal(1).scaleb(-t.scale))
+            with localcontext(prec=_DECIMAL_DIGITS):  # the default context rounds at 28 digits
+                return Decimal(value).quantize(Decimal(1).scaleb(-t.scale))
         except InvalidOperation:
             return None
     if isinstance(t, StructType):
