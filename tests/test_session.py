@@ -435,3 +435,14 @@ def test_names_match_without_case_like_duckdb(con: Connection) -> None:
     assert scalar(con, "SELECT count(*) FROM NS.Events") == 91
     assert scalar(con, "SELECT count(*) FROM ICEDUCK.Deep.ER.Nested") == 2
     assert scalar(con, "SELECT count(*) FROM ns.EVENTS.tag_first") == 48
+
+
+def test_pruning_on_a_negative_38_digit_decimal_finds_the_row(tmp_path: Path) -> None:
+    """The pushed value used to be rounded to 28 digits (-1.0E+29): metrics then ruled the
+    file out and the query returned no row."""
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (d decimal(38, 1), k int)")
+    con.execute("INSERT INTO db.t VALUES (-99999999999999999999999999999.5, 1), (1.5, 2)")
+    for op in ("= -99999999999999999999999999999.5", "< -99999999999999999999999999999.4"):
+        assert con.execute(f"SELECT k FROM db.t WHERE d {op}").fetchall() == [(1,)]

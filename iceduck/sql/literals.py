@@ -130,13 +130,19 @@ def literal_of(node: exp.Expression, params: Any = None) -> SqlLiteral | None:
     if isinstance(node, exp.Neg):
         inner = literal_of(node.this, params)
         if inner is not None and inner.kind in (Kind.INTEGER, Kind.DECIMAL, Kind.DOUBLE):
-            return SqlLiteral(inner.kind, -inner.value)
+            return SqlLiteral(inner.kind, _negate(inner.value))
         return None
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
         return _cast(node, params)
     if isinstance(node, exp.Placeholder):
         return _parameter(node, params)
     return None
+
+
+def _negate(value: Any) -> Any:
+    """``-value``, exactly: ``-Decimal`` rounds to the context's 28 digits, which would turn
+    ``-99999999999999999999999999999.5`` into ``-1.000E+29`` (and prune on that)."""
+    return value.copy_negate() if isinstance(value, Decimal) else -value
 
 
 _INTEGER = re.compile(r"\d+")

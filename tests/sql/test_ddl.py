@@ -346,12 +346,23 @@ def test_defaults_are_values_of_the_column_type() -> None:
     assert values["k"] == (-3_600_000_000, True)
 
 
+def test_decimal_defaults_keep_all_38_digits() -> None:
+    """Python's default decimal context rounds at 28 digits; a decimal(38, s) default must not."""
+    columns = create(
+        f"CREATE TABLE ns.t (a decimal(38, 0) DEFAULT {'9' * 38}, b decimal(38, 10) DEFAULT -{'9' * 28}.5)"
+    ).columns
+    assert columns[0].default == Decimal("9" * 38)
+    assert columns[1].default == Decimal(f"-{'9' * 28}.5000000000")
+
+
 @pytest.mark.parametrize(
     ("column", "error", "message"),
     [
         ("a int DEFAULT 'x'", UserError, "does not fit column a of type int"),
         ("a int DEFAULT 3000000000", UserError, "does not fit"),
         ("a decimal(3, 2) DEFAULT 12.5", UserError, "does not fit"),
+        ("a decimal(38, 0) DEFAULT " + "9" * 39, UserError, "does not fit"),
+        ("a decimal(38, 10) DEFAULT " + "9" * 29, UserError, "does not fit"),
         ("a int DEFAULT 1.5e3", UserError, "does not fit"),
         ("a timestamp DEFAULT now()", UnsupportedError, "must be a literal"),
     ],

@@ -143,3 +143,12 @@ def test_utc_nanos_reads_naive_moments_in_the_zone() -> None:
 )
 def test_iceberg_value(literal: SqlLiteral, t: object, value: object) -> None:
     assert iceberg_value(literal, t) == value
+
+
+def test_negative_decimals_keep_every_digit() -> None:
+    """``-Decimal`` rounds to Python's 28-digit context: a pushed filter on a negative
+    decimal(38, s) value must carry the exact value, or pruning skips the matching file."""
+    assert lit("-99999999999999999999999999999.5") == SqlLiteral(
+        Kind.DECIMAL, Decimal("-99999999999999999999999999999.5")
+    )
+    assert lit(f"-{'9' * 38}") == SqlLiteral(Kind.INTEGER, -int("9" * 38))
