@@ -11,23 +11,23 @@ use is refused, at CREATE, before any file is written:
   every INSERT would fail with a misleading "data file does not exist";
 * a NUL character, which no file path can hold, and text that is not valid Unicode (a
   lone surrogate has no UTF-8 form, so no file name can spell it);
-* in a ``file:`` URI, a raw tab, CR or LF, which URI parsers drop (the WHATWG URL rules,
-  Python's ``urllib.parse``), and ``?`` or ``#``, which start a query or a fragment that
-  is not part of the path: the files would go to a folder other than the one written;
-  percent-encode them (``%09``, ``%0D``, ``%0A``, ``%3F``, ``%23``);
+* in a ``file:`` location, a raw tab, CR or LF, ``?`` or ``#``: iceduck, Java (Hadoop's
+  ``Path``) and DuckDB take a ``file:`` path literally (:func:`iceduck.io.fileio.to_local_path`),
+  but readers that parse it as a URI (PyIceberg through ``urllib.parse``) drop the first
+  three or end the path at the other two, and would look in another folder (a plain path
+  with these characters is fine: no one parses it as a URI);
 * in a local location, a folder name over 255 bytes of UTF-8, which the file system
   would refuse at the first write (:data:`iceduck.catalog.names.MAX_FOLDER_NAME_BYTES`).
 
-A ``file:`` URI is checked after its percent-decoding too (``%5C`` is a backslash,
-``%00`` a NUL), as that is the path the files get. Locations of other schemes are left
-to their store. Names that become folders are checked by :mod:`iceduck.catalog.names`.
+A ``file:`` path is never percent-decoded (``%5C`` is three characters of a folder name),
+so it is checked as written. Locations of other schemes are left to their store. Names
+that become folders are checked by :mod:`iceduck.catalog.names`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from urllib.parse import unquote
 
 from iceduck.catalog.names import MAX_FOLDER_NAME_BYTES
 from iceduck.errors import ValidationError
@@ -48,8 +48,8 @@ _NOT_IN_URI_PATHS = {
     "\t": "a tab, which URI parsers drop",
     "\r": "a carriage return, which URI parsers drop",
     "\n": "a line feed, which URI parsers drop",
-    "?": "'?', which starts a URI's query, not part of its path",
-    "#": "'#', which starts a URI's fragment, not part of its path",
+    "?": "'?', which URI parsers read as the start of a query, not part of the path",
+    "#": "'#', which URI parsers read as the start of a fragment, not part of the path",
 }
 
 #: a URI scheme (``s3:``, ``file:``...): RFC 3986, section 3.1
@@ -59,17 +59,15 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 def location_problem(location: str) -> str | None:
     """Why files cannot be written under ``location``, or None."""
     is_file_uri = location.startswith("file:")
-    spellings = [location, unquote(location)] if is_file_uri else [location]
     for character, problem in _PROBLEMS.items():
-        if any(character in spelling for spelling in spellings):
+        if character in location:
             return f"it contains {problem}"
     if is_file_uri:
         for character, what in _NOT_IN_URI_PATHS.items():
             if character in location:
-                return f"it contains {what} (percent-encode it)"
+                return f"it contains {what} (write a plain path instead of a file: URI)"
     try:
-        location.encode("utf-8")
-        parts = [part.encode("utf-8") for part in spellings[-1].split("/")]  # the path, decoded
+        parts = [part.encode("utf-8") for part in location.split("/")]
     except UnicodeEncodeError:
         return "it is not valid Unicode text (it holds a lone surrogate)"
     if is_file_uri or not _SCHEME.match(location):

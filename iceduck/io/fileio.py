@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import unquote, urlparse
 
 from iceduck.errors import AlreadyExistsError, CorruptDataError, StorageError, UnsupportedError, UserError
 
@@ -62,6 +61,12 @@ _ADVICE: dict[int, str] = {
 def to_local_path(location: str) -> str:
     """The local path of a location: ``/a/b``, ``file:/a/b``, ``file:///a/b`` -> ``/a/b``.
 
+    The path of a ``file:`` location is taken literally, never percent-decoded: Iceberg
+    locations are not encoded URIs. Java's writers name partition folders with
+    ``URLEncoder`` (``s=a%2Fb``, ``ts=2024-01-01T10%3A00``) and store ``file:/.../s=a%2Fb/f``
+    for the folder literally named ``s=a%2Fb``; Hadoop's ``Path(String)`` reads it back
+    literally, and so do DuckDB and PyIceberg. Decoding would look for ``s=a/b``.
+
     A NUL character cannot be part of a file name on any local file system: such a
     location is refused here, once for every file operation, as a :class:`UserError`
     (Python's own ``ValueError: embedded null byte`` says nothing of where it came from).
@@ -69,10 +74,13 @@ def to_local_path(location: str) -> str:
     if "\x00" in location:
         raise UserError(f"a file location cannot contain a NUL character: {location!r}")
     if location.startswith("file:"):
-        parsed = urlparse(location)
-        if parsed.netloc not in ("", "localhost"):
-            raise UnsupportedError(f"file URI with a host is not supported: {location}")
-        return unquote(parsed.path)
+        path = location[len("file:") :]
+        if path.startswith("//"):  # file://<authority>/path
+            authority, _, rest = path[2:].partition("/")
+            if authority not in ("", "localhost"):
+                raise UnsupportedError(f"file URI with a host is not supported: {location}")
+            path = "/" + rest
+        return path
     if _SCHEME.match(location):
         raise UnsupportedError(f"only local files are supported, not {location!r}")
     return location

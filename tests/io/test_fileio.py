@@ -15,7 +15,9 @@ from iceduck.io import fileio
         ("file:/a/b/c.avro", "/a/b/c.avro"),
         ("file:///a/b/c.avro", "/a/b/c.avro"),
         ("file://localhost/a/b", "/a/b"),
-        ("file:/a/b%20c", "/a/b c"),
+        ("file:/a/b%20c", "/a/b%20c"),  # literal, as Hadoop's Path, DuckDB and PyIceberg read it
+        ("file:/d/s=a%2Fb/f.parquet", "/d/s=a%2Fb/f.parquet"),  # Java's partition folder names
+        ("file://localhost/a#b?c", "/a#b?c"),
     ],
 )
 def test_local_paths(location: str, expected: str) -> None:

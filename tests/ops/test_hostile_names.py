@@ -205,8 +205,8 @@ def test_good_rename_target_round_trips(tmp_path: Path) -> None:
     [
         ("{root}/x\\y", "backslash"),
         ("{root}/x\x00y", "NUL"),
-        ("file:{root}/x%5Cy", "backslash"),
-        ("file:{root}/x%00y", "NUL"),
+        ("file:{root}/x\\y", "backslash"),
+        ("file:{root}/x\x00y", "NUL"),
     ],
 )
 def test_location_with_a_backslash_or_nul_is_refused_at_create(
@@ -224,7 +224,7 @@ def test_location_with_a_backslash_or_nul_is_refused_at_create(
 
 
 @pytest.mark.parametrize("prop", ["write.data.path", "write.metadata.path"])
-@pytest.mark.parametrize("value", ["{root}/p\\q", "{root}/p\x00q", "file:{root}/p%5Cq"])
+@pytest.mark.parametrize("value", ["{root}/p\\q", "{root}/p\x00q", "file:{root}/p\\q"])
 def test_write_paths_with_a_backslash_or_nul_are_refused_at_create(
     tmp_path: Path, prop: str, value: str
 ) -> None:

@@ -35,7 +35,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote as url_quote
-from urllib.parse import unquote
 
 import iceduck
 from iceduck.errors import AlreadyExistsError, IceduckError, ValidationError
@@ -146,17 +145,17 @@ def level_problem(level: str) -> bool:
 
 
 def local_path(location: str) -> str:
-    """The local path of a plain path or ``file:`` URI (percent-decoded)."""
+    """The local path of a plain path or ``file:`` location, taken literally (as Hadoop's
+    ``Path``, DuckDB and PyIceberg do: Java's partition folders are named ``s=a%2Fb``)."""
     if location.startswith("file://"):
-        return unquote(location[len("file://") :])
-    return unquote(location[len("file:") :]) if location.startswith("file:") else location
+        return location[len("file://") :]
+    return location[len("file:") :] if location.startswith("file:") else location
 
 
 def location_problem(location: str) -> bool:
-    """Whether a LOCATION must be refused: a backslash or NUL (also once decoded), text
-    that is not valid Unicode, or a folder name over 255 bytes (a storage error)."""
-    spellings = [location, local_path(location)]
-    if any(c in s for s in spellings for c in "\\\x00"):
+    """Whether a LOCATION must be refused: a backslash or NUL, text that is not valid
+    Unicode, or a folder name over 255 bytes (a storage error)."""
+    if any(c in location for c in "\\\x00"):
         return True
     if location.startswith("file:") and any(c in location for c in "\t\r\n?#"):
         return True  # URI parsers drop them, or end the path there: the files would go elsewhere
