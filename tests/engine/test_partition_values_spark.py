@@ -20,6 +20,7 @@ import pytest
 import iceduck
 from iceduck.errors import ValidationError
 from tests.engine.test_partition_values import NINES, assert_java_folder, folder_of
+from tests.support.namespaces import drop_namespace_with_tables
 from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 
 NS = "partition_values"
@@ -35,10 +36,7 @@ SPARK_DECIMALS = [NINES, "-" + NINES, "9" * 31, "1" + "0" * 37, "0", "-1"]
 def ice(spark: Any, spark_warehouse_path: Path) -> Iterator[iceduck.Connection]:
     con = iceduck.connect(spark_warehouse_path)
     catalog = con.session.catalog
-    if catalog.namespace_exists((NS,)):
-        for table in catalog.list_tables((NS,)):
-            catalog.drop_table(table, purge=True)
-        catalog.drop_namespace((NS,))
+    drop_namespace_with_tables(catalog, NS)
     con.cursor().execute(f"CREATE NAMESPACE {NS}")
     yield con
     con.close()

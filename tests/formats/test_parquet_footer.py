@@ -55,6 +55,7 @@ from iceduck.spec.types import (
     StringType,
     StructType,
 )
+from tests.support.namespaces import drop_namespace_with_tables
 
 # DuckDB table with every place an Iceberg int can sit, plus INT32 columns that are not ints
 DUCK_SQL = """
@@ -316,10 +317,7 @@ NS = "footer_test"
 
 def _drop_namespace(con: Any) -> None:
     catalog = con.session.catalog
-    if catalog.namespace_exists((NS,)):
-        for table in catalog.list_tables((NS,)):
-            catalog.drop_table(table, purge=True)
-        catalog.drop_namespace((NS,))
+    drop_namespace_with_tables(catalog, NS)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import iceduck
+from tests.support.namespaces import drop_namespace_with_tables
 from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 
 NS = "file_uri"
@@ -24,10 +25,7 @@ VALUES = ["a/b", "é", "50%", "x y", "k=v:w"]
 def ice(spark: Any, spark_warehouse_path: Path) -> Iterator[iceduck.Connection]:
     con = iceduck.connect(spark_warehouse_path)
     catalog = con.session.catalog
-    if catalog.namespace_exists((NS,)):
-        for table in catalog.list_tables((NS,)):
-            catalog.drop_table(table, purge=True)
-        catalog.drop_namespace((NS,))
+    drop_namespace_with_tables(catalog, NS)
     con.execute(f"CREATE NAMESPACE {NS}")
     yield con
     con.close()

@@ -17,6 +17,7 @@ import pytest
 
 from iceduck.errors import UserError, ValidationError
 from tests.ops.harness import Iceduck
+from tests.support.namespaces import drop_namespace_with_tables
 from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 
 NS = "ops_dml"
@@ -26,10 +27,7 @@ NS = "ops_dml"
 def ice(spark: Any, spark_warehouse: Any) -> Iterator[Iceduck]:
     engine = Iceduck(spark_warehouse.path)
     catalog = engine.con.session.catalog
-    if catalog.namespace_exists((NS,)):
-        for table in catalog.list_tables((NS,)):
-            catalog.drop_table(table, purge=True)
-        catalog.drop_namespace((NS,))
+    drop_namespace_with_tables(catalog, NS)
     engine.execute(f"CREATE NAMESPACE {NS}")
     yield engine
     engine.close()
