@@ -217,7 +217,7 @@ def compress_metadata(metadata: TableMetadata) -> bool:
         .strip()
         .lower()
     )
-    if codec not in ("none", "gzip"):
+    if codec not in props.METADATA_COMPRESSION_CODECS:
         raise ValidationError(
             f"table property {props.METADATA_COMPRESSION!r} must be 'none' or 'gzip', not {codec!r}"
         )
