@@ -104,9 +104,12 @@ def commit(
     The first attempt runs on ``base`` (or a fresh load); after a conflict the table is
     reloaded and ``attempt`` runs again on the new state (it may raise to give up: its
     ValidationError or CommitConflictError ends the loop). The retry policy is read from
-    the properties of the table as first loaded. On final failure every file the attempts
-    wrote and ``cleanup_on_failure`` are deleted and the error raised; when retries run
-    out it is a CommitConflictError naming the table and the number of attempts.
+    the properties of the table as first loaded. A retry on a table that is not the one
+    first loaded (:func:`check_same_table`) gives up. On final failure every file the
+    attempts wrote and ``cleanup_on_failure`` are deleted -- unless the swap may have landed
+    (an interrupt, :class:`~iceduck.errors.CommitStateUnknownError`), when all are kept --
+    and the error raised; when retries run out it is a CommitConflictError naming the
+    table and the number of attempts.
     """
     first = current = base if base is not None else catalog.load_table(identifier)
     policy = RetryPolicy.from_properties(current.metadata.properties)
