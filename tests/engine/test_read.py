@@ -461,3 +461,20 @@ def test_name_mapping_with_legacy_list_element_names(con: Any, tmp_path: Path) -
     task = FileScanTask(str(path), FileFormat.PARQUET, 2, path.stat().st_size, 0, (), 1)
     rows = read_rows(con, schema, [task], name_mapping=mapping)
     assert rows == [{"points": None}, {"points": [{"latitude": 1.0, "added": 1}]}]
+
+
+def test_scans_carry_the_manifests_row_count_to_duckdbs_planner(con: Any, tmp_path: Path) -> None:
+    """A ``schema = MAP`` scan hides the row count from DuckDB's optimizer (join orders were
+    chosen blind); the planned files' record counts are handed over instead."""
+    files = [
+        write_parquet(
+            con, tmp_path / f"{n}.parquet", f"SELECT i::BIGINT AS id FROM range({1000 * (n + 1)}) t(i)",
+            {"id": 1},
+        )
+        for n in range(3)
+    ]
+    plan = ScanPlan(Schema((F(1, "id", LongType()),)), 1, tuple(data_task(con, f) for f in files))
+    sql = attach_scan(con, plan, "est")
+    explained = con.execute(f"EXPLAIN SELECT * FROM ({sql}) AS x").fetchall()[0][1]
+    assert "~6,000 rows" in explained, explained
+    unregister_scan(con, "est")
