@@ -87,6 +87,11 @@ class LayoutCache:
         with self._lock:
             self._entries.clear()
 
+    def missing(self, paths: Iterable[str]) -> int:
+        """How many of ``paths`` have no cached schema (nothing is read)."""
+        with self._lock:
+            return sum(1 for p in paths if p not in self._entries)
+
     def get_many(self, con: Any, paths: Sequence[str]) -> dict[str, FileSchema]:
         """The schema of every path (a location as in the manifest), reading missing ones
         with one ``parquet_schema`` call."""

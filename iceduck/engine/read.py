@@ -52,6 +52,7 @@ from iceduck.engine.deletes import (
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LAYOUTS, LayoutCache, find, parse_name_mapping
+from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
 from iceduck.engine.projection import FILE_INDEX, ROW_NUMBER, needs_layouts, output_fields, schema_map
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string, typed_null
 from iceduck.errors import CorruptDataError, UnsupportedError, UserError
@@ -65,6 +66,9 @@ from iceduck.spec.types import ListType, MapType, NestedField, StructType
 #: (file lists are ``<view>__f<n>`` and ``<view>__e<n>``: :func:`file_errors.scan_files`
 #: reads them back to name a broken file after a failure)
 AUX = "__"
+#: footers a scan reads (once per process: :class:`LayoutCache`) to prove a plain read
+#: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
+PLAIN_READ_FOOTERS = 256
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,10 @@ def scan_sql(
         return ScanSql(f"SELECT {items} WHERE false")
     keys = _key_columns(con, plan.schema, tasks, layouts)
     spec = ReadSpec(plan.schema, fields, keys)
-    blind = not (needs_layouts(fields, plan.name_mapping, tasks) or any(k.path for k in keys))
+    needed = needs_layouts(fields, plan.name_mapping, tasks) or any(k.path for k in keys)
+    # footers also let a group be read plainly (plain_read), which DuckDB plans better; a
+    # first scan of a table of many small files stays blind rather than read them all twice
+    blind = not needed and layouts.missing(t.path for t in tasks) > PLAIN_READ_FOOTERS
     file_layouts = None if blind else layouts.get_many(con, [t.path for t in tasks])
     mapping = parse_name_mapping(plan.name_mapping) if plan.name_mapping else None
     groups = Grouper(spec, file_layouts, mapping).group(tasks, set(deleted))
@@ -191,10 +198,18 @@ def scan_sql(
     for n, g in enumerate(groups):
         files = f"{view_name}{AUX}f{n}"
         scan.variables[files] = [fileio.to_local_path(t.path) for t in g.tasks]
-        source = (
-            f"read_parquet(getvariable({quote_string(files)}), schema = {schema_map(g.entries, g.by_name)}"
-            f"{cardinality_option(g.tasks, deleted)})"
-        )
+        file_list = f"getvariable({quote_string(files)})"
+        names = None
+        virtual = needs_virtual_columns(fields, g.has_positions or g.has_equality)
+        if file_layouts is not None:
+            names = plain_columns(g.entries, file_layouts[g.tasks[0].path], g.by_name, virtual)
+        if names is not None:
+            source = plain_source(file_list, g.entries, names, cardinality_option(g.tasks, deleted), virtual)
+        else:
+            source = (
+                f"read_parquet({file_list}, schema = {schema_map(g.entries, g.by_name)}"
+                f"{cardinality_option(g.tasks, deleted)})"
+            )
         where = ""
         if g.has_positions:
             ranges = range_predicate(g.tasks, deleted)
