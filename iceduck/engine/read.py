@@ -13,8 +13,9 @@ Shape of the SELECT::
       UNION ALL                                                -- files with deleted rows:
         SELECT <columns> FROM read_parquet(...) WHERE NOT (file_row_number BETWEEN ...)
       UNION ALL                                                -- (or, when runs are many)
-        SELECT <columns> FROM read_parquet(...) CROSS JOIN "<name>__pd2" AS __pd
-               WHERE <the row's bit in its file's deletion bitmap is 0>
+        SELECT <columns> FROM read_parquet(...)
+               WHERE CASE <file, segment> WHEN 0 THEN get_bit(getvariable('<name>__b2_0')::BIT,
+                     file_row_number::INTEGER) ... ELSE 0 END = 0  -- :mod:`iceduck.engine.bitmaps`
       UNION ALL
         SELECT <columns> FROM (<files with equality deletes, with __ord and keys>) AS __e
                ANTI JOIN (<delete rows, with ordinal runs>) AS __t0 ON <keys, runs>
@@ -22,21 +23,23 @@ Shape of the SELECT::
 
 with as few groups as the files allow (:mod:`iceduck.engine.groups`), so a 2,000-file
 table without deletes is one ``read_parquet`` over its list. File lists travel as DuckDB
-variables (``<name>__f<n>``), bitmaps as Arrow tables (``<name>__pd<n>``), both registered
-on the connection; :func:`unregister_scan` drops them with the view.
+variables (``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
+files with both position and equality deletes still use a keep-mask Arrow table
+(``<name>__pd<n>``) joined to the scan; :func:`unregister_scan` drops them with the view.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
+from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
 from iceduck.engine.deletes import (
     POSITIONS,
     KeyColumn,
@@ -75,8 +78,9 @@ class ScanSql:
     #: Arrow tables to register on the connection (position-delete bitmaps)
     tables: dict[str, pa.Table] = field(default_factory=dict)
     #: DuckDB variables to set (file lists: a list literal of 2,000 paths costs DuckDB's
-    #: parser 13 ms on every statement, a variable is set once in 2-3 ms)
-    variables: dict[str, list[str]] = field(default_factory=dict)
+    #: parser 13 ms on every statement, a variable is set once in 2-3 ms; deletion bitmaps
+    #: as BLOBs, see :mod:`iceduck.engine.bitmaps`)
+    variables: dict[str, Any] = field(default_factory=dict)
 
 
 def register_scan(
@@ -188,7 +192,13 @@ def scan_sql(
     key_names = {k.field_id: f"__k{i}" for i, k in enumerate(keys)}
     plain: list[str] = []
     equality: list[str] = []
-    for n, g in enumerate(groups):
+    reads: list[tuple[Group, BitmapScan | None]] = []
+    for g in groups:  # files with position deletes only: a bitmap filter per few files
+        if g.has_positions and not g.has_equality:
+            reads.extend((replace(g, tasks=b.tasks), b) for b in bitmap_scans(g.tasks, deleted))
+        else:
+            reads.append((g, None))
+    for n, (g, bitmaps) in enumerate(reads):
         files = f"{view_name}{AUX}f{n}"
         scan.variables[files] = [fileio.to_local_path(t.path) for t in g.tasks]
         source = (
@@ -196,7 +206,13 @@ def scan_sql(
             f"{cardinality_option(g.tasks, deleted)})"
         )
         where = ""
-        if g.has_positions:
+        if bitmaps is not None:
+            ranges = range_predicate(g.tasks, deleted)
+            if ranges is None:  # clustered deletes are few ranges, which prune row groups
+                ranges, blobs = bitmaps.predicate(f"{view_name}{AUX}b{n}_")
+                scan.variables.update(blobs)
+            where = f" WHERE {ranges}"
+        elif g.has_positions:  # with equality deletes too: the keep-mask, joined
             ranges = range_predicate(g.tasks, deleted)
             if ranges is not None:  # clustered deletes: a filter DuckDB prunes row groups with
                 where = f" WHERE {ranges}"
