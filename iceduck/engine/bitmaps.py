@@ -28,11 +28,13 @@ scans of at most ``MAX_SEGMENTS`` segments each.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from iceduck.engine.deletes import derived
 from iceduck.engine.types import quote_string
 from iceduck.scan.tasks import FileScanTask
 
@@ -53,8 +55,8 @@ class BitmapScan:
     #: rows per segment
     segment_rows: int = SEGMENT_ROWS
     tasks: list[FileScanTask] = field(default_factory=list)
-    #: (file ordinal in ``tasks``, segment number, positions relative to the segment)
-    segments: list[tuple[int, int, np.ndarray]] = field(default_factory=list)
+    #: (file ordinal in ``tasks``, segment number, the segment's bitmap)
+    segments: list[tuple[int, int, bytes]] = field(default_factory=list)
 
     def predicate(self, variable: str) -> tuple[str, dict[str, bytes]]:
         """The filter, and the bitmaps it names (variable name -> BLOB), named
@@ -63,10 +65,9 @@ class BitmapScan:
         shift = size.bit_length() - 1
         blobs: dict[str, bytes] = {}
         cases = []
-        for n, (i, k, relative) in enumerate(self.segments):
+        for n, (i, k, blob) in enumerate(self.segments):
             name = f"{variable}{n}"
-            rows = min(size, self.tasks[i].record_count - k * size)
-            blobs[name] = segment_bitmap(relative, rows)
+            blobs[name] = blob
             row = "file_row_number" if k == 0 else f"(file_row_number - {k * size})"
             test = f"get_bit(getvariable({quote_string(name)})::BIT, {row}::INTEGER)"
             cases.append((i * _FILE_STRIDE + k, test))
@@ -90,27 +91,38 @@ def segment_bitmap(relative: np.ndarray, rows: int) -> bytes:
     return np.packbits(bits, bitorder="big").tobytes()
 
 
+def file_segments(positions: np.ndarray, rows: int, size: int) -> list[tuple[int, bytes]]:
+    """A file's bitmap segments that hold deleted positions: (segment number, bitmap)."""
+    p = positions[(positions >= 0) & (positions < rows)]
+    numbers = p >> (size.bit_length() - 1)
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(numbers)) + 1, [len(p)])).tolist()
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        if a < b:
+            k = int(numbers[a])
+            out.append((k, segment_bitmap(p[a:b] - k * size, min(size, rows - k * size))))
+    return out
+
+
 def bitmap_scans(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarray]) -> list[BitmapScan]:
     """Split ``tasks`` (in order) into scans of at most ``MAX_SEGMENTS`` bitmap segments; a
     file with more segments than that gets a scan of its own."""
     size, most = SEGMENT_ROWS, MAX_SEGMENTS  # read when called: tests shrink them
-    shift = size.bit_length() - 1
     scans: list[BitmapScan] = []
     current = BitmapScan(size)
     for t in tasks:
-        p = positions.get(t.path, _EMPTY)
-        p = p[(p >= 0) & (p < t.record_count)]
-        numbers = p >> shift
-        bounds = np.flatnonzero(np.diff(numbers)) + 1
-        starts = np.concatenate(([0], bounds)) if len(p) else _EMPTY
-        ends = np.concatenate((bounds, [len(p)])) if len(p) else _EMPTY
-        pieces = [(int(numbers[a]), p[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        rows = t.record_count
+        pieces = derived(
+            positions.get(t.path, _EMPTY),
+            ("segments", rows, size),
+            lambda p, rows=rows: file_segments(p, rows, size),  # type: ignore[misc]
+        )
         if current.tasks and pieces and len(current.segments) + len(pieces) > most:
             scans.append(current)
             current = BitmapScan(size)
         i = len(current.tasks)
         current.tasks.append(t)
-        current.segments.extend((i, k, piece - k * size) for k, piece in pieces)
+        current.segments.extend((i, k, blob) for k, blob in pieces)
     if current.tasks:
         scans.append(current)
     return scans

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +84,35 @@ class PositionCache:
 
 #: the process-wide cache the engine uses by default
 POSITIONS = PositionCache()
+
+_DERIVED: dict[tuple[int, Any], tuple[weakref.ref[np.ndarray], Any]] = {}
+_DERIVED_LOCK = threading.Lock()
+
+
+def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any]) -> Any:
+    """``compute(positions)``, remembered while that very array lives.
+
+    Warm reads get the same arrays back from the :class:`PositionCache`, so what a scan
+    derives from them (runs, bitmap segments: 10-25 ms per 5M-row file in Python) is
+    computed once; the entry goes when the array does (a weak reference), so the cache's
+    bound holds for these too.
+    """
+    slot = (id(positions), key)
+    with _DERIVED_LOCK:
+        hit = _DERIVED.get(slot)
+    if hit is not None and hit[0]() is positions:
+        return hit[1]
+    value = compute(positions)
+
+    def forget(_: Any, slot: tuple[int, Any] = slot) -> None:
+        with _DERIVED_LOCK:
+            entry = _DERIVED.get(slot)
+            if entry is not None and entry[0]() is None:
+                del _DERIVED[slot]
+
+    with _DERIVED_LOCK:
+        _DERIVED[slot] = (weakref.ref(positions, forget), value)
+    return value
 
 
 def deleted_positions(
@@ -205,7 +235,7 @@ def range_predicate(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarr
     per_file = []
     total = 0
     for i, t in enumerate(tasks):
-        firsts, lasts = position_runs(positions.get(t.path, _EMPTY))
+        firsts, lasts = derived(positions.get(t.path, _EMPTY), "runs", position_runs)
         total += len(firsts)
         if total > MAX_RANGE_RUNS:
             return None

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import iceduck
 from iceduck.engine import bitmaps
 from iceduck.engine.bitmaps import bitmap_scans, segment_bitmap
 from iceduck.engine.connection import open_database
@@ -144,5 +145,35 @@ def test_packing(monkeypatch: pytest.MonkeyPatch) -> None:
     }
     scans = bitmap_scans(tasks, positions)
     assert [[t.path for t in s.tasks] for s in scans] == [["a"], ["b"], ["c", "d"]]
-    assert [(i, k, r.tolist()) for i, k, r in scans[1].segments] == [(0, 0, [0]), (0, 2, [1])]
+    assert [(i, k, blob) for i, k, blob in scans[1].segments] == [(0, 0, b"\x80"), (0, 2, b"\x40")]
     assert [k for _, k, _ in scans[2].segments] == [0, 1, 2, 3]
+
+
+# -- through SQL: the planner's scope rules, then the bitmaps -------------------------------------
+
+
+@pytest.mark.usefixtures("small_segments")
+@pytest.mark.parametrize("share", [0.01, 0.1, 0.5])
+@pytest.mark.parametrize("shape", ["clustered", "scattered"])
+@pytest.mark.parametrize("version", [2, 3])
+def test_merge_on_read_deletes_through_sql(tmp_path: Path, version: int, shape: str, share: float) -> None:
+    """Deletes written by iceduck (v2 position-delete files, v3 deletion vectors) apply only to
+    the data files that existed when they were written ("data sequence number <= the
+    delete's"): rows inserted later with the same ids survive."""
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE SCHEMA db")
+    con.execute(
+        "CREATE TABLE db.t (id bigint, s string) TBLPROPERTIES "
+        f"('format-version'='{version}', 'write.delete.mode'='merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t SELECT i, 's' || i FROM range(2000) r(i)")
+    cut = int(2000 * share)
+    first = f"id < {cut}" if shape == "clustered" else f"id % {round(1 / share)} = 0"
+    con.execute(f"DELETE FROM db.t WHERE {first}")
+    con.execute("INSERT INTO db.t SELECT i, 'again' FROM range(1000) r(i)")  # newer: not deleted
+    con.execute("DELETE FROM db.t WHERE id % 7 = 3 AND id >= 1500")  # touches the first file only
+    kept = [i for i in range(2000) if not (i < cut if shape == "clustered" else i % round(1 / share) == 0)]
+    kept = [i for i in kept if not (i % 7 == 3 and i >= 1500)]
+    expected = sorted([(i, f"s{i}") for i in kept] + [(i, "again") for i in range(1000)])
+    assert sorted(con.execute("SELECT id, s FROM db.t").fetchall()) == expected
+    assert con.execute("SELECT count(*) FROM db.t WHERE s = 'again'").fetchall() == [(1000,)]

@@ -306,3 +306,24 @@ def test_all_kinds_of_deletes_in_one_scan(con: Any, tmp_path: Path) -> None:
     assert "get_bit" not in scan.sql
     expected = [*range(10), *range(101, 110), 200, *range(203, 210)]
     assert ids(read_rows(con, SCHEMA, tasks)) == expected
+
+
+def test_derived_is_computed_once_per_array() -> None:
+    """Warm reads get the cached arrays back: what scans derive from them is remembered, and
+    forgotten with the array."""
+    from iceduck.engine import deletes
+
+    calls: list[int] = []
+
+    def count(p: np.ndarray) -> int:
+        calls.append(1)
+        return int(p.sum())
+
+    a = np.array([1, 2, 3])
+    assert deletes.derived(a, "sum", count) == 6 and deletes.derived(a, "sum", count) == 6
+    assert len(calls) == 1
+    b = np.array([1, 2, 3])  # equal, but another array: computed again
+    assert deletes.derived(b, "sum", count) == 6 and len(calls) == 2
+    slot = (id(a), "sum")
+    del a
+    assert slot not in deletes._DERIVED
