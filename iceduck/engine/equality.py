@@ -132,7 +132,7 @@ def _matching_positions(
         selects.append(
             f"SELECT __e.__ord, __e.__pos FROM {data} AS __e SEMI JOIN ({relation}) AS __t{j} ON {condition}"
         )
-    sql = f"SELECT DISTINCT __ord, __pos FROM ({' UNION ALL '.join(selects)}) ORDER BY ALL"
+    sql = " UNION ALL ".join(selects)  # sorted and made unique below: numpy does it faster
     try:
         for name, value in variables.items():
             con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
@@ -141,8 +141,13 @@ def _matching_positions(
     finally:
         for name in variables:
             con.execute(f"RESET VARIABLE {quote_identifier(name)}")
-    ords = table.column("__ord").to_numpy()
+    ords = table.column("__ord").to_numpy().astype(np.int64, copy=False)
     pos = table.column("__pos").to_numpy().astype(np.int64, copy=False)
+    order = np.lexsort((pos, ords))
+    ords, pos = ords[order], pos[order]
+    if len(pos):  # several delete column sets may match one row
+        first = np.concatenate(([True], (np.diff(ords) != 0) | (np.diff(pos) != 0)))
+        ords, pos = ords[first], pos[first]
     starts = np.flatnonzero(np.diff(ords)) + 1
     bounds = np.concatenate(([0], starts, [len(pos)])).tolist()
     found: dict[str, np.ndarray] = {}

@@ -106,3 +106,14 @@ def test_positions_are_cached_per_data_file_and_delete_set(
     assert len(joins) == 1  # the second read found the positions cached
     assert read(eq1, eq2) == [i for i in range(SIZE) if i not in (5, 7)]  # another scope: new key
     assert len(joins) == 2
+
+
+def test_two_delete_column_sets_matching_one_row(con: Any, tmp_path: Path) -> None:
+    a = data_file(con, tmp_path / "a.parquet", 0)
+    by_id = equality_delete_file(con, tmp_path / "e1.parquet", "SELECT 5::BIGINT AS id", {"id": 1}, [1])
+    by_name = equality_delete_file(
+        con, tmp_path / "e2.parquet", "SELECT * FROM (VALUES ('n5'), ('n9')) t(name)", {"name": 2}, [2]
+    )
+    task = data_task(con, a, equality_deletes=[by_id, by_name])
+    kept = sorted(r["id"] for r in read_rows(con, SCHEMA, [task]))
+    assert kept == [i for i in range(SIZE) if i not in (5, 9)]
