@@ -86,7 +86,7 @@ class PositionCache:
 POSITIONS = PositionCache()
 
 _DERIVED: dict[tuple[int, Any], tuple[weakref.ref[np.ndarray], Any]] = {}
-_DERIVED_LOCK = threading.Lock()
+_DERIVED_LOCK = threading.RLock()  # a weakref callback may run while it is held
 
 
 def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any]) -> Any:
