@@ -3,38 +3,32 @@
 The planner has already decided which delete files apply to which data file
 (:mod:`iceduck.scan.tasks`); this module turns them into SQL.
 
-*Position deletes and deletion vectors* become, per data file, a keep-mask over row
-positions: ``mask[file_index][file_row_number]`` in one constant list of lists, read
-with DuckDB's ``file_row_number`` (the 0-based position the spec calls ``pos``). Measured
-on 5M rows with every 10th deleted (DuckDB 2.0, 2 cores): a hash anti-join on
-``(file, pos)`` costs 3.5-5x the plain scan, ``NOT IN`` 3x, a constant-list lookup
-1.6-2.1x -- the same as the ``POSITIONAL JOIN`` keep-mask, which DuckDB cannot keep
-aligned once a scan runs in parallel, and unlike it the lookup is an ordinary filter,
-so DuckDB still pushes the query's own filters into the Parquet scan (row-group
-pruning, late materialisation). Sparse deletes cost the same as dense ones; an anti-join
-is no cheaper even with a handful of deleted rows. Masks are bit-packed: a file of n
-rows costs n/8 bytes.
+*Position deletes and deletion vectors* are read here into sorted positions per data file
+(``pos``, "the ordinal position of the deleted row", is DuckDB's ``file_row_number``) and
+cached; the scan drops them with a few ranges when the deletes are clustered
+(:func:`range_predicate`), else with a bitmap filter (:mod:`iceduck.engine.bitmaps`).
 
-*Equality deletes* are a hash anti-join on the delete columns with ``IS NOT DISTINCT
+*Equality deletes* are matched by a hash join on the delete columns with ``IS NOT DISTINCT
 FROM`` ("A null value in a delete column matches a row if the row's value is null"),
 read straight from the delete files by field id. Which data files a delete file applies
 to is the planner's answer, encoded without repeating delete rows per data file: the
 engine numbers the files that have equality deletes (``__ord``) so that each delete
 file's targets form a few runs ``[lo, hi]``, and the join condition carries
-``__ord BETWEEN lo AND hi``, which DuckDB evaluates inside the hash join.
+``__ord BETWEEN lo AND hi``, which DuckDB evaluates inside the hash join. The join finds
+the positions each data file loses, once (:mod:`iceduck.engine.equality`).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from iceduck.engine.file_errors import reading_files
@@ -90,6 +84,35 @@ class PositionCache:
 
 #: the process-wide cache the engine uses by default
 POSITIONS = PositionCache()
+
+_DERIVED: dict[tuple[int, Any], tuple[weakref.ref[np.ndarray], Any]] = {}
+_DERIVED_LOCK = threading.RLock()  # a weakref callback may run while it is held
+
+
+def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any]) -> Any:
+    """``compute(positions)``, remembered while that very array lives.
+
+    Warm reads get the same arrays back from the :class:`PositionCache`, so what a scan
+    derives from them (runs, bitmap segments: 10-25 ms per 5M-row file in Python) is
+    computed once; the entry goes when the array does (a weak reference), so the cache's
+    bound holds for these too.
+    """
+    slot = (id(positions), key)
+    with _DERIVED_LOCK:
+        hit = _DERIVED.get(slot)
+    if hit is not None and hit[0]() is positions:
+        return hit[1]
+    value = compute(positions)
+
+    def forget(_: Any, slot: tuple[int, Any] = slot) -> None:
+        with _DERIVED_LOCK:
+            entry = _DERIVED.get(slot)
+            if entry is not None and entry[0]() is None:
+                del _DERIVED[slot]
+
+    with _DERIVED_LOCK:
+        _DERIVED[slot] = (weakref.ref(positions, forget), value)
+    return value
 
 
 def deleted_positions(
@@ -212,7 +235,7 @@ def range_predicate(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarr
     per_file = []
     total = 0
     for i, t in enumerate(tasks):
-        firsts, lasts = position_runs(positions.get(t.path, _EMPTY))
+        firsts, lasts = derived(positions.get(t.path, _EMPTY), "runs", position_runs)
         total += len(firsts)
         if total > MAX_RANGE_RUNS:
             return None
@@ -223,38 +246,6 @@ def range_predicate(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarr
         within = " OR ".join(f"file_row_number BETWEEN {a} AND {b}" for a, b in runs_)
         terms.append(within if len(tasks) == 1 else f"(file_index::BIGINT = {i} AND ({within}))")
     return f"NOT ({' OR '.join(terms)})" if terms else "true"
-
-
-# -- keep masks ---------------------------------------------------------------------------------
-
-
-def mask_table(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarray]) -> pa.Table:
-    """One row, column ``m``: per task (in order), its deleted positions as a bitmap of
-    ``ceil(record_count / 64)`` UBIGINT words (bit ``p % 64`` of word ``p // 64``), or null.
-
-    Positions at or past ``record_count`` cannot name a row and are dropped.
-    """
-    valid = np.array([t.path in positions for t in tasks], dtype=bool)
-    words_per_file = [(t.record_count + 63) // 64 if v else 0 for t, v in zip(tasks, valid, strict=True)]
-    offsets = np.zeros(len(tasks) + 1, dtype=np.int64)
-    np.cumsum(words_per_file, out=offsets[1:])
-    bits = np.zeros(int(offsets[-1]) * 64, dtype=bool)
-    for i, t in enumerate(tasks):
-        if valid[i]:
-            p = positions[t.path]
-            bits[offsets[i] * 64 + p[(p >= 0) & (p < t.record_count)]] = True
-    words = np.packbits(bits, bitorder="little").view(np.uint64)
-    inner = pa.LargeListArray.from_arrays(
-        pa.array(offsets, pa.int64()), pa.array(words, pa.uint64()), mask=pa.array(~valid)
-    )
-    outer = pa.ListArray.from_arrays(pa.array([0, len(tasks)], pa.int32()), inner)
-    return pa.table({"m": outer})
-
-
-def mask_predicate(mask_alias: str, file_index: str, row_number: str) -> str:
-    """True for rows not deleted: the row's bit in its file's bitmap is 0 (no bitmap: kept)."""
-    word = f"{mask_alias}.m[{file_index} + 1][({row_number} >> 6) + 1]"
-    return f"COALESCE((({word} >> ({row_number} & 63)::UBIGINT) & 1::UBIGINT) = 0, true)"
 
 
 # -- equality deletes -----------------------------------------------------------------------

@@ -79,7 +79,7 @@ class Grouper:
         """Group ``tasks``; ``with_positions`` names the files with deleted positions."""
         groups: dict[Any, Group] = {}
         for t in tasks:
-            entries, by_name = self._entries_for(t)
+            entries, by_name = self.entries_for(t)
             has_positions = t.path in with_positions
             has_equality = bool(t.equality_deletes)
             key = (id(entries), has_positions, has_equality)  # one entries object per file schema
@@ -91,7 +91,7 @@ class Grouper:
         number_equality_files(result)
         return result
 
-    def _entries_for(self, task: FileScanTask) -> tuple[tuple[Entry, ...], bool]:
+    def entries_for(self, task: FileScanTask) -> tuple[tuple[Entry, ...], bool]:
         if self.layouts is None:
             key: Any = None
         else:

@@ -13,8 +13,9 @@ Shape of the SELECT::
       UNION ALL                                                -- files with deleted rows:
         SELECT <columns> FROM read_parquet(...) WHERE NOT (file_row_number BETWEEN ...)
       UNION ALL                                                -- (or, when runs are many)
-        SELECT <columns> FROM read_parquet(...) CROSS JOIN "<name>__pd2" AS __pd
-               WHERE <the row's bit in its file's deletion bitmap is 0>
+        SELECT <columns> FROM read_parquet(...)
+               WHERE CASE <file, segment> WHEN 0 THEN get_bit(getvariable('<name>__b2_0')::BIT,
+                     file_row_number::INTEGER) ... ELSE 0 END = 0  -- :mod:`iceduck.engine.bitmaps`
       UNION ALL
         SELECT <columns> FROM (<files with equality deletes, with __ord and keys>) AS __e
                ANTI JOIN (<delete rows, with ordinal runs>) AS __t0 ON <keys, runs>
@@ -22,45 +23,35 @@ Shape of the SELECT::
 
 with as few groups as the files allow (:mod:`iceduck.engine.groups`), so a 2,000-file
 table without deletes is one ``read_parquet`` over its list. File lists travel as DuckDB
-variables (``<name>__f<n>``), bitmaps as Arrow tables (``<name>__pd<n>``), both registered
-on the connection; :func:`unregister_scan` drops them with the view.
+variables (``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
+files with both position and equality deletes still use a keep-mask Arrow table
+(``<name>__pd<n>``) joined to the scan; :func:`unregister_scan` drops them with the view.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from iceduck.engine.deletes import (
-    POSITIONS,
-    KeyColumn,
-    PositionCache,
-    anti_join_condition,
-    deleted_positions,
-    equality_delete_relation,
-    mask_predicate,
-    mask_table,
-    range_predicate,
-    runs,
-)
+from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
+from iceduck.engine.deletes import POSITIONS, PositionCache, deleted_positions, range_predicate
+from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
-from iceduck.engine.layout import LAYOUTS, LayoutCache, find, parse_name_mapping
+from iceduck.engine.layout import LAYOUTS, LayoutCache, parse_name_mapping
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
-from iceduck.engine.projection import FILE_INDEX, ROW_NUMBER, needs_layouts, output_fields, schema_map
-from iceduck.engine.types import duckdb_type, quote_identifier, quote_string, typed_null
-from iceduck.errors import CorruptDataError, UnsupportedError, UserError
+from iceduck.engine.projection import needs_layouts, output_fields, schema_map
+from iceduck.engine.types import quote_identifier, quote_string, typed_null
+from iceduck.errors import UnsupportedError, UserError
 from iceduck.io import fileio
-from iceduck.scan.tasks import DeleteFile, FileScanTask, ScanPlan
+from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
-from iceduck.spec.schema import Schema
-from iceduck.spec.types import ListType, MapType, NestedField, StructType
 
 #: what the names of a view's Arrow tables and variables start with, after the view's name
 #: (file lists are ``<view>__f<n>`` and ``<view>__e<n>``: :func:`file_errors.scan_files`
@@ -79,8 +70,9 @@ class ScanSql:
     #: Arrow tables to register on the connection (position-delete bitmaps)
     tables: dict[str, pa.Table] = field(default_factory=dict)
     #: DuckDB variables to set (file lists: a list literal of 2,000 paths costs DuckDB's
-    #: parser 13 ms on every statement, a variable is set once in 2-3 ms)
-    variables: dict[str, list[str]] = field(default_factory=dict)
+    #: parser 13 ms on every statement, a variable is set once in 2-3 ms; deletion bitmaps
+    #: as BLOBs, see :mod:`iceduck.engine.bitmaps`)
+    variables: dict[str, Any] = field(default_factory=dict)
 
 
 def register_scan(
@@ -175,15 +167,17 @@ def scan_sql(
     for t in plan.tasks:
         if t.file_format is not FileFormat.PARQUET:
             raise UnsupportedError(f"reading {t.file_format.value} data files is not supported: {t.path}")
-    deleted = deleted_positions(con, [t for t in plan.tasks if _has_position_deletes(t)], positions)
+    tasks = list(plan.tasks)
+    deleted = deleted_positions(con, [t for t in tasks if _has_position_deletes(t)], positions)
+    if any(t.equality_deletes for t in tasks):
+        tasks, deleted = _apply_equality(con, plan, tasks, deleted, layouts, positions)
     # a data file whose every row is deleted is not read at all
-    tasks = [t for t in plan.tasks if not _all_deleted(t, deleted.get(t.path))]
+    tasks = [t for t in tasks if not _all_deleted(t, deleted.get(t.path))]
     if not tasks:
         items = ", ".join(f"{typed_null(f.field_type)} AS {quote_identifier(f.name)}" for f in fields)
         return ScanSql(f"SELECT {items} WHERE false")
-    keys = _key_columns(con, plan.schema, tasks, layouts)
-    spec = ReadSpec(plan.schema, fields, keys)
-    needed = needs_layouts(fields, plan.name_mapping, tasks) or any(k.path for k in keys)
+    spec = ReadSpec(plan.schema, fields, ())
+    needed = needs_layouts(fields, plan.name_mapping, tasks)
     # footers also let a group be read plainly (plain_read), which DuckDB plans better; a
     # first scan of a table of many small files stays blind rather than read them all twice
     blind = not needed and layouts.missing(t.path for t in tasks) > PLAIN_READ_FOOTERS
@@ -192,10 +186,14 @@ def scan_sql(
     groups = Grouper(spec, file_layouts, mapping).group(tasks, set(deleted))
 
     scan = ScanSql("")
-    key_names = {k.field_id: f"__k{i}" for i, k in enumerate(keys)}
-    plain: list[str] = []
-    equality: list[str] = []
-    for n, g in enumerate(groups):
+    selects: list[str] = []
+    reads: list[tuple[Group, BitmapScan | None]] = []
+    for g in groups:  # files with deleted positions: a bitmap filter per few files
+        if g.has_positions:
+            reads.extend((replace(g, tasks=b.tasks), b) for b in bitmap_scans(g.tasks, deleted))
+        else:
+            reads.append((g, None))
+    for n, (g, bitmaps) in enumerate(reads):
         files = f"{view_name}{AUX}f{n}"
         scan.variables[files] = [fileio.to_local_path(t.path) for t in g.tasks]
         file_list = f"getvariable({quote_string(files)})"
@@ -211,21 +209,16 @@ def scan_sql(
                 f"{cardinality_option(g.tasks, deleted)})"
             )
         where = ""
-        if g.has_positions:
+        if bitmaps is not None:
             ranges = range_predicate(g.tasks, deleted)
-            if ranges is not None:  # clustered deletes: a filter DuckDB prunes row groups with
-                where = f" WHERE {ranges}"
-            else:
-                mask = f"{view_name}{AUX}pd{n}"
-                scan.tables[mask] = mask_table(g.tasks, deleted)
-                source += f" CROSS JOIN {quote_identifier(mask)} AS __pd"
-                where = f" WHERE {mask_predicate('__pd', FILE_INDEX, ROW_NUMBER)}"
-        sql = f"SELECT {', '.join(select_items(g, spec, key_names))} FROM {source}{where}"
-        (equality if g.has_equality else plain).append(sql)
-    if equality:
-        plain.append(_equality_sql(equality, groups, spec, key_names, f"{view_name}{AUX}e", scan.variables))
+            if ranges is None:  # clustered deletes are few ranges, which prune row groups
+                ranges, blobs = bitmaps.predicate(f"{view_name}{AUX}b{n}_")
+                scan.variables.update(blobs)
+            where = f" WHERE {ranges}"
+        selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
     columns = ", ".join(f"c{i} AS {quote_identifier(f.name)}" for i, f in enumerate(fields))
-    return ScanSql(f"SELECT {columns} FROM ({' UNION ALL '.join(plain)}) AS __s", scan.tables, scan.variables)
+    union = " UNION ALL ".join(selects)
+    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.tables, scan.variables)
 
 
 def cardinality_option(tasks: Sequence[FileScanTask], deleted: dict[str, np.ndarray]) -> str:
@@ -259,75 +252,25 @@ def _has_position_deletes(t: FileScanTask) -> bool:
     return t.deletion_vector is not None or bool(t.position_deletes)
 
 
-def _equality_sql(
-    parts: list[str],
-    groups: Sequence[Group],
-    spec: ReadSpec,
-    key_names: dict[int, str],
-    prefix: str,
-    variables: dict[str, list[str]],
-) -> str:
-    """Files with equality deletes, anti-joined once per distinct set of delete columns."""
-    targets: dict[str, list[int]] = {}
-    deletes: dict[str, DeleteFile] = {}
-    for g in groups:
-        if g.has_equality:
-            for i, t in enumerate(g.tasks):
-                for d in t.equality_deletes:
-                    deletes.setdefault(d.path, d)
-                    targets.setdefault(d.path, []).append(g.ordinal_base + i)
-    by_ids: dict[tuple[int, ...], list[tuple[DeleteFile, list[tuple[int, int]]]]] = {}
-    for path, d in deletes.items():
-        if not d.equality_ids:
-            raise CorruptDataError("equality delete file without equality_ids", path)
-        by_ids.setdefault(tuple(d.equality_ids), []).append((d, runs(targets[path])))
-    keys = {k.field_id: k for k in spec.keys}
-    columns = ", ".join(f"__e.c{i}" for i in range(len(spec.fields)))
-    sql = f"SELECT {columns} FROM ({' UNION ALL '.join(parts)}) AS __e"
-    for j, (ids, files) in enumerate(by_ids.items()):
-        variables[f"{prefix}{j}"] = [fileio.to_local_path(d.path) for d, _ in files]
-        relation = equality_delete_relation(files, [keys[fid] for fid in ids], f"{prefix}{j}")
-        condition = anti_join_condition("__e", f"__t{j}", [key_names[fid] for fid in ids])
-        sql += f" ANTI JOIN ({relation}) AS __t{j} ON {condition}"
-    return sql
-
-
-def _key_columns(
-    con: Any, schema: Schema, tasks: Sequence[FileScanTask], layouts: LayoutCache
-) -> tuple[KeyColumn, ...]:
-    """Where each equality delete column lives: in the schema (possibly inside structs), or
-    -- "If a delete column in an equality delete file is later dropped from the table, it
-    must still be used when applying the equality deletes" -- only in the delete files."""
-    ids: dict[int, DeleteFile] = {}
-    for t in tasks:
-        for d in t.equality_deletes:
-            for fid in d.equality_ids:
-                ids.setdefault(fid, d)
-    keys = []
-    for fid, d in ids.items():
-        if schema.find_field_or_none(fid) is not None:
-            keys.append(_schema_key(schema, fid))
-            continue
-        node = find(layouts.get_many(con, [d.path])[d.path], fid)
-        if node is None:
-            raise CorruptDataError(
-                f"equality delete column {fid} is neither in the table nor in the file", d.path
-            )
-        keys.append(KeyColumn(fid, fid, (), node.duckdb_type))
-    return tuple(keys)
-
-
-def _schema_key(schema: Schema, fid: int) -> KeyColumn:
-    chain = [fid]
-    parent = schema.parent_id(fid)
-    while parent is not None:
-        chain.append(parent)
-        parent = schema.parent_id(parent)
-    chain.reverse()
-    fields: list[NestedField] = [schema.find_field(i) for i in chain]
-    if any(isinstance(f.field_type, ListType | MapType) for f in fields[:-1]):
-        raise CorruptDataError(f"equality delete column {fid} is inside a list or map")
-    if any(not isinstance(f.field_type, StructType) for f in fields[:-1]):
-        raise CorruptDataError(f"equality delete column {fid} is not reachable through structs")
-    top = fields[0]
-    return KeyColumn(fid, top.field_id, tuple(f.name for f in fields[1:]), duckdb_type(top.field_type))
+def _apply_equality(
+    con: Any,
+    plan: ScanPlan,
+    tasks: list[FileScanTask],
+    deleted: dict[str, np.ndarray],
+    layouts: LayoutCache,
+    positions: PositionCache,
+) -> tuple[list[FileScanTask], dict[str, np.ndarray]]:
+    """Equality deletes as the positions they delete (:mod:`iceduck.engine.equality`),
+    merged into ``deleted``; the tasks come back without equality deletes."""
+    targets = [t for t in tasks if t.equality_deletes]
+    keys = key_columns(con, plan.schema, targets, layouts)
+    tops = [f for k in keys if (f := plan.schema.find_field_or_none(k.top_id)) is not None]
+    blind = not (needs_layouts(tops, plan.name_mapping, targets) or any(k.path for k in keys))
+    file_layouts = None if blind else layouts.get_many(con, [t.path for t in targets])
+    mapping = parse_name_mapping(plan.name_mapping) if plan.name_mapping else None
+    grouper = Grouper(ReadSpec(plan.schema, (), keys), file_layouts, mapping)
+    merged = dict(deleted)
+    for path, found in equality_positions(con, plan.schema, targets, keys, grouper, positions).items():
+        prior = merged.get(path)
+        merged[path] = found if prior is None else np.union1d(prior, found)
+    return [replace(t, equality_deletes=()) if t.equality_deletes else t for t in tasks], merged

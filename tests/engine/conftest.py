@@ -15,7 +15,9 @@ import pytest
 
 from iceduck.engine import read
 
-BOTH_READ_MODES = frozenset({"test_read", "test_deletes", "test_plain_read"})
+BOTH_READ_MODES = frozenset(
+    {"test_read", "test_deletes", "test_plain_read", "test_bitmaps", "test_equality", "test_file_errors"}
+)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

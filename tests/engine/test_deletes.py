@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from iceduck.engine.connection import open_database
-from iceduck.engine.deletes import PositionCache, deleted_positions, mask_table, runs
+from iceduck.engine.deletes import PositionCache, deleted_positions, runs
 from iceduck.engine.read import register_scan, scan_sql
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import MissingFileError
@@ -89,7 +89,7 @@ def test_bitmaps_and_ranges_agree(con: Any, tmp_path: Path, runs_per_file: int) 
     dvs = deletion_vectors(tmp_path / "dv.puffin", vectors)
     tasks = [data_task(con, f, deletion_vector=dvs[str(f)]) for f in files]
     scan = scan_sql(con, ScanPlan(SCHEMA, 1, tuple(tasks)), "v")
-    assert bool(scan.tables) == (3 * runs_per_file > 16)
+    assert ('get_bit' in scan.sql) == (3 * runs_per_file > 16)
     deleted = {n * 1000 + p for n, f in enumerate(files) for p in vectors[str(f)]}
     expected = [i for n in range(3) for i in range(n * 1000, n * 1000 + 700) if i not in deleted]
     assert ids(read_rows(con, SCHEMA, tasks)) == expected
@@ -163,18 +163,6 @@ def test_corrupt_deletion_vector_is_named(con: Any, tmp_path: Path) -> None:
     (tmp_path / "dv.puffin").write_bytes(bytes(data))
     with pytest.raises(CorruptDataError, match=r"dv\.puffin"):
         deleted_positions(con, [data_task(con, a, deletion_vector=dv)], PositionCache())
-
-
-def test_mask_table_bits() -> None:
-    """Bit p % 64 of word p // 64 is set for each deleted position p < record_count."""
-
-    class T:
-        def __init__(self, path: str, n: int) -> None:
-            self.path, self.record_count = path, n
-
-    table = mask_table([T("a", 130), T("b", 10)], {"a": np.array([0, 64, 129, 500])})  # type: ignore[list-item]
-    words = table.column("m").to_pylist()[0]
-    assert words == [[1, 1, 2], None]
 
 
 def test_runs() -> None:
@@ -312,7 +300,30 @@ def test_all_kinds_of_deletes_in_one_scan(con: Any, tmp_path: Path) -> None:
         data_task(con, both, deletion_vector=dvs[str(both)], equality_deletes=[eq]),
     ]
     scan = scan_sql(con, ScanPlan(SCHEMA, 1, tuple(tasks)), "v")
-    assert scan.sql.count("read_parquet(") == 4 and "ANTI JOIN" in scan.sql
-    assert not scan.tables  # two runs of one row: a range filter, no bitmap
+    # the equality delete became position 2 of "both": one scan of the files with deleted
+    # positions (three runs: a range filter), one of the plain file; no join
+    assert scan.sql.count("read_parquet(") == 2 and "JOIN" not in scan.sql
+    assert "get_bit" not in scan.sql
     expected = [*range(10), *range(101, 110), 200, *range(203, 210)]
     assert ids(read_rows(con, SCHEMA, tasks)) == expected
+
+
+def test_derived_is_computed_once_per_array() -> None:
+    """Warm reads get the cached arrays back: what scans derive from them is remembered, and
+    forgotten with the array."""
+    from iceduck.engine import deletes
+
+    calls: list[int] = []
+
+    def count(p: np.ndarray) -> int:
+        calls.append(1)
+        return int(p.sum())
+
+    a = np.array([1, 2, 3])
+    assert deletes.derived(a, "sum", count) == 6 and deletes.derived(a, "sum", count) == 6
+    assert len(calls) == 1
+    b = np.array([1, 2, 3])  # equal, but another array: computed again
+    assert deletes.derived(b, "sum", count) == 6 and len(calls) == 2
+    slot = (id(a), "sum")
+    del a
+    assert slot not in deletes._DERIVED

@@ -105,20 +105,37 @@ def test_scan_files_are_read_back_from_the_cursor(con: Any, tmp_path: Path) -> N
     tasks = (data_task(con, a, equality_deletes=[eq]), data_task(con, b))
     cursor = con.cursor()
     attach_scan(cursor, ScanPlan(SCHEMA, 1, tasks), "__iceduck_7")
-    assert sorted(scan_files(cursor)) == sorted([str(a), str(b), str(eq.path)])
+    # the equality delete was read while attaching (as the positions it deletes)
+    assert sorted(scan_files(cursor)) == sorted([str(a), str(b)])
     assert cursor.execute("SELECT 42").fetchall() == [(42,)]  # nothing left unfinished
 
 
-def test_broken_equality_delete_file_in_a_statement_is_named(con: Any, tmp_path: Path) -> None:
+def test_broken_data_file_in_a_statement_is_named(con: Any, tmp_path: Path) -> None:
+    a, b = numbers(con, tmp_path / "a.parquet"), numbers(con, tmp_path / "b.parquet")
+    tasks = (data_task(con, a), data_task(con, b))
+    faults.damage(b, "footer-garbage")
+    cursor = con.cursor()
+    try:  # a scan that reads footers (engine/plain_read) finds it while attaching
+        sql = attach_scan(cursor, ScanPlan(SCHEMA, 1, tasks), "__iceduck_9")
+    except CorruptDataError as e:
+        translated: Exception | None = e
+    else:
+        translated = statement_file_error(cursor, duckdb_error(cursor, sql))
+    assert isinstance(translated, CorruptDataError)
+    assert translated.path == str(b)
+
+
+def test_broken_equality_delete_file_is_named(con: Any, tmp_path: Path) -> None:
+    """Equality deletes are matched while the scan is attached: the broken file is named then."""
+    faults.clear_process_caches()
     a = numbers(con, tmp_path / "a.parquet")
     eq = equality_delete_file(con, tmp_path / "eq.parquet", "SELECT 3::BIGINT AS id", {"id": 1}, [1])
     faults.damage(eq.path, "footer-garbage")
     cursor = con.cursor()
-    sql = attach_scan(cursor, ScanPlan(SCHEMA, 1, (data_task(con, a, equality_deletes=[eq]),)), "__iceduck_8")
-    error = duckdb_error(cursor, sql)
-    translated = statement_file_error(cursor, error)
-    assert isinstance(translated, CorruptDataError)
-    assert translated.path == str(eq.path)
+    with pytest.raises(CorruptDataError) as caught:
+        attach_scan(cursor, ScanPlan(SCHEMA, 1, (data_task(con, a, equality_deletes=[eq]),)), "__iceduck_8")
+    assert caught.value.path == str(eq.path)
+    assert cursor.execute("SELECT 42").fetchall() == [(42,)]
 
 
 def test_broken_position_delete_file_is_named(con: Any, tmp_path: Path) -> None:
