@@ -31,6 +31,7 @@ from iceduck.errors import CorruptDataError
 from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import ManifestMeta, read_manifest
 from iceduck.io import fileio
+from iceduck.scan.manifest_index import ManifestListIndex
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import (
     DataFile,
@@ -246,30 +247,38 @@ class ManifestCache:
 
     # -- manifest lists ---------------------------------------------------------------------
 
-    def _rows(self, location: str, format_version: int | None) -> tuple[ManifestFile, ...]:
+    def list_index(self, location: str, format_version: int | None = None) -> ManifestListIndex:
+        """The manifest list at ``location``, read once and kept with its index (lists are
+        immutable: the key is the path)."""
         key = ("list", location)
         cached = self._get(key)
         if cached is None:
-            cached = tuple(read_manifest_list(self._read(location), location, format_version))
+            rows = read_manifest_list(self._read(location), location, format_version)
+            cached = ManifestListIndex(rows)
             self.lists_parsed += 1
-            self._put(key, cached, len(cached))
+            self._put(key, cached, len(cached.rows))
         return cached
+
+    def snapshot_index(self, snapshot: Snapshot, format_version: int | None = None) -> ManifestListIndex:
+        """The indexed manifest-list rows of a snapshot (v1 snapshots may list manifests
+        directly: their rows have no summaries, so that index is built on each call)."""
+        if snapshot.manifest_list is not None:
+            return self.list_index(snapshot.manifest_list, format_version)
+        if snapshot.manifests is None:
+            raise CorruptDataError(
+                f"snapshot {snapshot.snapshot_id} has neither a manifest list nor manifests"
+            )
+        return ManifestListIndex(v1_manifest_files(snapshot))
 
     def snapshot_manifests(
         self, snapshot: Snapshot, format_version: int | None = None
     ) -> tuple[ManifestFile, ...]:
         """The manifest-list rows of a snapshot (v1 snapshots may list manifests directly)."""
-        if snapshot.manifest_list is not None:
-            return self._rows(snapshot.manifest_list, format_version)
-        if snapshot.manifests is None:
-            raise CorruptDataError(
-                f"snapshot {snapshot.snapshot_id} has neither a manifest list nor manifests"
-            )
-        return v1_manifest_files(snapshot)
+        return self.snapshot_index(snapshot, format_version).rows
 
     def manifest_list(self, path: str, format_version: int | None = None) -> list[ManifestFile]:
         """The rows of the manifest list at ``path`` (a fresh list; the rows are shared)."""
-        return list(self._rows(path, format_version))
+        return list(self.list_index(path, format_version).rows)
 
     # -- manifests --------------------------------------------------------------------------
 
