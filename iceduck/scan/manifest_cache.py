@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,10 @@ from iceduck.spec.snapshot import Snapshot
 
 #: default bound: about a few hundred MB of parsed entries
 DEFAULT_MAX_ENTRIES = 250_000
+#: threads for cold reads of many manifests (1: read them in the calling thread)
+DEFAULT_WORKERS = 1
+#: fewer uncached manifests than this are read in the calling thread
+PARALLEL_MIN = 8
 #: reserved field id of ``file_path`` in position delete files (spec, "Position Delete Files")
 DELETE_FILE_PATH_ID = 2147483546
 
@@ -76,6 +81,17 @@ class CachedManifest:
     @property
     def spec_id(self) -> int:
         return self.meta.spec_id
+
+
+def _manifest_key(manifest: ManifestFile) -> tuple[Any, ...]:
+    """The cache key of a manifest: its path and the inherited values its list row gives."""
+    return (
+        "manifest",
+        manifest.manifest_path,
+        manifest.sequence_number,
+        manifest.added_snapshot_id,
+        manifest.first_row_id,
+    )
 
 
 def _data_sequence_number(e: ManifestEntry, path: str) -> int:
@@ -198,8 +214,15 @@ def v1_manifest_files(snapshot: Snapshot) -> tuple[ManifestFile, ...]:
 class ManifestCache:
     """Parsed manifests and manifest lists of one connection (thread-safe LRU)."""
 
-    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, read: Reader = fileio.read_bytes) -> None:
+    def __init__(
+        self,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        read: Reader = fileio.read_bytes,
+        workers: int = DEFAULT_WORKERS,
+    ) -> None:
         self.max_entries = max_entries
+        #: threads reading manifests that are not cached (see :meth:`parsed_manifests`)
+        self.workers = workers
         self._read = read
         self._lock = threading.Lock()
         self._items: OrderedDict[Any, tuple[int, Any]] = OrderedDict()
@@ -220,9 +243,12 @@ class ManifestCache:
             self.hits += 1
             return item[1]
 
-    def _put(self, key: Any, value: Any, size: int) -> None:
+    def _put(self, key: Any, value: Any, size: int, counter: str) -> None:
+        """Store ``value``, evicting the least recently used beyond the bound, and count it
+        in ``counter`` (under the lock: several threads may parse at once)."""
         size = max(size, 1)
         with self._lock:
+            setattr(self, counter, getattr(self, counter) + 1)
             old = self._items.pop(key, None)
             if old is not None:
                 self._size -= old[0]
@@ -255,8 +281,7 @@ class ManifestCache:
         if cached is None:
             rows = read_manifest_list(self._read(location), location, format_version)
             cached = ManifestListIndex(rows)
-            self.lists_parsed += 1
-            self._put(key, cached, len(cached.rows))
+            self._put(key, cached, len(cached.rows), "lists_parsed")
         return cached
 
     def snapshot_index(self, snapshot: Snapshot, format_version: int | None = None) -> ManifestListIndex:
@@ -286,19 +311,46 @@ class ManifestCache:
         self, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None = None
     ) -> CachedManifest:
         """A manifest, parsed with the inherited values of its manifest-list row."""
-        key = (
-            "manifest",
-            manifest.manifest_path,
-            manifest.sequence_number,
-            manifest.added_snapshot_id,
-            manifest.first_row_id,
-        )
+        key = _manifest_key(manifest)
         cached = self._get(key)
         if cached is None:
-            cached = parse_manifest(self._read(manifest.manifest_path), manifest, specs_by_id)
-            self.manifests_parsed += 1
-            self._put(key, cached, len(cached.entries))
+            cached = self._parse(key, manifest, specs_by_id)
         return cached
+
+    def _parse(
+        self, key: Any, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None
+    ) -> CachedManifest:
+        parsed = parse_manifest(self._read(manifest.manifest_path), manifest, specs_by_id)
+        self._put(key, parsed, len(parsed.entries), "manifests_parsed")
+        return parsed
+
+    def parsed_manifests(
+        self, manifests: Sequence[ManifestFile], specs_by_id: dict[int, PartitionSpec] | None = None
+    ) -> list[CachedManifest]:
+        """Several manifests, in order, as :meth:`parsed_manifest` returns each.
+
+        With ``workers > 1``, when at least :data:`PARALLEL_MIN` of them are not cached,
+        those are read and parsed by a pool of that many threads. The result, and the error
+        raised when one fails (the first failing one in ``manifests`` order), are the
+        sequential ones.
+        """
+        keys = [_manifest_key(m) for m in manifests]
+        found: list[CachedManifest | None] = [self._get(k) for k in keys]
+        missing = [i for i, cm in enumerate(found) if cm is None]
+        if self.workers > 1 and len(missing) >= PARALLEL_MIN:
+            with ThreadPoolExecutor(min(self.workers, len(missing))) as pool:
+                futures = [pool.submit(self._parse, keys[i], manifests[i], specs_by_id) for i in missing]
+                try:
+                    for i, future in zip(missing, futures, strict=True):
+                        found[i] = future.result()
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+        else:
+            for i in missing:
+                found[i] = self._parse(keys[i], manifests[i], specs_by_id)
+        return found  # type: ignore[return-value]  # every None was replaced
 
     def manifest(
         self, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None = None

@@ -171,10 +171,11 @@ class _Planner:
             return True
         return self.spec_filter(m.partition_spec_id, m.manifest_path).manifest_evaluator.may_contain(m)
 
-    def read(self, m: ManifestFile) -> CachedManifest:
-        cm = self.cache.parsed_manifest(m, self.specs)
-        self.counters.manifests_read += 1
-        return cm
+    def read(self, manifests: list[ManifestFile]) -> list[CachedManifest]:
+        """The parsed manifests, in order (uncached ones maybe read in parallel: the cache's
+        ``workers``)."""
+        self.counters.manifests_read += len(manifests)
+        return self.cache.parsed_manifests(manifests, self.specs)
 
     # -- level 2: entries --------------------------------------------------------------------
 
@@ -230,10 +231,10 @@ class _Planner:
         if isinstance(self.bound, AlwaysFalse):
             return ()
         kept = _Kept()
-        for m in self.data_candidates(index):
-            if self.may_contain(m):
-                c.data_files_total -= listed_files(m)
-                self.data_files(self.read(m), kept)
+        chosen = [m for m in self.data_candidates(index) if self.may_contain(m)]
+        for m, cm in zip(chosen, self.read(chosen), strict=True):
+            c.data_files_total -= listed_files(m)
+            self.data_files(cm, kept)
         if not kept.tasks:
             return ()
         deletes = index.deletes
@@ -263,12 +264,11 @@ class _Planner:
 
     def delete_index(self, manifests: Sequence[ManifestFile], min_data_seq: int) -> DeleteIndex | None:
         """The deletes that may apply to the kept data files (None when there are none)."""
+        # no entry of a manifest is newer than the manifest
+        chosen = [m for m in manifests if not 0 <= m.sequence_number < min_data_seq and self.may_contain(m)]
         pairs: list[tuple[DeleteFile, DataFile]] = []
-        for m in manifests:
-            if 0 <= m.sequence_number < min_data_seq:
-                continue  # no entry of a manifest is newer than the manifest
-            if self.may_contain(m):
-                pairs.extend(self.delete_files(self.read(m), min_data_seq))
+        for cm in self.read(chosen):
+            pairs.extend(self.delete_files(cm, min_data_seq))
         if not pairs:
             return None
         others = sorted(
