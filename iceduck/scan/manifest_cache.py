@@ -44,7 +44,11 @@ from iceduck.spec.manifest import (
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.snapshot import Snapshot
 
-#: default bound: about a few hundred MB of parsed entries
+#: default bound, in manifest entries plus manifest-list rows: measured at about 3.7 KB a
+#: cached entry for a four-column table with full metrics (the bench events table: its
+#: 2,500 manifests and 20,000 files take 22,500 entries, 83 MB), so at most about 0.9 GB
+#: for such tables, more for wider ones (metrics grow with the columns). Configurable per
+#: connection: ``iceduck.connect(..., manifest_cache_entries=N)``.
 DEFAULT_MAX_ENTRIES = 250_000
 #: threads for cold reads of many manifests (1: read them in the calling thread)
 DEFAULT_WORKERS = 1
