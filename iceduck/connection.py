@@ -46,18 +46,32 @@ def connect(
     *,
     catalog_type: str = "sql",
     read_only: bool = False,
+    manifest_cache_entries: int | None = None,
 ) -> Connection:
     """Open the warehouse folder ``warehouse`` through catalog ``catalog``.
 
     ``catalog_type`` is ``sql`` (the SQLite ``<warehouse>/catalog.db`` shared with Spark's
     JDBC catalog and PyIceberg's SQL catalog; created when missing unless ``read_only``)
     or ``hadoop`` (Spark's Hadoop catalog layout under the folder).
+
+    ``manifest_cache_entries`` bounds the connection's cache of parsed manifests and
+    manifest lists, in manifest entries plus list rows (default
+    :data:`iceduck.scan.manifest_cache.DEFAULT_MAX_ENTRIES`; about 3.7 KB each for a table of
+    four columns with metrics, more for wider tables); least recently used go first.
     """
     # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
     # for tools that only need the module globals, such as ``iceduck --help``.
     from iceduck.session import Session
 
-    session = _call(lambda: Session(warehouse, catalog, catalog_type=catalog_type, read_only=read_only))
+    session = _call(
+        lambda: Session(
+            warehouse,
+            catalog,
+            catalog_type=catalog_type,
+            read_only=read_only,
+            manifest_cache_entries=manifest_cache_entries,
+        )
+    )
     return Connection(session)
 
 

@@ -134,7 +134,8 @@ class Session:
 
     ``warehouse`` is the warehouse folder; ``catalog`` the catalog name (rows of the
     shared SQLite catalog are per name; Spark's default here is ``iceduck``);
-    ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``) or ``hadoop``.
+    ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``) or ``hadoop``;
+    ``manifest_cache_entries`` bounds the manifest cache (see :func:`iceduck.connect`).
     """
 
     def __init__(
@@ -145,6 +146,7 @@ class Session:
         catalog_type: str = "sql",
         read_only: bool = False,
         catalog_impl: Catalog | None = None,
+        manifest_cache_entries: int | None = None,
     ) -> None:
         self.warehouse = Path(warehouse)
         self.catalog = (
@@ -152,7 +154,11 @@ class Session:
             if catalog_impl is not None
             else open_catalog(warehouse, catalog, catalog_type, read_only)
         )
-        self.manifests = ManifestCache()
+        self.manifests = (
+            ManifestCache()
+            if manifest_cache_entries is None
+            else ManifestCache(max_entries=_positive(manifest_cache_entries, "manifest_cache_entries"))
+        )
         self.metadata_files = MetadataCache()
         self.database = open_database()
         self.timezone = str(self.database.execute("SELECT current_setting('TimeZone')").fetchone()[0])
@@ -525,6 +531,12 @@ def _epoch_ms(duck: Any, expression: str) -> int | None:
     """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
     row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
     return None if row is None or row[0] is None else int(row[0])
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{name} must be a positive integer, not {value!r}")
+    return value
 
 
 def _duck_params(params: Any) -> Any:

@@ -143,6 +143,20 @@ def test_filters_are_pushed_and_results_stay_exact(con: Connection) -> None:
     assert "DuckDB plan:" in plan
 
 
+def test_the_manifest_cache_bound_is_a_connection_option(warehouse: dict[str, Any]) -> None:
+    sql = "SELECT count(*), sum(id) FROM ns.events WHERE device = 'd1' AND id >= 50"
+    with iceduck.connect(warehouse["path"]) as default:
+        expected = rows(default, sql)
+    with iceduck.connect(warehouse["path"], manifest_cache_entries=2) as small:
+        cache = small.session.manifests
+        assert cache.max_entries == 2
+        assert rows(small, sql) == rows(small, sql) == expected
+        assert cache.size <= 2 or len(cache) == 1  # the newest item stays even when larger
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(UserError, match="manifest_cache_entries"):
+            iceduck.connect(warehouse["path"], manifest_cache_entries=bad)  # type: ignore[arg-type]
+
+
 def test_parameters_qmark_numbered_and_named(con: Connection) -> None:
     assert scalar(con, "SELECT count(*) FROM ns.events WHERE device = ? AND id < ?", ["d0", 30]) == len(
         [i for i in range(5, 30) if i % 3 == 0]

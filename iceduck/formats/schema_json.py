@@ -49,6 +49,8 @@ from iceduck.spec.types import (
 
 _INT_BITS = 32
 _LONG_BITS = 64
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 # -- typed access to parsed JSON --------------------------------------------------------
 
@@ -101,16 +103,25 @@ def _required(obj: dict[str, Any], key: str, where: str) -> Any:
 
 def get_int(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
     """A JSON int (32-bit) field; None when absent or null and not required."""
+    value = obj.get(key)
+    if type(value) is int and _INT_MIN <= value <= _INT_MAX:
+        return value  # the common case, without building the error label
     if not _present(obj, key, where, required):
         return None
-    return _check_int(obj[key], f"{where}: field {key!r}", _INT_BITS)
+    return _check_int(value, f"{where}: field {key!r}", _INT_BITS)
 
 
 def get_long(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
-    """A JSON long (64-bit) field; None when absent or null and not required."""
+    """A JSON long (64-bit) field; None when absent or null and not required.
+
+    Fast path first: a metadata file with thousands of snapshots reads tens of thousands
+    of longs, and every cold statement on such a table parses it."""
+    value = obj.get(key)
+    if type(value) is int and _LONG_MIN <= value <= _LONG_MAX:
+        return value
     if not _present(obj, key, where, required):
         return None
-    return _check_int(obj[key], f"{where}: field {key!r}", _LONG_BITS)
+    return _check_int(value, f"{where}: field {key!r}", _LONG_BITS)
 
 
 def get_str(obj: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:

@@ -24,14 +24,17 @@ it could convert) and are bound once against the scan schema; everything the pla
 is inclusive, so a file that may hold a matching row is never dropped.
 
 Speed: projections, evaluators and residual caches are built once per partition spec per
-scan; parsed manifests, with their base tasks, come from the connection's
-:class:`~iceduck.scan.manifest_cache.ManifestCache`; a data file without deletes and with
-a ``true`` residual reuses its cached task object.
+scan. The manifest list is read once per connection and indexed
+(:mod:`iceduck.scan.manifest_index`), so a filter on a partition field tests only the rows
+whose summaries may overlap it: a point query's planning grows with the manifests that
+can match, not with the table's history. Parsed manifests, with their base tasks, come
+from the connection's :class:`~iceduck.scan.manifest_cache.ManifestCache`; a data file
+without deletes and with a ``true`` residual reuses its cached task object.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -39,6 +42,7 @@ from typing import Any
 from iceduck.errors import CorruptDataError
 from iceduck.scan.delete_index import DeleteIndex
 from iceduck.scan.manifest_cache import CachedManifest, ManifestCache
+from iceduck.scan.manifest_index import Bounds, FieldKey, ManifestListIndex, listed_files, required_bounds
 from iceduck.scan.snapshots import schema_of_snapshot
 from iceduck.scan.tasks import MATCH_ALL, DeleteFile, FileScanTask, ScanPlan, ScanStats
 from iceduck.spec.expressions.binding import bind
@@ -48,7 +52,7 @@ from iceduck.spec.expressions.predicates import AlwaysFalse, AlwaysTrue, Boolean
 from iceduck.spec.expressions.projection import inclusive_projection
 from iceduck.spec.expressions.residuals import ResidualEvaluator
 from iceduck.spec.expressions.row_evaluator import compile_row_filter
-from iceduck.spec.manifest import DataFile, ManifestContent, ManifestFile
+from iceduck.spec.manifest import DataFile, ManifestFile
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Snapshot
@@ -77,6 +81,8 @@ class SpecFilter:
         self._partition_test = compile_row_filter(projected)
         self._residuals = ResidualEvaluator(spec, schema, bound, case_sensitive)
         self._memo: dict[tuple[Any, ...], BooleanExpression | None] = {}
+        #: what the projected filter requires of the manifest list's summaries
+        self.required = required_bounds(self.manifest_evaluator.partition_filter, len(spec.fields))
 
     def _decide(self, partition: tuple[Any, ...]) -> BooleanExpression | None:
         if not self._partition_test(partition):
@@ -165,10 +171,11 @@ class _Planner:
             return True
         return self.spec_filter(m.partition_spec_id, m.manifest_path).manifest_evaluator.may_contain(m)
 
-    def read(self, m: ManifestFile) -> CachedManifest:
-        cm = self.cache.parsed_manifest(m, self.specs)
-        self.counters.manifests_read += 1
-        return cm
+    def read(self, manifests: list[ManifestFile]) -> list[CachedManifest]:
+        """The parsed manifests, in order (uncached ones maybe read in parallel: the cache's
+        ``workers``)."""
+        self.counters.manifests_read += len(manifests)
+        return self.cache.parsed_manifests(manifests, self.specs)
 
     # -- level 2: entries --------------------------------------------------------------------
 
@@ -217,39 +224,51 @@ class _Planner:
     # -- the whole plan ----------------------------------------------------------------------
 
     def plan(self, snapshot: Snapshot) -> tuple[FileScanTask, ...]:
-        manifests = self.cache.snapshot_manifests(snapshot, self.metadata.format_version)
-        self.counters.manifests_total = len(manifests)
-        data = [m for m in manifests if m.content is ManifestContent.DATA]
+        index = self.cache.snapshot_index(snapshot, self.metadata.format_version)
+        c = self.counters
+        c.manifests_total = len(index.rows)
+        c.data_files_total = index.listed_data_files  # read manifests count their live entries
         if isinstance(self.bound, AlwaysFalse):
-            self.counters.data_files_total = sum(_file_count(m) for m in data)
             return ()
         kept = _Kept()
-        for m in data:
-            if self.may_contain(m):
-                self.data_files(self.read(m), kept)
-            else:
-                self.counters.data_files_total += _file_count(m)
+        chosen = [m for m in self.data_candidates(index) if self.may_contain(m)]
+        for m, cm in zip(chosen, self.read(chosen), strict=True):
+            c.data_files_total -= listed_files(m)
+            self.data_files(cm, kept)
         if not kept.tasks:
             return ()
-        deletes = [m for m in manifests if m.content is not ManifestContent.DATA]
-        index = self.delete_index(deletes, kept.min_sequence_number or 0) if deletes else None
-        if index is None:
+        deletes = index.deletes
+        delete_index = self.delete_index(deletes, kept.min_sequence_number or 0) if deletes else None
+        if delete_index is None:
             if self.match_all:
                 return tuple(kept.tasks)
             return tuple(
                 t if isinstance(r, AlwaysTrue) else _derive(t, residual=r)
                 for t, r in zip(kept.tasks, kept.residuals, strict=True)
             )
-        return tuple(map(partial(self.attach, index), kept.tasks, kept.files, kept.residuals))
+        return tuple(map(partial(self.attach, delete_index), kept.tasks, kept.files, kept.residuals))
 
-    def delete_index(self, manifests: list[ManifestFile], min_data_seq: int) -> DeleteIndex | None:
+    def data_candidates(self, index: ManifestListIndex) -> list[ManifestFile]:
+        """The data manifests worth testing one by one, in list order: those the list's
+        index cannot rule out for the filter's projection onto their spec (all of them
+        for a filter that requires nothing of an indexed partition field)."""
+        if self.match_all:
+            return [index.rows[i] for i in index.data]
+        required: dict[int, dict[FieldKey, Bounds]] = {}
+        for spec_id in index.by_spec:
+            if spec_id in self.specs:  # an unknown spec is named when one of its manifests is read
+                found = self.spec_filter(spec_id, "").required
+                if found:
+                    required[spec_id] = found
+        return index.data_candidates(required)
+
+    def delete_index(self, manifests: Sequence[ManifestFile], min_data_seq: int) -> DeleteIndex | None:
         """The deletes that may apply to the kept data files (None when there are none)."""
+        # no entry of a manifest is newer than the manifest
+        chosen = [m for m in manifests if not 0 <= m.sequence_number < min_data_seq and self.may_contain(m)]
         pairs: list[tuple[DeleteFile, DataFile]] = []
-        for m in manifests:
-            if 0 <= m.sequence_number < min_data_seq:
-                continue  # no entry of a manifest is newer than the manifest
-            if self.may_contain(m):
-                pairs.extend(self.delete_files(self.read(m), min_data_seq))
+        for cm in self.read(chosen):
+            pairs.extend(self.delete_files(cm, min_data_seq))
         if not pairs:
             return None
         others = sorted(
@@ -292,11 +311,6 @@ class _Kept:
     def note_sequence_number(self, seq: int | None) -> None:
         if seq is not None and (self.min_sequence_number is None or seq < self.min_sequence_number):
             self.min_sequence_number = seq
-
-
-def _file_count(m: ManifestFile) -> int:
-    """Live files of a manifest by its list counts (unknown counts count as 0)."""
-    return (m.added_files_count or 0) + (m.existing_files_count or 0)
 
 
 def _derive(task: FileScanTask, **changes: Any) -> FileScanTask:

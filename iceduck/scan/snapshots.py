@@ -64,9 +64,9 @@ def _format_ms(timestamp_ms: int) -> str:
 
 
 def snapshot_by_id(metadata: TableMetadata, snapshot_id: int, table: str | None = None) -> Snapshot:
-    for s in metadata.snapshots:
-        if s.snapshot_id == snapshot_id:
-            return s
+    found = metadata.find_snapshot(snapshot_id)
+    if found is not None:
+        return found
     raise NotFoundError(f"{_subject(table)} has no snapshot with id {snapshot_id}")
 
 

@@ -8,6 +8,7 @@ above this layer never branches on how a field was stored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from iceduck.errors import NotFoundError
 from iceduck.spec.partition import PartitionSpec
@@ -88,10 +89,24 @@ class TableMetadata:
         raise NotFoundError(f"table metadata has no sort order with id {self.default_sort_order_id}")
 
     def snapshot_by_id(self, snapshot_id: int) -> Snapshot:
+        found = self.find_snapshot(snapshot_id)
+        if found is None:
+            raise NotFoundError(f"table has no snapshot with id {snapshot_id}")
+        return found
+
+    def find_snapshot(self, snapshot_id: int) -> Snapshot | None:
+        """The snapshot with this id, None if there is none (a dict lookup: a streaming
+        table's metadata lists thousands of snapshots, and every statement looks one up)."""
+        return self._snapshots_by_id.get(snapshot_id)
+
+    @cached_property
+    def _snapshots_by_id(self) -> dict[int, Snapshot]:
+        """Built on first use; the metadata is immutable, so it never goes stale (the first
+        snapshot wins if an id repeats, as a scan of the list would find it)."""
+        by_id: dict[int, Snapshot] = {}
         for s in self.snapshots:
-            if s.snapshot_id == snapshot_id:
-                return s
-        raise NotFoundError(f"table has no snapshot with id {snapshot_id}")
+            by_id.setdefault(s.snapshot_id, s)
+        return by_id
 
     def current_snapshot(self) -> Snapshot | None:
         """The snapshot of the ``main`` branch, or None for an empty table."""

@@ -7,7 +7,8 @@ sequence number. Only metadata is written: data and delete file paths are names,
 is all planning looks at.
 
 :func:`events_table` builds the metadata-indexing post's events table: partitioned by
-``day(ts), bucket(8, device_id)``, one manifest per daily append.
+``day(ts), bucket(8, device_id)``, one manifest per daily append; :func:`late_events_table`
+the same when data arrives up to a few days late, so daily manifests overlap in time.
 """
 
 from __future__ import annotations
@@ -300,36 +301,54 @@ def _devices_by_bucket(buckets: int) -> dict[int, list[int]]:
     return out
 
 
+def _events_file(root: Path, d: int, b: int, devices: list[int], per_file: int) -> DataFile:
+    """The file of day ``EVENTS_DAY0 + d`` and bucket ``b``: ``ts`` bounds span the day,
+    ``device_id`` bounds the bucket's devices, ``v`` in [0, 1)."""
+    day = EVENTS_DAY0 + d
+    start, end = day * DAY_MICROS, (day + 1) * DAY_MICROS - 1
+    return data_file(
+        f"{root}/data/ts_day={day}/device_id_bucket={b}/{d:05d}-{b}.parquet",
+        (day, b),
+        per_file,
+        lower={1: long_bound(start), 2: long_bound(min(devices)), 3: double_bound(0.0)},
+        upper={1: long_bound(end), 2: long_bound(max(devices)), 3: double_bound(0.999)},
+        value_counts={1: per_file, 2: per_file, 3: per_file},
+        null_counts={1: 0, 2: 0, 3: 0},
+        nan_counts={3: 0},
+    )
+
+
 def events_table(
     root: Path, days: int = 30, buckets: int = 8, rows_per_day: int = 16_000, *, history: bool = True
 ) -> TableBuilder:
     """One append per day, one file per (day, bucket), Spark-like metrics on every column.
 
-    Each file holds one day's events for its bucket's devices; ``ts`` bounds span the
-    day, ``device_id`` bounds the bucket's devices, ``v`` in [0, 1). Without ``history``
-    only the last snapshot is written (same manifests, one manifest list: much faster).
+    Each file holds one day's events for its bucket's devices. Without ``history`` only
+    the last snapshot is written (same manifests, one manifest list: much faster).
     """
-    table = TableBuilder(root, EVENTS_SCHEMA, (EVENTS_SPEC,))
     devices = _devices_by_bucket(buckets)
     per_file = rows_per_day // buckets
-    manifests: list[ManifestFile] = []
+    commits = [[_events_file(root, d, b, devices[b], per_file) for b in range(buckets)] for d in range(days)]
+    return _events_commits(root, commits, history)
+
+
+def late_events_table(root: Path, days: int = 30, lag: int = 3, buckets: int = 8) -> TableBuilder:
+    """The events table when data arrives late: the file of day ``d`` and bucket ``b`` is
+    committed ``(7d + 3b) % (lag + 1)`` days late, so each daily manifest spans up to
+    ``lag + 1`` days and consecutive manifests overlap in ``ts_day``. One snapshot."""
+    devices = _devices_by_bucket(buckets)
+    commits: list[list[DataFile]] = [[] for _ in range(days + lag)]
     for d in range(days):
-        day = EVENTS_DAY0 + d
-        files = []
         for b in range(buckets):
-            start, end = day * DAY_MICROS, (day + 1) * DAY_MICROS - 1
-            files.append(
-                data_file(
-                    f"{root}/data/ts_day={day}/device_id_bucket={b}/{d:05d}-{b}.parquet",
-                    (day, b),
-                    per_file,
-                    lower={1: long_bound(start), 2: long_bound(min(devices[b])), 3: double_bound(0.0)},
-                    upper={1: long_bound(end), 2: long_bound(max(devices[b])), 3: double_bound(0.999)},
-                    value_counts={1: per_file, 2: per_file, 3: per_file},
-                    null_counts={1: 0, 2: 0, 3: 0},
-                    nan_counts={3: 0},
-                )
-            )
+            commits[d + (7 * d + 3 * b) % (lag + 1)].append(_events_file(root, d, b, devices[b], 2000))
+    return _events_commits(root, [c for c in commits if c], history=False)
+
+
+def _events_commits(root: Path, commits: list[list[DataFile]], history: bool) -> TableBuilder:
+    """One append per list of files (or, without ``history``, their manifests in one snapshot)."""
+    table = TableBuilder(root, EVENTS_SCHEMA, (EVENTS_SPEC,))
+    manifests: list[ManifestFile] = []
+    for d, files in enumerate(commits):
         if history:
             table.commit(files, timestamp_ms=T0_MS + d * 86_400_000)
             continue
@@ -339,7 +358,7 @@ def events_table(
             replace(mf, added_snapshot_id=1000 + d, sequence_number=d + 1, min_sequence_number=d + 1)
         )
     if not history:
-        table._next_id = 1000 + days
-        table.last_sequence_number = days
-        table.commit(extra_manifests=manifests[::-1], timestamp_ms=T0_MS + days * 86_400_000)
+        table._next_id = 1000 + len(commits)
+        table.last_sequence_number = len(commits)
+        table.commit(extra_manifests=manifests[::-1], timestamp_ms=T0_MS + len(commits) * 86_400_000)
     return table

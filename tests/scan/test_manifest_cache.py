@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,29 @@ from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import MissingFileError
 from iceduck.scan.manifest_cache import ManifestCache, referenced_data_file
 from iceduck.scan.planner import plan_scan
-from iceduck.spec.expressions.predicates import EqualTo
+from iceduck.spec.expressions.predicates import (
+    AlwaysTrue,
+    EqualTo,
+    GreaterThanOrEqual,
+    LessThan,
+    and_,
+)
 from iceduck.spec.manifest import ManifestContent
 from iceduck.spec.schema import Schema
+from iceduck.spec.transforms import parse_transform
 from iceduck.spec.types import LongType, NestedField
-from tests.scan.builder import TableBuilder, data_file, deletion_vector, position_deletes
+from tests.scan.builder import (
+    DAY_MICROS,
+    EVENTS_DAY0,
+    TableBuilder,
+    data_file,
+    deletion_vector,
+    events_table,
+    position_deletes,
+)
 
 SCHEMA = Schema((NestedField(1, "id", LongType()),))
+HOUR = 3_600_000_000
 
 
 @pytest.fixture
@@ -139,3 +156,63 @@ def test_delete_files_take_their_referenced_file_from_equal_path_bounds(tmp_path
     assert by_path["one"].sequence_number == 2 and by_path["one"].spec_id == 0
     assert referenced_data_file(deletion_vector("x.puffin", "d9")) == "d9"
     assert referenced_data_file(data_file("plain")) is None
+
+
+# -- the bound, parallel reads, threads ----------------------------------------------------------
+
+
+def _point(day: int) -> object:
+    start = (EVENTS_DAY0 + day) * DAY_MICROS + 10 * HOUR
+    return and_(EqualTo("device_id", 74), GreaterThanOrEqual("ts", start), LessThan("ts", start + 10 * HOUR))
+
+
+def test_eviction_changes_no_plan(tmp_path: Path) -> None:
+    md = events_table(tmp_path, days=40).metadata
+    filters = [AlwaysTrue(), _point(3), _point(30), _point(3)]
+    expected = [plan_scan(md, row_filter=f, cache=ManifestCache()) for f in filters]
+    small = ManifestCache(max_entries=100)  # the list (40 rows) and a few manifests of 8
+    for _ in range(2):
+        for f, plan in zip(filters, expected, strict=True):
+            got = plan_scan(md, row_filter=f, cache=small)
+            assert got.tasks == plan.tasks and got.stats == plan.stats
+            assert small.size <= 100
+    assert small.manifests_parsed > 40  # evicted manifests were parsed again
+
+
+def test_parallel_reads_plan_exactly_as_sequential(tmp_path: Path) -> None:
+    table = events_table(tmp_path, days=40)
+    b = parse_transform("bucket[8]").apply(LongType())(74)
+    target = f"{tmp_path}/data/ts_day={EVENTS_DAY0 + 7}/device_id_bucket={b}/00007-{b}.parquet"
+    table.commit(deletes=[position_deletes("pd", (EVENTS_DAY0 + 7, b), targets=[target])], operation="delete")
+    md = table.metadata
+    later = GreaterThanOrEqual("ts", (EVENTS_DAY0 + 20) * DAY_MICROS)  # no delete applies
+    for f in (AlwaysTrue(), _point(7), later):
+        sequential, parallel = ManifestCache(workers=1), ManifestCache(workers=4)
+        a, c = plan_scan(md, row_filter=f, cache=sequential), plan_scan(md, row_filter=f, cache=parallel)
+        assert a.tasks == c.tasks and a.stats == c.stats
+        assert any(t.position_deletes for t in a.tasks) == (f is not later)
+        assert sequential.manifests_parsed == parallel.manifests_parsed  # each parsed once
+        assert plan_scan(md, row_filter=f, cache=parallel).tasks == a.tasks  # warm, too
+
+
+def test_parallel_reads_name_the_first_bad_manifest_in_list_order(tmp_path: Path) -> None:
+    md = events_table(tmp_path, days=20).metadata
+    rows = ManifestCache().snapshot_manifests(md.current_snapshot())  # type: ignore[arg-type]
+    for row in (rows[5], rows[12]):
+        Path(row.manifest_path).write_bytes(b"Obj\x01 truncated")
+    for workers in (1, 4):
+        with pytest.raises(CorruptDataError) as e:
+            plan_scan(md, cache=ManifestCache(workers=workers))
+        assert e.value.path == rows[5].manifest_path
+
+
+def test_threads_planning_at_once_share_one_cache(tmp_path: Path) -> None:
+    md = events_table(tmp_path, days=30).metadata
+    filters = [AlwaysTrue(), *(_point(d) for d in range(0, 30, 3))]
+    expected = [plan_scan(md, row_filter=f, cache=ManifestCache()).tasks for f in filters]
+    cache = ManifestCache(max_entries=120, workers=2)  # small: evictions race with reads
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(lambda f: plan_scan(md, row_filter=f, cache=cache).tasks, filters))
+            assert got == expected
+    assert cache.size <= 120

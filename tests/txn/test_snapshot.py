@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -243,9 +244,7 @@ def test_branch_commits_leave_main_alone_and_tags_are_refused(tmp_path: Path) ->
     branch_head = md.snapshot_by_id(audit.snapshot_id)
     assert branch_head.parent_snapshot_id == main.snapshot_id  # a new branch forks from main
     assert rows(md, cache, branch_head) == [(1, "x"), (2, "x")] and rows(md, cache) == [(1, "x")]
-    tagged = TableMetadata(
-        **{**md.__dict__, "refs": {**md.refs, "t": SnapshotRef(main.snapshot_id, RefType.TAG)}}
-    )
+    tagged = dataclasses.replace(md, refs={**md.refs, "t": SnapshotRef(main.snapshot_id, RefType.TAG)})
     with pytest.raises(ValidationError, match="tag"):
         build_snapshot(tagged, SnapshotChanges(Operation.APPEND), branch="t", cache=cache)
 
