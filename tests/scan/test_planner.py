@@ -4,8 +4,6 @@ the metadata index, the delete scope rules end to end, residuals and identity va
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -359,8 +357,10 @@ def test_one_device_over_a_few_hours_reads_one_manifest_and_one_file(tmp_path: P
     assert {p.ref.name for p in _leaves(task.residual)} == {"device_id", "ts"}
 
 
-def test_planning_is_fast_once_manifests_are_cached(tmp_path: Path) -> None:
-    """Issue targets (loose bounds: the machine is shared): 2,000 files in 250 manifests."""
+def test_cached_manifests_are_never_parsed_again(tmp_path: Path) -> None:
+    """2,000 files in 250 manifests: once parsed, neither a full nor a point plan parses a
+    manifest again, and the point plan reads one manifest and one file. (Speed is measured
+    in bench/, never asserted here.)"""
     table = events_table(tmp_path, days=250, history=False)
     md, cache = table.metadata, ManifestCache()
     day = EVENTS_DAY0 + 100
@@ -371,20 +371,11 @@ def test_planning_is_fast_once_manifests_are_cached(tmp_path: Path) -> None:
     )
     assert len(plan_scan(md, cache=cache).tasks) == 2000
     parsed = cache.manifests_parsed
-    full = _best_ms(lambda: plan_scan(md, cache=cache))
-    selective = _best_ms(lambda: plan_scan(md, row_filter=point, cache=cache))
+    assert len(plan_scan(md, cache=cache).tasks) == 2000
+    selective = plan_scan(md, row_filter=point, cache=cache)
     assert cache.manifests_parsed == parsed == 250  # nothing parsed twice
-    assert full < 30, f"full scan planning took {full:.1f} ms"
-    assert selective < 15, f"point query planning took {selective:.1f} ms"
-
-
-def _best_ms(fn: Callable[[], object], runs: int = 5) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        best = min(best, (time.perf_counter() - started) * 1000)
-    return best
+    assert len(selective.tasks) == 1
+    assert selective.stats.manifests_read == 1
 
 
 def _leaves(expr: object) -> list[BoundPredicate]:
