@@ -198,6 +198,7 @@ def measure(
     runs: int,
     *,
     peers: bool = True,
+    timeout: float = 30.0,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[VariantResult], dict[str, Any]]:
     con = iceduck.connect(warehouse)
@@ -225,13 +226,16 @@ def measure(
     duck.close()
     info: dict[str, Any] = {}
     if peers:
-        info["duckdb_ext"] = run_extension(warehouse, results, runs)
+        info["duckdb_ext"] = run_extension(warehouse, results, runs, timeout)
         info["pyiceberg"] = run_pyiceberg(warehouse, results, runs)
     return results, info
 
 
-def run_extension(warehouse: Path, results: list[VariantResult], runs: int) -> str:
-    """DuckDB 1.5.5's ``iceberg_scan`` of each table's metadata JSON (bench/.venv)."""
+def run_extension(warehouse: Path, results: list[VariantResult], runs: int, timeout: float) -> str:
+    """DuckDB 1.5.5's ``iceberg_scan`` of each table's metadata JSON (bench/.venv), each run
+    interrupted after ``timeout`` seconds: its equality-delete reads grow much faster than the
+    deletes (minutes per query at 5M rows, 10% deleted), and one such query must become a
+    "timeout" cell, not hold the machine for the rest of the run."""
     why = peer_missing("duckdb_extension_iceberg", "duckdb_extension_avro")
     if why is not None:
         return why
@@ -247,7 +251,11 @@ def run_extension(warehouse: Path, results: list[VariantResult], runs: int) -> s
         for r in results
     ]
     try:
-        out = run_sql_peer({"extensions": ["avro", "iceberg"], "queries": queries, "runs": runs})
+        out = run_sql_peer(
+            {"extensions": ["avro", "iceberg"], "queries": queries, "runs": runs, "timeout": timeout},
+            # a backstop in case an interrupt does not stop the extension
+            timeout=len(queries) * (runs + 1) * timeout + 120,
+        )
     except Exception as e:
         return f"failed: {e}"
     for r in results:
@@ -396,11 +404,14 @@ def run_section(
     kinds: tuple[str, ...] = KINDS,
     percents: tuple[int, ...] = PERCENTS,
     peers: bool = True,
+    timeout: float = 30.0,
     root: Path | None = None,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Section:
     chosen = variants(kinds, percents)
     warehouse, base = build(rows, chosen, root, force=force)
-    results, info = measure(warehouse, rows, chosen, base, runs, peers=peers, progress=progress)
+    results, info = measure(
+        warehouse, rows, chosen, base, runs, peers=peers, timeout=timeout, progress=progress
+    )
     return section(rows, results, info, runs, warehouse)

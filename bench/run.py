@@ -74,7 +74,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--tpch-queries", help="TPC-H query numbers to run (default: all 22)")
     suite.add_argument("--tpcds-queries", help="TPC-DS query numbers to run (default: all 99)")
     suite.add_argument("--tpc-runs", type=int, default=3, help="timed runs per TPC query (after one untimed)")
-    suite.add_argument("--timeout", type=float, default=30.0, help="seconds per TPC query run")
+    suite.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per query run (TPC; MoR's DuckDB ext)"
+    )
     suite.add_argument("--mor-rows", type=int, default=5_000_000, help="rows per merge-on-read table")
     suite.add_argument("--mor-runs", type=int, default=3, help="timed runs per merge-on-read query")
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
@@ -315,6 +317,7 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
                 args.mor_rows,
                 args.mor_runs,
                 peers=ext or pyi,
+                timeout=args.timeout,
                 root=cache / f"mor-{args.mor_rows}",
                 force=args.rebuild,
                 progress=progress,
