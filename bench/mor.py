@@ -354,8 +354,8 @@ def section(
                 f"MoR {r.variant.kind} {r.variant.layout} {r.variant.percent}% deleted ({rows:,} rows)",
                 r.iceduck.ms,
                 r.limit.ms,
-                _measure_cell(r.duckdb_ext, r.expected),
-                _measure_cell(r.pyiceberg, r.expected),
+                _measure_cell(r.duckdb_ext, r.expected, info.get("duckdb_ext")),
+                _measure_cell(r.pyiceberg, r.expected, info.get("pyiceberg")),
                 note=f"vs no-deletes {fmt_ratio(ratio(r.iceduck.ms, r.iceduck_no_deletes.ms))}",
             )
         )
@@ -387,9 +387,10 @@ def section(
     return sec
 
 
-def _measure_cell(t: Timing | None, expected: tuple[Any, ...]) -> float | str | None:
+def _measure_cell(t: Timing | None, expected: tuple[Any, ...], why: str | None = None) -> float | str | None:
+    """The README cell: ms, or what went wrong (the peer's own failure when it never answered)."""
     if t is None:
-        return None
+        return "not run" if why is None else f"not run: {why[:80]}"
     if not t.ok:
         return t.cell() if t.error == "timeout" else "cannot read"
     if not same_answer(t.rows[0] if t.rows else None, expected):
