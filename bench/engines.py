@@ -40,6 +40,9 @@ PEER_PACKAGES = (
     f"duckdb=={PEER_DUCKDB_VERSION}",
     f"duckdb-extension-iceberg=={PEER_DUCKDB_VERSION}",
     f"duckdb-extension-avro=={PEER_DUCKDB_VERSION}",
+    # the TPC-H / TPC-DS data generators of run.py's tpch and tpcds sections
+    f"duckdb-extension-tpch=={PEER_DUCKDB_VERSION}",
+    f"duckdb-extension-tpcds=={PEER_DUCKDB_VERSION}",
 )
 
 

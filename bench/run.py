@@ -1,9 +1,17 @@
-"""The events-table benchmark: iceduck against DuckDB's Iceberg extension, PyIceberg and
-DuckDB reading exactly the needed Parquet files.
+"""iceduck's benchmarks as one command: iceduck against DuckDB reading exactly the needed
+Parquet files (the limit), DuckDB's Iceberg extension and PyIceberg, measured in one run.
 
 Usage::
 
-    python3 bench/run.py [--scale small|full] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
+    python3 bench/run.py --all [--markdown] [--json out.json]   # every section (README.md)
+    python3 bench/run.py --only tpch,mor                         # some sections
+    python3 bench/run.py [--scale small|full|10x] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
+
+Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
+99 queries), mor (merge-on-read), writes, commits (one-row commits), cli (a cold CLI query).
+Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
+
+Without ``--all``/``--only`` it is the events benchmark alone, as before:
 
 The table (the metadata-indexing post's shape, see events.py) is built once under
 ``bench/.warehouse/<scale>`` and reused. DuckDB's Iceberg extension runs in ``bench/.venv``
@@ -26,9 +34,16 @@ from pathlib import Path
 import duckdb
 import engines
 import events
+import report as suite_report
+from common import WAREHOUSE_ROOT, Section
+from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
+SECTIONS = ("events", "tpch", "tpcds", "mor", "writes", "commits", "cli")
+#: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
+#: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
+EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
 #: relative tolerance when comparing an engine's sum(v) with the baseline's (summation order differs)
 SUM_TOLERANCE = 1e-9
 
@@ -48,6 +63,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rebuild", action="store_true", help="rebuild the table even if cached")
     p.add_argument("--no-setup", action="store_true", help="do not create bench/.venv when missing")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
+    suite = p.add_argument_group("sections (--all / --only)")
+    suite.add_argument("--all", action="store_true", help="run every section: " + ",".join(SECTIONS))
+    suite.add_argument("--only", help="comma-separated sections to run: " + ",".join(SECTIONS))
+    suite.add_argument("--markdown", action="store_true", help="print the README's performance table")
+    suite.add_argument("--cache-dir", type=Path, default=WAREHOUSE_ROOT, help="data sets (bench/.warehouse)")
+    suite.add_argument("--events-scales", default="full,10x", help="events scales (full = 1x, 10x, small)")
+    suite.add_argument("--tpch-sf", type=float, default=1.0, help="TPC-H scale factor")
+    suite.add_argument("--tpcds-sf", type=float, default=1.0, help="TPC-DS scale factor")
+    suite.add_argument("--tpch-queries", help="TPC-H query numbers to run (default: all 22)")
+    suite.add_argument("--tpcds-queries", help="TPC-DS query numbers to run (default: all 99)")
+    suite.add_argument("--tpc-runs", type=int, default=3, help="timed runs per TPC query (after one untimed)")
+    suite.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per query run (TPC; MoR's DuckDB ext)"
+    )
+    suite.add_argument("--mor-rows", type=int, default=5_000_000, help="rows per merge-on-read table")
+    suite.add_argument("--mor-runs", type=int, default=3, help="timed runs per merge-on-read query")
+    suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
+    suite.add_argument("--commits", type=int, default=30, help="one-row commits timed")
+    suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
     return p.parse_args(argv)
 
 
@@ -57,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(peers) - set(PEERS))
     if unknown:
         raise SystemExit(f"unknown peers {unknown}; choose from {', '.join(PEERS)}")
+    if args.all or args.only:
+        return run_suite(args, peers, argv)
     shape = events.SCALES[args.scale]
     overrides = {"days": args.days, "rows_per_day": args.rows_per_day, "devices": args.devices}
     overrides = {k: v for k, v in overrides.items() if v is not None}
@@ -68,7 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     point = events.point_query(shape)
     queries = engines.make_queries(table, point, args.cold, args.repeat, args.full_cold, args.full_repeat)
 
-    if "duckdb-iceberg" in peers and not engines.peer_python().exists() and not args.no_setup:
+    results = run_engines(table, queries, peers, args.no_setup)
+    print(report(table, queries, results))
+    if args.json:
+        args.json.write_text(json.dumps(to_json(table, queries, results), indent=1))
+    return 0
+
+
+def run_engines(
+    table: events.EventsTable, queries: list[Query], peers: list[str], no_setup: bool
+) -> list[EngineResult]:
+    """The baseline first (every ratio is against it), then each peer asked for."""
+    if "duckdb-iceberg" in peers and not engines.peer_python().exists() and not no_setup:
         engines.setup_peer_venv()
     engines.warm_os_cache(table)
     results: list[EngineResult] = [engines.run_baseline(queries)]
@@ -79,11 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         results += guarded("DuckDB iceberg extension", lambda: engines.run_duckdb_iceberg(table, queries))
     if "pyiceberg" in peers:
         results += guarded("PyIceberg", lambda: [engines.run_pyiceberg(table, queries)])
-
-    print(report(table, queries, results))
-    if args.json:
-        args.json.write_text(json.dumps(to_json(table, queries, results), indent=1))
-    return 0
+    return results
 
 
 def guarded(name: str, run: Callable[[], list[EngineResult]]) -> list[EngineResult]:
@@ -192,6 +235,161 @@ def to_json(table: events.EventsTable, queries: list[Query], results: list[Engin
             for r in results
         ],
     }
+
+
+# -- the one command: every section ----------------------------------------------------------------
+
+
+def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None) -> int:
+    """Run the chosen sections in order, printing each as it ends (a long run shows progress,
+    and a section that fails says how without ending the others)."""
+    chosen = list(SECTIONS) if args.all else [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        raise SystemExit(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
+    for line in suite_report.header():
+        print(line, flush=True)
+    if ("duckdb-iceberg" in peers or {"tpch", "tpcds"} & set(chosen)) and not args.no_setup:
+        if not engines.peer_python().exists():
+            engines.setup_peer_venv()
+    sections: list[Section] = []
+    for name in chosen:
+        for runner in section_runners(name, args, peers):
+            started = datetime.now(UTC)
+            try:
+                sec = runner()
+            except Exception as e:
+                sec = Section(name, lines=[f"== {name}: failed: {type(e).__name__}: {e}"])
+                sec.mismatches.append(f"{name}: the section failed ({type(e).__name__}: {e})")
+            seconds = (datetime.now(UTC) - started).total_seconds()
+            sec.lines.append(f"({name} took {seconds:.0f} s; load average {suite_report.load_average()})")
+            sections.append(sec)
+            print("", *sec.lines, sep="\n", flush=True)
+    print("", *suite_report.summary_lines(sections), sep="\n")
+    if args.markdown:
+        print("\n" + suite_report.markdown(sections))
+    if args.json:
+        args.json.write_text(json.dumps(suite_report.to_json(sections, list(argv or sys.argv[1:])), indent=1))
+    return 0
+
+
+def progress(message: str) -> None:
+    print(f"  .. {message}", file=sys.stderr, flush=True)
+
+
+def _query_list(text: str | None) -> list[str] | None:
+    return None if not text else [q.strip() for q in text.split(",") if q.strip()]
+
+
+def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> list[Callable[[], Section]]:
+    """The section's runs (events has one per scale), each building its data set if needed."""
+    cache: Path = args.cache_dir
+    ext = "duckdb-iceberg" in peers
+    pyi = "pyiceberg" in peers
+    if name == "events":
+        scales = [s.strip() for s in args.events_scales.split(",") if s.strip()]
+        return [lambda scale=scale: events_section(scale, cache, peers, args) for scale in scales]
+    if name in ("tpch", "tpcds"):
+        import tpc
+
+        kind = tpc.TPCH if name == "tpch" else tpc.TPCDS
+        sf = args.tpch_sf if name == "tpch" else args.tpcds_sf
+        only = _query_list(args.tpch_queries if name == "tpch" else args.tpcds_queries)
+        return [
+            lambda: tpc.run_section(
+                kind,
+                sf,
+                runs=args.tpc_runs,
+                timeout=args.timeout,
+                pyiceberg=pyi and name == "tpch",
+                only=only,
+                peers=ext,
+                root=cache / f"{kind.name}-sf{sf:g}",
+                force=args.rebuild,
+                progress=progress,
+            )
+        ]
+    if name == "mor":
+        import mor
+
+        return [
+            lambda: mor.run_section(
+                args.mor_rows,
+                args.mor_runs,
+                peers=ext or pyi,
+                timeout=args.timeout,
+                root=cache / f"mor-{args.mor_rows}",
+                force=args.rebuild,
+                progress=progress,
+            )
+        ]
+    if name == "writes":
+        import writes
+
+        return [lambda: writes.run_section(args.writes_rows, cache / "writes")]
+    if name == "commits":
+        import commits
+
+        return [lambda: commits.run_section(args.commits, cache / "commits")]
+    import cli_cold
+
+    return [lambda: cli_cold.run_section(args.cli_runs, cache / "cli")]
+
+
+def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Namespace) -> Section:
+    """The events benchmark at one scale, as a section: its table, and README rows for the
+    point and full queries, cold and warm."""
+    shape = events.SCALES[scale]
+    table = events.build(cache / scale, shape, force=args.rebuild, quiet=True)
+    cold, warm, full_cold, full_warm = EVENTS_RUNS.get(
+        scale, (args.cold, args.repeat, args.full_cold, args.full_repeat)
+    )
+    queries = engines.make_queries(table, events.point_query(shape), cold, warm, full_cold, full_warm)
+    results = run_engines(table, queries, peers, args.no_setup)
+    label = "1x" if scale == "full" else scale
+    sec = Section(f"events-{label}")
+    sec.lines.append(f"== events {label}: {shape.days:,} manifests, {len(table.files):,} data files")
+    sec.lines += report(table, queries, results).splitlines()[1:]
+    base = results[0]
+
+    def find(prefix: str) -> EngineResult | None:
+        return next(
+            (
+                r
+                for r in results
+                if r.name.startswith(prefix) and "planning" not in r.name and not r.unavailable
+            ),
+            None,
+        )
+
+    ice = find("iceduck")
+    ext = next((r for r in results if "iceberg extension" in r.name and not r.unavailable), None)
+    pyi = find("PyIceberg")
+    for r in results:
+        if r.unavailable or "planning" in r.name:
+            continue
+        for qname, m in r.measurements.items():
+            b = base.measurements.get(qname)
+            if b is not None and not check(m, b):
+                sec.mismatches.append(f"events {label} {qname}: {r.name} count {m.count} sum {m.total}")
+    for q in queries:
+        for kind, attr in (("cold", "cold_ms"), ("warm", "warm_ms")):
+
+            def ms(r: EngineResult | None, q: Query = q, attr: str = attr) -> float | None:
+                m = r.measurements.get(q.name) if r is not None else None
+                return None if m is None else getattr(m, attr)
+
+            sec.measures.append(
+                SuiteMeasure(
+                    f"events {label} ({shape.days:,} manifests): {q.name} query, {kind}",
+                    ms(ice),
+                    ms(base),
+                    ms(ext) if ext is not None else "not run",
+                    ms(pyi) if pyi is not None else "not run",
+                )
+            )
+    sec.data = to_json(table, queries, results)
+    return sec
 
 
 if __name__ == "__main__":

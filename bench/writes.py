@@ -6,16 +6,22 @@ Iceberg table gets (``days(ts), bucket(16, id)``: 30 days x 16). The ratio is ic
 overhead: field ids, partition transforms, metrics, manifests and the commit.
 
     python3 bench/writes.py [--rows 2000000] [--dir /tmp/iceduck-bench-writes]
+
+``run.py --only writes`` runs the same statements as a section of the one command (rows
+``--writes-rows``), adding PyIceberg's ``append`` of the same rows as the peer of the
+unpartitioned INSERT.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+from common import Measure, Section, fmt_ms, fmt_ratio, ratio, table_lines, timed_ms
 
 import iceduck
 
@@ -25,29 +31,30 @@ QUERY = (
 )
 
 
-def timed(fn) -> float:  # type: ignore[no-untyped-def]
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
+@dataclass
+class WriteRow:
+    """One statement: its time, the baseline's (when one applies) and the rows it wrote."""
+
+    label: str
+    ms: float
+    baseline_ms: float | None = None
+    rowcount: int | None = None
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=2_000_000)
-    parser.add_argument("--dir", default="/tmp/iceduck-bench-writes")
-    args = parser.parse_args()
-    root = Path(args.dir)
+def measure(rows: int, root: Path) -> tuple[list[WriteRow], float | str]:
+    """Every statement once, in order (each one changes the tables the next one reads), and
+    PyIceberg's ``append`` of the same rows as Arrow (ms, or why it could not run)."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    query = QUERY.format(rows=args.rows)
+    query = QUERY.format(rows=rows)
 
     duck = duckdb.connect()
     plain_sql = f"COPY ({query}) TO '{root}/plain.parquet' (FORMAT parquet, COMPRESSION zstd)"
-    plain = timed(lambda: duck.execute(plain_sql))
+    plain = timed_ms(lambda: duck.execute(plain_sql))
     parted_query = (
         f"SELECT *, date_diff('day', TIMESTAMPTZ '1970-01-01', ts) AS day, id % 16 AS b FROM ({query})"
     )
-    parted = timed(
+    parted = timed_ms(
         lambda: duck.execute(
             f"COPY ({parted_query}) TO '{root}/parted' "
             "(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (day, b))"
@@ -65,15 +72,16 @@ def main() -> None:
         "PARTITIONED BY (days(ts), bucket(16, id)) "
         "TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')"
     )
-    rows: list[tuple[str, float, str]] = []
+    cur.execute("CREATE TABLE b.pyiceberg (id bigint, ts timestamptz, kind string, v double)")
+    out = [
+        WriteRow("baseline: DuckDB COPY to one Parquet file", plain),
+        WriteRow("baseline: DuckDB COPY PARTITION_BY (480 partitions)", parted),
+    ]
 
     def run(label: str, sql: str, baseline: float | None = None) -> None:
-        ms = timed(lambda: cur.execute(sql))
-        ratio = f"{ms / baseline:.2f}x" if baseline else ""
-        rows.append((f"{label} ({cur.rowcount:,} rows)", ms, ratio))
+        ms = timed_ms(lambda: cur.execute(sql))
+        out.append(WriteRow(label, ms, baseline, cur.rowcount))
 
-    rows.append(("baseline: DuckDB COPY to one Parquet file", plain, ""))
-    rows.append(("baseline: DuckDB COPY PARTITION_BY (480 partitions)", parted, ""))
     run("INSERT, unpartitioned", f"INSERT INTO b.u {query}", plain)
     run("INSERT, days(ts) x bucket(16, id)", f"INSERT INTO b.p {query}", parted)
     run("DELETE 10%, merge-on-read (deletion vectors)", "DELETE FROM b.p WHERE id % 10 = 0")
@@ -84,9 +92,70 @@ def main() -> None:
         "MERGE INTO b.u t USING (SELECT i::BIGINT AS id FROM range(0, 20000, 2) r(i)) s "
         "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = -1",
     )
+    pyiceberg: float | str
+    try:
+        from pyiceberg.catalog.sql import SqlCatalog
+
+        warehouse = root / "warehouse"
+        catalog = SqlCatalog(
+            "iceduck", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
+        )
+        table = catalog.load_table("b.pyiceberg")
+        arrow = duck.sql(query).to_arrow_table().cast(table.schema().as_arrow())
+        pyiceberg = timed_ms(lambda: table.append(arrow))
+        catalog.engine.dispose()
+    except Exception as e:
+        pyiceberg = f"failed: {type(e).__name__}: {str(e)[:200]}"
+    cur.close()
+    duck.close()
+    return out, pyiceberg
+
+
+def run_section(rows: int, root: Path) -> Section:
+    """The statements as a section of run.py: one README row each (the limit only where a
+    plain-Parquet write does the same physical work)."""
+    written, pyiceberg = measure(rows, root)
+    sec = Section("writes")
+    sec.lines.append(f"== writes: {rows:,} generated rows, each statement once, in order; tables in {root}")
+    sec.lines += table_lines(
+        ["statement", "rows", "ms", "vs baseline"],
+        [
+            [
+                w.label,
+                "-" if w.rowcount is None else f"{w.rowcount:,}",
+                fmt_ms(w.ms),
+                fmt_ratio(ratio(w.ms, w.baseline_ms)),
+            ]
+            for w in written
+        ],
+    )
+    sec.lines.append(
+        "PyIceberg append of the same rows as Arrow (unpartitioned; the Arrow conversion not timed): "
+        + (f"{fmt_ms(pyiceberg)} ms" if isinstance(pyiceberg, float) else pyiceberg)
+    )
+    for w in written:
+        if w.label.startswith("baseline"):
+            continue
+        peer = pyiceberg if w.label == "INSERT, unpartitioned" else None
+        sec.measures.append(Measure(f"write: {w.label} ({rows:,} rows)", w.ms, w.baseline_ms, None, peer))
+    sec.data = {
+        "rows": rows,
+        "statements": [dataclasses.asdict(w) for w in written],
+        "pyiceberg_ms": pyiceberg,
+    }
+    return sec
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--dir", default="/tmp/iceduck-bench-writes")
+    args = parser.parse_args()
+    written, _ = measure(args.rows, Path(args.dir))
     print(f"| statement ({args.rows:,} rows written) | ms | vs baseline |\n|---|---|---|")
-    for label, ms, ratio in rows:
-        print(f"| {label} | {ms:.0f} | {ratio} |")
+    for w in written:
+        label = w.label if w.rowcount is None else f"{w.label} ({w.rowcount:,} rows)"
+        print(f"| {label} | {w.ms:.0f} | {fmt_ratio(ratio(w.ms, w.baseline_ms)) if w.baseline_ms else ''} |")
 
 
 if __name__ == "__main__":
