@@ -66,6 +66,7 @@ from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
+from iceduck.sql.columns import names_used
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import (
     QUERY_KINDS,
@@ -351,13 +352,14 @@ class Session:
                 statement.tree, {id(s.ref.node): s.target.schema for s in data}, params, self.timezone
             )
         named = metadata_columns_named(statement) if data else frozenset()
+        used = names_used(statement.tree) if data and statement.kind != "DESCRIBE" else None
         planned: dict[tuple[Any, ...], _Source] = {}
         for source in sources:
             if source.metadata_table is not None:
                 self._register_metadata_table(duck, source)
                 continue
             row_filter = filters[id(source.ref.node)]
-            field_ids = _scan_columns(source.target.schema, named)
+            field_ids = _scan_columns(source.target.schema, named, used)
             key = (
                 source.loaded.metadata_location,
                 source.target.snapshot_id,
@@ -501,19 +503,25 @@ class Session:
         return Result(duck, text)
 
 
-def _scan_columns(schema: Schema, named: frozenset[str]) -> tuple[int, ...] | None:
-    """The columns a scan outputs: the schema's, plus the metadata columns the query names
+def _scan_columns(
+    schema: Schema, named: frozenset[str], used: frozenset[str] | None
+) -> tuple[int, ...] | None:
+    """The columns a scan outputs: the schema's columns the query can name (``used``, see
+    :mod:`iceduck.sql.columns`; None: all of them), plus the metadata columns the query names
     (``SELECT _row_id, * FROM t``) unless the table has a real column of that name. None (all
-    columns, the common case) when the query names none. Metadata columns then also appear in
-    a ``*`` of the same query: a derived table has no hidden columns."""
+    columns) when nothing is left out. Metadata columns then also appear in a ``*`` of the
+    same query: a derived table has no hidden columns."""
     extra = [
         fid
         for fid, f in METADATA_COLUMNS.items()
         if f.name in named and schema.find_field_or_none(f.name) is None
     ]
-    if not extra:
+    fields = [f.field_id for f in schema.fields if used is None or f.name.lower() in used]
+    if not fields and not extra and schema.fields:  # count(*): a scan reads one column at least
+        fields = [schema.fields[0].field_id]
+    if not extra and len(fields) == len(schema.fields):
         return None
-    return (*(f.field_id for f in schema.fields), *extra)
+    return (*fields, *extra)
 
 
 def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
