@@ -33,9 +33,11 @@ def quote(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def con(spark: Any, spark_warehouse_path: Path) -> Iterator[Connection]:
-    spark.sql(f"DROP NAMESPACE IF EXISTS iceduck.{NS} CASCADE")
     connection = iceduck.connect(spark_warehouse_path)
+    # iceduck first: Spark's JDBC catalog refuses CASCADE on a namespace a reused warehouse
+    # still fills (NamespaceNotEmptyException)
     connection.execute(f"DROP NAMESPACE IF EXISTS {NS} CASCADE")
+    spark.sql(f"DROP NAMESPACE IF EXISTS iceduck.{NS} CASCADE")
     connection.execute(f"CREATE NAMESPACE {NS}")
     yield connection
     connection.close()
