@@ -25,7 +25,6 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -35,7 +34,7 @@ import duckdb
 import engines
 import events
 import report as suite_report
-from common import WAREHOUSE_ROOT, Section
+from common import WAREHOUSE_ROOT, Section, machine
 from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
@@ -138,18 +137,6 @@ def guarded(name: str, run: Callable[[], list[EngineResult]]) -> list[EngineResu
 
 
 # -- report ----------------------------------------------------------------------------------
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def _cell(m: Measurement | None, base: Measurement | None, attr: str) -> str:
