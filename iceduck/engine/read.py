@@ -10,22 +10,22 @@ Shape of the SELECT::
 
     SELECT c0 AS "id", c1 AS "data", ... FROM (
         SELECT <columns> FROM read_parquet(getvariable('<name>__f0'), schema = MAP {...})
+      UNION ALL                                                -- footers prove it: by name
+        SELECT <columns> FROM (SELECT "a" AS __r1, ... FROM read_parquet(...))
       UNION ALL                                                -- files with deleted rows:
         SELECT <columns> FROM read_parquet(...) WHERE NOT (file_row_number BETWEEN ...)
       UNION ALL                                                -- (or, when runs are many)
         SELECT <columns> FROM read_parquet(...)
                WHERE CASE <file, segment> WHEN 0 THEN get_bit(getvariable('<name>__b2_0')::BIT,
                      file_row_number::INTEGER) ... ELSE 0 END = 0  -- :mod:`iceduck.engine.bitmaps`
-      UNION ALL
-        SELECT <columns> FROM (<files with equality deletes, with __ord and keys>) AS __e
-               ANTI JOIN (<delete rows, with ordinal runs>) AS __t0 ON <keys, runs>
     ) AS __s
 
 with as few groups as the files allow (:mod:`iceduck.engine.groups`), so a 2,000-file
-table without deletes is one ``read_parquet`` over its list. File lists travel as DuckDB
+table without deletes is one ``read_parquet`` over its list. Equality deletes are turned
+into the positions they delete before the SQL is built (:mod:`iceduck.engine.equality`),
+so every deleted row goes through the same position filter. File lists travel as DuckDB
 variables (``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
-files with both position and equality deletes still use a keep-mask Arrow table
-(``<name>__pd<n>``) joined to the scan; :func:`unregister_scan` drops them with the view.
+:func:`unregister_scan` drops them with the view.
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ from iceduck.io import fileio
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
 
-#: what the names of a view's Arrow tables and variables start with, after the view's name
-#: (file lists are ``<view>__f<n>`` and ``<view>__e<n>``: :func:`file_errors.scan_files`
-#: reads them back to name a broken file after a failure)
+#: what the names of a view's variables start with, after the view's name (file lists are
+#: ``<view>__f<n>``: :func:`file_errors.scan_files` reads them back to name a broken file
+#: after a failure)
 AUX = "__"
 #: footers a scan reads (once per process: :class:`LayoutCache`) to prove a plain read
 #: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
@@ -64,11 +64,9 @@ PLAIN_READ_FOOTERS = 256
 
 @dataclass(frozen=True)
 class ScanSql:
-    """What a scan's view needs: its SELECT, and the objects that SELECT names."""
+    """What a scan's view needs: its SELECT, and the variables that SELECT names."""
 
     sql: str
-    #: Arrow tables to register on the connection (position-delete bitmaps)
-    tables: dict[str, pa.Table] = field(default_factory=dict)
     #: DuckDB variables to set (file lists: a list literal of 2,000 paths costs DuckDB's
     #: parser 13 ms on every statement, a variable is set once in 2-3 ms; deletion bitmaps
     #: as BLOBs, see :mod:`iceduck.engine.bitmaps`)
@@ -88,9 +86,9 @@ def register_scan(
 
     ``field_ids`` picks top-level columns (and metadata columns such as ``_file``,
     ``_pos``, ``_row_id`` by their reserved ids), in that order; by default every
-    top-level column of ``plan.schema``. The Arrow tables and variables the view needs are
-    registered on ``con`` under names starting with ``<view_name>__``; both, like the
-    temporary view, belong to that connection (cursor).
+    top-level column of ``plan.schema``. The variables the view needs are set on ``con``
+    under names starting with ``<view_name>__``; they, like the temporary view, belong to
+    that connection (cursor).
     """
     sql = attach_scan(con, plan, view_name, field_ids, layouts=layouts, positions=positions)
     try:  # binding globs every file: a missing one fails here, named
@@ -109,26 +107,19 @@ def attach_scan(
     layouts: LayoutCache = LAYOUTS,
     positions: PositionCache = POSITIONS,
 ) -> str:
-    """Register on ``con`` what the scan's SELECT names (under ``<prefix>__...``) and return
+    """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
     once per statement instead of twice."""
     scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
-    for name, table in scan.tables.items():
-        con.register(name, table)
     return scan.sql
 
 
 def unregister_scan(con: Any, view_name: str) -> None:
-    """Drop a view made by :func:`register_scan` with its Arrow tables and variables."""
+    """Drop a view made by :func:`register_scan` with its variables."""
     prefix = view_name + AUX
     con.execute(f"DROP VIEW IF EXISTS {quote_identifier(view_name)}")
-    views = con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE temporary AND starts_with(view_name, ?)", [prefix]
-    ).fetchall()
-    for (name,) in views:
-        con.unregister(name)
     variables = con.execute(
         "SELECT name FROM duckdb_variables() WHERE starts_with(name, ?)", [prefix]
     ).fetchall()
@@ -218,7 +209,7 @@ def scan_sql(
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
     columns = ", ".join(f"c{i} AS {quote_identifier(f.name)}" for i, f in enumerate(fields))
     union = " UNION ALL ".join(selects)
-    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.tables, scan.variables)
+    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
 
 
 def cardinality_option(tasks: Sequence[FileScanTask], deleted: dict[str, np.ndarray]) -> str:
