@@ -22,6 +22,7 @@ missing columns -- keeps the ``schema = MAP`` read, so correctness rules stay in
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from iceduck.engine.layout import PRIMITIVE, FileSchema, find
@@ -29,26 +30,14 @@ from iceduck.engine.projection import METADATA_COLUMNS, Entry
 from iceduck.engine.types import quote_identifier
 from iceduck.spec.types import NestedField
 
-#: DuckDB type names that ``parquet_schema`` and iceduck's type mapping spell differently
-_ALIASES = {
-    "TIMESTAMPTZ": "TIMESTAMPWITHTIMEZONE",
-    "TIMETZ": "TIMEWITHTIMEZONE",
-    "INT": "INTEGER",
-    "INT4": "INTEGER",
-    "INT8": "BIGINT",
-    "LONG": "BIGINT",
-    "FLOAT4": "FLOAT",
-    "REAL": "FLOAT",
-    "FLOAT8": "DOUBLE",
-    "BOOL": "BOOLEAN",
-    "STRING": "VARCHAR",
-    "TEXT": "VARCHAR",
-    "BYTEA": "BLOB",
-}
+#: the one type :func:`iceduck.engine.types.duckdb_type` names otherwise than DuckDB's
+#: ``parquet_schema`` (which also writes ``DECIMAL(9,2)`` without the space)
+_ALIASES = {"TIMESTAMPTZ": "TIMESTAMPWITHTIMEZONE"}
 
 
 def canonical_type(name: str) -> str:
-    """A DuckDB type name in one spelling: upper case, no spaces, aliases resolved."""
+    """A DuckDB type name in one spelling: upper case, no spaces, the alias resolved; a
+    spelling this misses only keeps a group on the field-id read."""
     compact = "".join(name.upper().split())
     return _ALIASES.get(compact, compact)
 
@@ -80,7 +69,7 @@ def plain_columns(
     """
     if layout is None or by_name:
         return None
-    folded = [f.name.lower() for f in layout]
+    folded = Counter(f.name.lower() for f in layout)
     if virtual and any(name in folded for name in VIRTUAL_COLUMNS):
         return None
     names: dict[int, str] = {}
@@ -91,7 +80,7 @@ def plain_columns(
         node = find(layout, e.field_id)
         if node is None or node.kind != PRIMITIVE or e.key != e.field_id:
             return None
-        if folded.count(node.name.lower()) != 1:
+        if folded[node.name.lower()] != 1:
             return None
         if canonical_type(node.duckdb_type) != canonical_type(read.read_type):
             return None
