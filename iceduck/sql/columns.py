@@ -21,20 +21,28 @@ from sqlglot import exp
 
 
 def names_used(tree: exp.Expression) -> frozenset[str] | None:
-    """The lower-cased identifiers of ``tree``, or None when a column may be used unnamed."""
-    if _uses_unnamed_columns(tree):
+    """The lower-cased identifiers of ``tree``, or None when a column may be used unnamed.
+
+    One walk of the tree: statements are parsed once, but this runs for every execution."""
+    names: set[str] = set()
+    relations: set[str] = set()
+    bare_columns: set[str] = set()
+    for node in tree.walk():
+        if isinstance(node, exp.Identifier):
+            names.add(node.name.lower())
+        elif isinstance(node, exp.Star):
+            if not (isinstance(node.parent, exp.Count) and node.arg_key == "this"):
+                return None
+        elif isinstance(node, exp.Columns | exp.Pivot):
+            return None
+        elif isinstance(node, exp.Join):
+            if str(node.args.get("method") or "").upper() == "NATURAL":
+                return None
+        elif isinstance(node, exp.Table | exp.TableAlias):
+            if node.name:
+                relations.add(node.name.lower())
+        elif isinstance(node, exp.Column) and not node.table:
+            bare_columns.add(node.name.lower())
+    if bare_columns & relations:  # a table's row used as a value
         return None
-    return frozenset(i.name.lower() for i in tree.find_all(exp.Identifier))
-
-
-def _uses_unnamed_columns(tree: exp.Expression) -> bool:
-    for star in tree.find_all(exp.Star):
-        if not (isinstance(star.parent, exp.Count) and star.arg_key == "this"):
-            return True
-    if any(True for _ in tree.find_all(exp.Columns, exp.Pivot)):
-        return True
-    if any(str(j.args.get("method") or "").upper() == "NATURAL" for j in tree.find_all(exp.Join)):
-        return True
-    relations = {t.name.lower() for t in tree.find_all(exp.Table)}
-    relations |= {a.name.lower() for a in tree.find_all(exp.TableAlias) if a.name}
-    return any(not c.table and c.name.lower() in relations for c in tree.find_all(exp.Column))
+    return frozenset(names)
