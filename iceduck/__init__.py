@@ -1,7 +1,5 @@
 """iceduck: an embedded SQL engine for Apache Iceberg tables (DuckDB executes, sqlglot parses)."""
 
-__version__ = "0.1.0"  # first: modules imported below may read it
-
 from iceduck.connection import Connection, Cursor, connect
 from iceduck.dbapi import (
     BINARY,
@@ -31,6 +29,7 @@ from iceduck.dbapi import (
     threadsafety,
 )
 from iceduck.spark import spark_conf
+from iceduck.version import __version__
 
 __all__ = [
     "BINARY",

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iceduck import __version__
 from iceduck.shell.render import MODES
 from iceduck.shell.state import DEFAULT_MAXROWS, Settings
+from iceduck.version import __version__
 
 
 def parser() -> argparse.ArgumentParser:

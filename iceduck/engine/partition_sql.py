@@ -139,7 +139,7 @@ def _hash_bytes_udf(values: pa.Array) -> pa.Array:
 def _hash_decimal_udf(values: pa.Array, scales: pa.Array) -> pa.Array:
     """Decimals arrive as text (exact) with the column's scale: the unscaled value at that
     scale is hashed as "minBigEndian(unscaled(v))"."""
-    out = []
+    out: list[int | None] = []
     for text, scale in zip(values.to_pylist(), scales.to_pylist(), strict=True):
         if text is None:
             out.append(None)

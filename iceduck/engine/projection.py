@@ -247,7 +247,7 @@ def schema_map(entries: Sequence[Entry], by_name: bool) -> str:
     """The ``schema = MAP {...}`` argument; DuckDB refuses an empty map, so a placeholder id
     no file holds stands in when nothing is read (``count(*)``)."""
     items = [
-        f"{quote_string(e.key) if by_name else e.key}: {{name: {quote_string(e.name)}, "
+        f"{quote_string(str(e.key)) if by_name else e.key}: {{name: {quote_string(e.name)}, "
         f"type: {quote_string(e.read.read_type)}, default_value: {e.read.default}}}"
         for e in entries
         if e.read.read_type is not None

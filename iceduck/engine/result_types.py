@@ -109,10 +109,10 @@ def iceberg_type(duck_type: Any, column: str, ids: Iterator[int]) -> IcebergType
         element_id = next(ids)
         return ListType(element_id, iceberg_type(child, f"{column}.element", ids), False)
     if kind == "map":
-        children = dict(duck_type.children)
+        parts = dict(duck_type.children)
         key_id, value_id = next(ids), next(ids)
-        key = iceberg_type(children["key"], f"{column}.key", ids)
-        value = iceberg_type(children["value"], f"{column}.value", ids)
+        key = iceberg_type(parts["key"], f"{column}.key", ids)
+        value = iceberg_type(parts["value"], f"{column}.value", ids)
         return MapType(key_id, key, value_id, value, False)
     raise UnsupportedError(
         f"column {column!r} has DuckDB type {duck_type}, which Iceberg cannot store exactly: "

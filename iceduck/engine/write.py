@@ -152,8 +152,9 @@ def write_data_files(
         resolved = _resolve_digest_keys(con, target, written)
         files = []
         for n, got in enumerate(written):
-            keys = resolved.get(_key_tuple(got), got["partition_keys"] or {})
-            partition = _partition_tuple(target, keys)
+            spelled = resolved.get(_key_tuple(got))
+            found = spelled if spelled is not None else (got["partition_keys"] or {})
+            partition = _partition_tuple(target, found)
             name = f"{n:05d}-0-{write_id}-00001.parquet"
             files.append(_place_file(con, target, got, partition, name, order, fields, moved))
         return files
@@ -377,7 +378,7 @@ def parquet_codec(properties: Mapping[str, str]) -> str:
 
 def _partition_tuple(target: WriteTarget, found: Mapping[str, Any]) -> tuple:
     texts = dict(found)
-    values = []
+    values: list[Any] = []
     for i, pf in enumerate(target.spec.fields):
         if pf.transform.is_void:
             values.append(None)

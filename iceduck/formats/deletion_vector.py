@@ -175,7 +175,7 @@ def deserialize_vector(data: bytes | bytearray | memoryview, path: str | None = 
             )
         end = _portable_bitmap_end(view, position, path)
         try:
-            bitmap = BitMap.deserialize(view[position:end])
+            bitmap = BitMap.deserialize(view[position:end])  # type: ignore[arg-type]  # any buffer, no copy
         except ValueError as exc:
             raise CorruptDataError(
                 f"deletion vector bitmap for key {key} is not a valid roaring bitmap: {exc}", path

@@ -137,15 +137,19 @@ def _check_writable(
             )
 
 
+def _decimal_writer(t: DecimalType, size: int) -> Callable[[Any], Any]:
+    return lambda v: _fixed_decimal(t, v, size)
+
+
 def _partition_writers(partition_type: StructType) -> list[tuple[int, str, Callable[[Any], Any]]]:
     """(index, Avro field name, value -> Avro value) per partition field."""
-    out = []
+    out: list[tuple[int, str, Callable[[Any], Any]]] = []
     for i, f in enumerate(partition_type.fields):
         name = f.name if avro_schemas.valid_avro_name(f.name) else avro_schemas.sanitize_avro_name(f.name)
         t = f.field_type
         if isinstance(t, DecimalType):
             size = avro_schemas.decimal_required_bytes(t.precision)
-            out.append((i, name, lambda v, t=t, size=size: _fixed_decimal(t, v, size)))
+            out.append((i, name, _decimal_writer(t, size)))
         elif isinstance(t, UUIDType):
             out.append((i, name, _uuid_bytes))
         else:

@@ -217,10 +217,14 @@ def _partition_readers(partition_type: StructType) -> list[tuple[int, Callable[[
     for i, f in enumerate(partition_type.fields):
         t = f.field_type
         if isinstance(t, DecimalType):
-            out.append((i, lambda v, t=t: None if v is None else values.from_bytes(t, v)))
+            out.append((i, _decimal_reader(t)))
         elif isinstance(t, UUIDType):
             out.append((i, _read_uuid))
     return out
+
+
+def _decimal_reader(t: DecimalType) -> Callable[[Any], Any]:
+    return lambda v: None if v is None else values.from_bytes(t, v)
 
 
 def _read_uuid(value: Any) -> uuid.UUID | None:

@@ -202,7 +202,7 @@ def file_metrics(
             column = group.column(c)
             fid = ids.get(column.path_in_schema)
             iceberg = schema.find_field_or_none(fid) if fid is not None else None
-            if iceberg is None:
+            if fid is None or iceberg is None:
                 continue
             sizes[fid] = sizes.get(fid, 0) + column.total_compressed_size
             mode = config.mode(schema, fid)

@@ -468,7 +468,7 @@ class _RangeReader:
 
 def _source_name(source: object) -> str | None:
     if isinstance(source, str | os.PathLike):
-        return os.fspath(source)  # type: ignore[return-value]
+        return os.fspath(source)
     name = getattr(source, "name", None)
     return name if isinstance(name, str) else None
 

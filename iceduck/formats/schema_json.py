@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal, overload
 
 from iceduck.errors import CorruptDataError, IceduckError, UnsupportedError
 from iceduck.spec import values
@@ -101,6 +101,11 @@ def _required(obj: dict[str, Any], key: str, where: str) -> Any:
     return obj[key]
 
 
+@overload
+def get_int(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> int: ...
+@overload
+def get_int(obj: dict[str, Any], key: str, where: str, required: bool) -> int | None: ...
+
 def get_int(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
     """A JSON int (32-bit) field; None when absent or null and not required."""
     value = obj.get(key)
@@ -110,6 +115,11 @@ def get_int(obj: dict[str, Any], key: str, where: str, required: bool = True) ->
         return None
     return _check_int(value, f"{where}: field {key!r}", _INT_BITS)
 
+
+@overload
+def get_long(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> int: ...
+@overload
+def get_long(obj: dict[str, Any], key: str, where: str, required: bool) -> int | None: ...
 
 def get_long(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
     """A JSON long (64-bit) field; None when absent or null and not required.
@@ -123,6 +133,11 @@ def get_long(obj: dict[str, Any], key: str, where: str, required: bool = True) -
         return None
     return _check_int(value, f"{where}: field {key!r}", _LONG_BITS)
 
+
+@overload
+def get_str(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> str: ...
+@overload
+def get_str(obj: dict[str, Any], key: str, where: str, required: bool) -> str | None: ...
 
 def get_str(obj: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
     if not _present(obj, key, where, required):
@@ -141,6 +156,11 @@ def get_bool(obj: dict[str, Any], key: str, where: str) -> bool:
     return value
 
 
+@overload
+def get_list(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> list[Any]: ...
+@overload
+def get_list(obj: dict[str, Any], key: str, where: str, required: bool) -> list[Any] | None: ...
+
 def get_list(obj: dict[str, Any], key: str, where: str, required: bool = True) -> list[Any] | None:
     if not _present(obj, key, where, required):
         return None
@@ -150,11 +170,27 @@ def get_list(obj: dict[str, Any], key: str, where: str, required: bool = True) -
     return value
 
 
+@overload
+def get_object(
+    obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...
+) -> dict[str, Any]: ...
+@overload
+def get_object(obj: dict[str, Any], key: str, where: str, required: bool) -> dict[str, Any] | None: ...
+
 def get_object(obj: dict[str, Any], key: str, where: str, required: bool = True) -> dict[str, Any] | None:
     if not _present(obj, key, where, required):
         return None
     return require_object(obj[key], f"{where}: field {key!r}")
 
+
+@overload
+def get_int_list(
+    obj: dict[str, Any], key: str, where: str, required: Literal[True] = ..., bits: int = ...
+) -> tuple[int, ...]: ...
+@overload
+def get_int_list(
+    obj: dict[str, Any], key: str, where: str, required: bool, bits: int = ...
+) -> tuple[int, ...] | None: ...
 
 def get_int_list(
     obj: dict[str, Any], key: str, where: str, required: bool = True, bits: int = _INT_BITS
@@ -164,6 +200,13 @@ def get_int_list(
         return None
     return tuple(_check_int(v, f"{where}: {key}[{i}]", bits) for i, v in enumerate(items))
 
+
+@overload
+def get_str_list(
+    obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...
+) -> tuple[str, ...]: ...
+@overload
+def get_str_list(obj: dict[str, Any], key: str, where: str, required: bool) -> tuple[str, ...] | None: ...
 
 def get_str_list(obj: dict[str, Any], key: str, where: str, required: bool = True) -> tuple[str, ...] | None:
     items = get_list(obj, key, where, required)
@@ -337,6 +380,8 @@ def _source_from_json(obj: dict[str, Any], where: str) -> tuple[int, tuple[int, 
             source_id = source_ids[0]
         if len(source_ids) == 1:
             source_ids = None
+    if source_id is None:  # unreachable: required when there is no source-ids list
+        raise CorruptDataError(f"{where}: field 'source-id' is missing")
     return source_id, source_ids
 
 

@@ -17,9 +17,9 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from iceduck import __version__
 from iceduck.shell.core import Shell
 from iceduck.shell.script import has_code, is_complete, is_dot_command
+from iceduck.version import __version__
 
 PROMPT = "iceduck> "
 CONTINUATION = "    ...> "

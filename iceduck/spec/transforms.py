@@ -50,6 +50,7 @@ from iceduck.spec.types import (
     IcebergType,
     IntegerType,
     LongType,
+    PrimitiveType,
     StringType,
     TimestampNanoType,
     TimestampType,
@@ -137,7 +138,7 @@ def java_float_string(value: float, single: bool = False) -> str:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     sign, digit_tuple, exponent = Decimal(_shortest_digits(value, single)).as_tuple()
     digits = "".join(map(str, digit_tuple)).rstrip("0")
-    exponent += len(digit_tuple) - len(digits)
+    exponent = int(exponent) + len(digit_tuple) - len(digits)  # an int: NaN and infinities returned above
     k = len(digits) - 1 + exponent  # value = d.ddd * 10**k
     prefix = "-" if sign else ""
     if not -3 <= k < 7:
@@ -263,7 +264,9 @@ class IdentityTransform(Transform):
         return other.preserves_order
 
 
-_BUCKET_SOURCES = (IntegerType, LongType, DecimalType, DateType, TimeType, *_MICRO_TYPES, *_NANO_TYPES)
+_BUCKET_SOURCES: tuple[type[PrimitiveType], ...] = (
+    IntegerType, LongType, DecimalType, DateType, TimeType, *_MICRO_TYPES, *_NANO_TYPES,
+)
 _BUCKET_SOURCES += (StringType, UUIDType, FixedType, BinaryType)
 
 

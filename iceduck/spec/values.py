@@ -20,7 +20,7 @@ import struct
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.spec.datetimes import (
@@ -326,7 +326,7 @@ def to_json(t: IcebergType, value: Any) -> Any:
         return decimal_to_json(t, value)
     if isinstance(t, FixedType | BinaryType):
         return to_bytes(t, value).hex()
-    to_bytes(t, value)  # date/time/timestamps: validates int and its width
+    to_bytes(cast(PrimitiveType, t), value)  # date/time/timestamps: validates int and its width
     if isinstance(t, DateType):
         return days_to_iso(value)
     if isinstance(t, TimeType):

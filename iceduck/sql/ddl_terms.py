@@ -93,9 +93,10 @@ def transform_term(c: Cursor) -> tuple[Transform, ColumnPath]:
                 break
         c.expect_type(TokenType.R_PAREN, f") closing {function.lower()}(...)")
         return _transform(function, arguments)
-    if c.at_type(TokenType.L_PAREN, 1):
+    name = c.peek()
+    if name is not None and c.at_type(TokenType.L_PAREN, 1):
         raise UserError(
-            f"unknown partition transform {c.peek().text!r} (use bucket, truncate, years, months, "
+            f"unknown partition transform {name.text!r} (use bucket, truncate, years, months, "
             "days, hours or a column)"
         )
     return IdentityTransform(), column_path(c)

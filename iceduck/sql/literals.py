@@ -113,7 +113,7 @@ _INTEGER_TYPES = {
 _STRING_TYPES = {exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT}
 
 
-def literal_of(node: exp.Expression, params: Any = None) -> SqlLiteral | None:
+def literal_of(node: exp.Expr, params: Any = None) -> SqlLiteral | None:
     """The constant ``node`` stands for, or None when it is not a constant this module reads.
 
     ``params`` are the statement's parameters (a sequence for ``$1``..., a mapping for

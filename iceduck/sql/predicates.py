@@ -72,7 +72,7 @@ from iceduck.spec.types import (
 )
 from iceduck.sql.literals import Kind, SqlLiteral, iceberg_value, literal_of
 
-_COMPARISONS: dict[type[exp.Expression], Op] = {
+_COMPARISONS: dict[type[exp.Expr], Op] = {
     exp.EQ: Op.EQ,
     exp.NEQ: Op.NOT_EQ,
     exp.LT: Op.LT,
@@ -126,7 +126,7 @@ class Target:
         }
         self.outer_names = _outer_names(scope)
 
-    def column(self, node: exp.Expression) -> Column | None:
+    def column(self, node: exp.Expr) -> Column | None:
         """The target table's field ``node`` refers to, or None (another source, unknown...)."""
         parts = _column_parts(node)
         if not parts:
@@ -167,7 +167,7 @@ def _outer_names(scope: Scope) -> set[str]:
     return names
 
 
-def _column_parts(node: exp.Expression) -> list[str] | None:
+def _column_parts(node: exp.Expr) -> list[str] | None:
     """``a.b.c`` as names, for a Column or a chain of struct accesses (Dot) on one."""
     if isinstance(node, exp.Column):
         if isinstance(node.this, exp.Star):
@@ -198,7 +198,7 @@ def _field(schema: Schema, path: list[str]) -> tuple[str, NestedField] | None:
 # -- conversion -----------------------------------------------------------------------------------
 
 
-def weaken(node: exp.Expression, target: Target) -> BooleanExpression:
+def weaken(node: exp.Expr, target: Target) -> BooleanExpression:
     """An Iceberg filter implied by ``node`` (see the module docstring); ``true`` at worst."""
     node = _unparen(node)
     if isinstance(node, exp.And):
@@ -218,7 +218,7 @@ def weaken(node: exp.Expression, target: Target) -> BooleanExpression:
     return AlwaysTrue() if exact is None else exact
 
 
-def convert(node: exp.Expression, target: Target) -> BooleanExpression | None:
+def convert(node: exp.Expr, target: Target) -> BooleanExpression | None:
     """The exact Iceberg equivalent of ``node`` over the target's columns, or None."""
     node = _unparen(node)
     if isinstance(node, exp.And | exp.Or):
@@ -241,13 +241,13 @@ def convert(node: exp.Expression, target: Target) -> BooleanExpression | None:
     return result
 
 
-def _unparen(node: exp.Expression) -> exp.Expression:
+def _unparen(node: exp.Expr) -> exp.Expr:
     while isinstance(node, exp.Paren):
         node = node.this
     return node
 
 
-def _leaf(node: exp.Expression, target: Target) -> BooleanExpression | None:
+def _leaf(node: exp.Expr, target: Target) -> BooleanExpression | None:
     op = _COMPARISONS.get(type(node))
     if op is not None:
         return _comparison(op, node.this, node.expression, target)
@@ -334,7 +334,7 @@ def _in(node: exp.In, target: Target) -> BooleanExpression | None:
         values.append(value)
     if not values:
         return None
-    return In(column.name, values)
+    return In(column.name, frozenset(values))
 
 
 def _between(node: exp.Between, target: Target) -> BooleanExpression | None:

@@ -100,7 +100,7 @@ def query_edits(tree: exp.Expression, refs: Sequence[TableRef], catalog: str) ->
     return edits
 
 
-def _qualifier_span(parts: Sequence[exp.Expression], names: Sequence[Name]) -> tuple[int, int] | None:
+def _qualifier_span(parts: Sequence[exp.Expr], names: Sequence[Name]) -> tuple[int, int] | None:
     """The ``[start, end)`` text range of the leading parts of a column that match one of
     ``names`` (longest first) and leave at least the column's name after them."""
     spelled = [p.name.lower() for p in parts]

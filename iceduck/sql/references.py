@@ -229,7 +229,7 @@ def _version_value_span(statement: Statement, name_end: int, version: exp.Versio
     raise UnsupportedError(f"cannot locate the end of {version.sql(dialect=DIALECT)}")
 
 
-def _parse_select(text: str) -> exp.Expression | None:
+def _parse_select(text: str) -> exp.Expr | None:
     try:
         trees = DIALECT.parse(f"SELECT {text}")
     except (ParseError, TokenError):
@@ -329,7 +329,7 @@ def _suffix(table: TableIdentifier, suffix: str) -> ResolvedName | None:
     for prefix, field in ((SNAPSHOT_ID_PREFIX, "snapshot_id"), (AT_TIMESTAMP_PREFIX, "timestamp_ms")):
         rest = suffix[len(prefix) :]
         if suffix.startswith(prefix) and rest.isascii() and rest.isdigit():
-            return ResolvedName(table, **{field: int(rest)})
+            return ResolvedName(table, **{field: int(rest)})  # type: ignore[arg-type]
     return None
 
 

@@ -280,7 +280,8 @@ def live_data_files(
 
 
 def split_by_content(manifests: Iterable[ManifestFile]) -> tuple[list[ManifestFile], list[ManifestFile]]:
-    data, deletes = [], []
+    data: list[ManifestFile] = []
+    deletes: list[ManifestFile] = []
     for m in manifests:
         (data if m.content is ManifestContent.DATA else deletes).append(m)
     return data, deletes

@@ -28,8 +28,8 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
-from iceduck import __version__
 from iceduck.errors import CommitConflictError, IceduckError, ValidationError
 from iceduck.formats.manifest_list import assign_first_row_ids, write_manifest_list
 from iceduck.io import fileio
@@ -52,6 +52,7 @@ from iceduck.txn.manifest_ops import (
     write_added_manifests,
 )
 from iceduck.txn.summary import snapshot_summary
+from iceduck.version import __version__
 
 _LONG_MASK = (1 << 64) - 1
 _MAX_LONG = (1 << 63) - 1
@@ -215,7 +216,7 @@ def _write_snapshot(
     schema = metadata.schema()
     removals = Removals.of(changes.removed_data_files, changes.removed_delete_files, fv)
     data, deletes = split_by_content(head_manifests)
-    common = {
+    common: dict[str, Any] = {
         "cache": cache,
         "specs": specs,
         "format_version": fv,
@@ -225,7 +226,7 @@ def _write_snapshot(
     kept_data = filter_manifests(data, removals, **common)
     kept_deletes = filter_manifests(deletes, removals, **common)
     _missing_removals(removals, changes.validate_from_snapshot_id != _id(head), branch)
-    added = {
+    added: dict[str, Any] = {
         "specs": specs,
         "schema": schema,
         "format_version": fv,

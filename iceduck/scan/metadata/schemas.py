@@ -145,7 +145,7 @@ def _int_map(field_id: int, name: str, key_id: int, value_type: IcebergType) -> 
 
 def data_file_type(partition_type: StructType) -> StructType:
     """``DataFile.getType``: the columns of ``files`` and of ``entries.data_file``."""
-    fields = (
+    fields: tuple[NestedField, ...] = (
         _opt(134, "content", _INT),
         _req(100, "file_path", _STR),
         _req(101, "file_format", _STR),
@@ -245,7 +245,7 @@ def entries_schema(partition_type: StructType, columns: list[tuple[str, NestedFi
 
 def partitions_schema(partition_type: StructType) -> StructType:
     """``PartitionsTable``; an unpartitioned table has no ``partition`` and ``spec_id``."""
-    fields = (
+    fields: tuple[NestedField, ...] = (
         _req(1, "partition", partition_type),
         _req(4, "spec_id", _INT),
         _req(2, "record_count", _LONG),
