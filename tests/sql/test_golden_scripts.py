@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import iceduck
 from iceduck import errors
+from iceduck.sql.references import TABLE_FUNCTION
 from tests.fixtures.spark.tables import GENERATED_ROOT, linked_root
-from tests.support.scenario_script import Step, load_script
+from tests.support.scenario_script import ScriptError, Step, load_script, parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "sql" / "tests"
 UPDATE = os.environ.get("ICEDUCK_UPDATE_GOLDEN") == "1"
@@ -73,27 +75,14 @@ class GoldenRun:
         return self.normalise([str(row[0]) for row in self.cursor.fetchall()])
 
     def normalise(self, lines: list[str]) -> list[str]:
-        if DUCKDB_PLAN in lines:
-            lines = lines[: lines.index(DUCKDB_PLAN)]
-        out: list[str] = []
-        table = None
-        for line in lines:
-            line = line.replace(self.warehouse, "<warehouse>").replace(GENERATED_ROOT, "<fixtures>")
-            line = _FILE.sub(r"<file>.\1", line)
-            scan = _SCAN.match(line)
-            table = scan.group(1) if scan else table
-            snapshot = _SNAPSHOT.match(line)
-            if snapshot and table is not None:
-                ordinal = self.snapshot_ordinals(table).get(int(snapshot.group(2)))
-                if ordinal is not None:
-                    line = f"{snapshot.group(1)}<snapshot {ordinal}>{snapshot.group(3)}"
-            out.append(line)
-        return sort_file_lists(out)
+        return normalise(lines, self.warehouse, self.snapshot_ordinals)
 
     def snapshot_ordinals(self, table: str) -> dict[int, int]:
         """A warehouse table's snapshots numbered from 1 in commit order (ancestors first;
         snapshots on different branches at the same depth by commit time). Tables read
         with ``iceduck_scan`` are not in the catalog: their ids stay as they are."""
+        if table.startswith(TABLE_FUNCTION):
+            return {}
         cursor = self.connection.cursor()
         try:
             cursor.execute(f"SELECT snapshot_id, parent_id, committed_at FROM {table}.snapshots")
@@ -111,6 +100,27 @@ class GoldenRun:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def normalise(lines: list[str], warehouse: str, ordinals: Callable[[str], dict[int, int]]) -> list[str]:
+    """iceduck's lines of an EXPLAIN, with what changes between runs replaced (see the
+    module docstring); ``ordinals`` numbers the snapshots of a table by its name."""
+    if DUCKDB_PLAN in lines:
+        lines = lines[: lines.index(DUCKDB_PLAN)]
+    out: list[str] = []
+    table = None
+    for line in lines:
+        line = line.replace(warehouse, "<warehouse>").replace(GENERATED_ROOT, "<fixtures>")
+        line = _FILE.sub(r"<file>.\1", line)
+        scan = _SCAN.match(line)
+        table = scan.group(1) if scan else table
+        snapshot = _SNAPSHOT.match(line)
+        if snapshot and table is not None:
+            ordinal = ordinals(table).get(int(snapshot.group(2)))
+            if ordinal is not None:
+                line = f"{snapshot.group(1)}<snapshot {ordinal}>{snapshot.group(3)}"
+        out.append(line)
+    return sort_file_lists(out)
 
 
 def sort_file_lists(lines: list[str]) -> list[str]:
@@ -163,3 +173,49 @@ def test_golden_script(path: Path, tmp_path: Path) -> None:
 
 def test_there_are_golden_scripts() -> None:
     assert len(scripts()) >= 4
+
+
+def test_expect_blocks_are_parsed_with_their_indentation() -> None:
+    text = """-- step: iceduck
+CREATE NAMESPACE $ns
+
+-- step: iceduck
+EXPLAIN SELECT 1
+-- expect:
+-- Iceberg scan of x
+--   snapshot: 1 (current snapshot of main)
+
+-- a comment after the block is a comment
+-- step: iceduck
+EXPLAIN SELECT 2
+-- expect:
+"""
+    first, second, third = parse_script(text, "s", {"ns": "g"}).steps
+    assert (first.expect, first.expect_line) == (None, 0)
+    assert second.expect == "Iceberg scan of x\n  snapshot: 1 (current snapshot of main)"
+    assert second.expect_line == 6
+    assert (third.sql, third.expect) == ("EXPLAIN SELECT 2", "")
+
+
+def test_sql_after_an_expect_block_is_refused() -> None:
+    with pytest.raises(ScriptError, match="SQL after"):
+        parse_script("-- step: iceduck\nSELECT 1\n-- expect:\n-- 1\nSELECT 2\n", "s", {})
+
+
+def test_normalised_lines() -> None:
+    lines = [
+        "Iceberg scan of iceduck.ns.t",
+        "  snapshot: 42 (current snapshot of main)",
+        "  files read:",
+        "    /w/h/t/data/b=2/00001-0-0a1b2c3d-0000-4000-8000-00000000000a-00001.parquet (1 rows)",
+        "    /w/h/t/data/b=1/0a1b2c3d-0000-4000-8000-00000000000b-deletes.puffin (2 rows)",
+        DUCKDB_PLAN,
+        "  anything DuckDB prints",
+    ]
+    assert normalise(lines, "/w/h", lambda table: {42: 2} if table == "iceduck.ns.t" else {}) == [
+        "Iceberg scan of iceduck.ns.t",
+        "  snapshot: <snapshot 2> (current snapshot of main)",
+        "  files read:",
+        "    <warehouse>/t/data/b=1/<file>.puffin (2 rows)",
+        "    <warehouse>/t/data/b=2/<file>.parquet (1 rows)",
+    ]
