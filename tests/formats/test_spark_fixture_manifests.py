@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -29,7 +30,7 @@ def days(iso: str) -> int:
 
 
 #: expected.json values back to Iceberg's internal representation, by column
-INTERNAL = {
+INTERNAL: dict[str, Callable[[Any], Any]] = {
     "ts": micros,
     "tsn": micros,
     "d": days,
@@ -53,7 +54,7 @@ def partition_of(row: dict[str, Any], spec: PartitionSpec, schema: Schema) -> tu
 
 def test_identity_bucket_day_partitions_match_spark_rows() -> None:
     md = metadata("part.mixed_v2")
-    found = Counter()
+    found: Counter[tuple[Any, ...]] = Counter()
     for e in entries("part.mixed_v2"):
         found[e.data_file.partition] += e.data_file.record_count
     rows = expected()["part.mixed_v2"]["rows"]
