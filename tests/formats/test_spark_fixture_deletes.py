@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from iceduck.formats.puffin import read_deletion_vector, read_deletion_vectors, read_puffin_footer
-from iceduck.spec.manifest import EntryStatus, FileContent
+from iceduck.spec.manifest import DataFile, EntryStatus, FileContent
 from tests.fixtures.spark.parsed import entries
 from tests.fixtures.spark.tables import expected, local
 
@@ -26,14 +26,20 @@ def deleted_positions(identifier: str, ids: list[int]) -> list[int]:
     return [pos for pos, i in enumerate(ids) if i not in kept]
 
 
+def deletion_vector(status: EntryStatus) -> DataFile:
+    """The v3 table's deletion vector entry of that status: the merged vector is ADDED,
+    the one it replaced DELETED, both in the current snapshot's manifests."""
+    (found,) = [
+        e.data_file
+        for e in entries("deletes.dv_v3")
+        if e.status is status and e.data_file.content is FileContent.POSITION_DELETES
+    ]
+    return found
+
+
 def test_deletion_vector_blob_positions() -> None:
     path, ids = data_ids("deletes.dv_v3")
-    dv_entries = {
-        e.status: e.data_file
-        for e in entries("deletes.dv_v3")
-        if e.data_file.content is FileContent.POSITION_DELETES
-    }
-    current = dv_entries[EntryStatus.ADDED]
+    current = deletion_vector(EntryStatus.ADDED)
     puffin = local(current.file_path)
     (blob,) = read_deletion_vectors(puffin.read_bytes(), str(puffin))
     assert blob.referenced_data_file == path
@@ -47,11 +53,7 @@ def test_deletion_vector_blob_positions() -> None:
 
 
 def test_replaced_deletion_vector_holds_the_first_delete() -> None:
-    (old,) = [
-        e.data_file
-        for e in entries("deletes.dv_v3")
-        if e.status is EntryStatus.DELETED and e.data_file.content is FileContent.POSITION_DELETES
-    ]
+    old = deletion_vector(EntryStatus.DELETED)
     puffin = local(old.file_path)
     assert old.content_offset is not None and old.content_size_in_bytes is not None
     vector = read_deletion_vector(
@@ -65,11 +67,7 @@ def test_replaced_deletion_vector_holds_the_first_delete() -> None:
 
 
 def test_puffin_footer_of_spark() -> None:
-    (current,) = [
-        e.data_file
-        for e in entries("deletes.dv_v3")
-        if e.status is EntryStatus.ADDED and e.data_file.content is FileContent.POSITION_DELETES
-    ]
+    current = deletion_vector(EntryStatus.ADDED)
     puffin = local(current.file_path)
     footer = read_puffin_footer(puffin.read_bytes(), str(puffin))
     (blob,) = footer.blobs
