@@ -4,52 +4,23 @@ summaries and column bounds decoded to values, counts, sequence numbers and row 
 
 from __future__ import annotations
 
-import datetime
 from collections import Counter
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from iceduck.spec.manifest import EntryStatus, FileContent, FileFormat, ManifestContent
-from iceduck.spec.partition import PartitionSpec
-from iceduck.spec.schema import Schema
 from iceduck.spec.types import PrimitiveType
 from iceduck.spec.values import from_bytes
-from tests.fixtures.spark.parsed import entries, manifest, manifest_list, metadata, snapshots
+from tests.fixtures.spark.parsed import (
+    entries,
+    manifest,
+    manifest_list,
+    metadata,
+    micros,
+    partition_of,
+    snapshots,
+)
 from tests.fixtures.spark.tables import expected
-
-EPOCH = datetime.datetime(1970, 1, 1)
-
-
-def micros(iso: str) -> int:
-    return (datetime.datetime.fromisoformat(iso) - EPOCH) // datetime.timedelta(microseconds=1)
-
-
-def days(iso: str) -> int:
-    return (datetime.date.fromisoformat(iso) - EPOCH.date()).days
-
-
-#: expected.json values back to Iceberg's internal representation, by column
-INTERNAL: dict[str, Callable[[Any], Any]] = {
-    "ts": micros,
-    "tsn": micros,
-    "d": days,
-    "dec": Decimal,
-    "b": bytes.fromhex,
-}
-
-
-def partition_of(row: dict[str, Any], spec: PartitionSpec, schema: Schema) -> tuple[Any, ...]:
-    """The partition tuple iceduck's transforms give one of Spark's rows."""
-    values = []
-    for field in spec.fields:
-        column = schema.column_name(field.source_id)
-        assert column is not None
-        value = row[column]
-        if value is not None and column in INTERNAL:
-            value = INTERNAL[column](value)
-        values.append(field.transform.apply(schema.find_type(field.source_id))(value))
-    return tuple(values)
 
 
 def test_identity_bucket_day_partitions_match_spark_rows() -> None:

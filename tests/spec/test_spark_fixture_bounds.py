@@ -9,15 +9,12 @@ extremes of the rows Spark reads from it."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from iceduck.spec.types import PrimitiveType
 from iceduck.spec.values import bound_from_bytes
-from tests.fixtures.spark.parsed import entries, metadata
+from tests.fixtures.spark.parsed import INTERNAL, entries, metadata
 from tests.fixtures.spark.tables import expected
-
-INTERNAL = {"dec": Decimal}
 
 
 def test_bounds_of_promoted_columns_decode_to_spark_s_values() -> None:
