@@ -15,6 +15,10 @@ Scripts live in ``sql/tests/*.sql`` so they double as golden scripts; the format
     -- reference: INSERT INTO $ns.t VALUES (1, 'a')   (the DuckDB text, when it differs; may repeat;
     --                                                   "-- reference: none" = nothing to do)
     -- table: $ns.t2                                   (the table checked from this step on)
+    -- expect:                                         (what the statement returns: the comment
+    -- Iceberg scan of iceduck.shop.t                   lines that follow, each one output line,
+    --   snapshot: ...                                  up to a blank line; the golden EXPLAIN
+                                                        scripts, tests/sql/test_golden_scripts.py)
 
 ``$name`` placeholders are filled from the scenario's parameters (:class:`string.Template`;
 ``$ns`` the namespace, ``$fv`` the format version, ``$mode`` the row-level write mode...).
@@ -61,6 +65,10 @@ class Step:
     check: bool = True
     #: the script line the step starts on (for messages)
     line: int = 0
+    #: the output the statement must return, one line per line (``-- expect:``); None: unchecked
+    expect: str | None = None
+    #: the script line of the ``-- expect:`` directive (where a regenerated block goes)
+    expect_line: int = 0
 
     def where(self) -> str:
         return f"line {self.line}" if self.line else "step"
@@ -76,7 +84,7 @@ class Scenario:
 
 # -- parsing ----------------------------------------------------------------------------------------
 
-_DIRECTIVE = re.compile(r"^--\s*(step|reference|table)\s*:\s*(.*)$", re.IGNORECASE)
+_DIRECTIVE = re.compile(r"^--\s*(step|reference|table|expect)\s*:\s*(.*)$", re.IGNORECASE)
 _NAMESPACE = re.compile(r"\bCREATE\s+(?:NAMESPACE|SCHEMA)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
 Condition = tuple[str, str, str]  # ("when" | "unless", parameter, value)
 
@@ -108,6 +116,14 @@ def _steps(text: str, name: str) -> list[tuple[Step, tuple[Condition, ...]]]:
         line = raw.strip()
         match = _DIRECTIVE.match(line)
         directive = match.group(1).lower() if match else None
+        if current is not None and current.get("expecting") and directive != "step":
+            if line.startswith("--"):
+                current["expect"].append(_expected_line(line))
+                continue
+            current["expecting"] = False  # a blank line ends the block
+            if line:
+                raise ScriptError(f"{name}:{number}: SQL after '-- expect:' (the output comes last)")
+            continue
         if directive == "step":
             if current is not None:
                 steps.append(_finish(current, name))
@@ -119,6 +135,8 @@ def _steps(text: str, name: str) -> list[tuple[Step, tuple[Condition, ...]]]:
             current["reference"] = (current["reference"] or []) + [match.group(2)]
         elif directive == "table":
             current["table"] = match.group(2).strip()
+        elif directive == "expect":
+            current.update(expect=[], expect_line=number, expecting=True)
         elif line and not line.startswith("--"):
             current["sql"].append(raw)
     if current is not None:
@@ -137,6 +155,8 @@ def _finish(current: dict, name: str) -> tuple[Step, tuple[Condition, ...]]:
     if ";" in _strip_strings(sql):
         raise ScriptError(f"{where}: one statement per step (Spark runs one at a time)")
     step = Step(header[0], sql, line=current["line"], table=current.get("table"))
+    if "expect" in current:
+        step = replace(step, expect="\n".join(current["expect"]), expect_line=current["expect_line"])
     reference = current["reference"]
     if reference is not None:
         text = "\n".join(reference).strip()
@@ -158,6 +178,12 @@ def _finish(current: dict, name: str) -> tuple[Step, tuple[Condition, ...]]:
     if step.error and step.writer != "iceduck":
         raise ScriptError(f"{where}: only iceduck steps can expect an error")
     return step, tuple(conditions)
+
+
+def _expected_line(line: str) -> str:
+    """One line of expected output: the comment marker and the one space after it removed."""
+    text = line.removeprefix("--")
+    return text.removeprefix(" ")
 
 
 def _applies(conditions: tuple[Condition, ...], params: dict[str, str], name: str, step: Step) -> bool:
