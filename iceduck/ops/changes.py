@@ -90,6 +90,8 @@ def _schema_change(
 
 
 def _alter_column(update: SchemaUpdate, action: st.AlterColumn) -> None:
+    """One ALTER COLUMN clause as up to three requests, applied here rather than returned:
+    the default can only be typed once the type change before it has been applied."""
     if action.type is not None or action.required is not None or action.comment is not None:
         update.apply(ch.UpdateColumn(action.path, action.type, action.required, action.comment))
     if action.has_default:
