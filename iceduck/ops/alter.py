@@ -1,7 +1,8 @@
 """ALTER TABLE: schema, partitioning, write order, identifier fields and properties.
 
 One statement is one metadata commit. The pure rules live in :mod:`iceduck.txn`
-(``schema_update``, ``spec_update``, ``sort_update``, the ``MetadataBuilder``); this module
+(``schema_update``, ``spec_update``, ``sort_update``, the ``MetadataBuilder``), which take
+change requests, not statements (:mod:`iceduck.ops.changes` translates); this module
 groups a statement's actions, applies them in Java's order and commits through
 :func:`iceduck.txn.commit.commit`.
 
@@ -39,6 +40,14 @@ from dataclasses import dataclass
 from iceduck.catalog.base import LoadedTable
 from iceduck.catalog.locations import check_path_properties
 from iceduck.errors import CommitConflictError, UserError
+from iceduck.ops.changes import (
+    SCHEMA_ACTIONS,
+    SPEC_ACTIONS,
+    distribution_mode,
+    evolve_schema,
+    sort_terms,
+    spec_changes,
+)
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.spec import properties as tp
 from iceduck.spec.schema import Schema
@@ -48,19 +57,8 @@ from iceduck.spec.table_metadata import TableMetadata
 from iceduck.sql import statements as st
 from iceduck.txn.builder import MetadataBuilder, parse_format_version
 from iceduck.txn.commit import PendingCommit, commit
-from iceduck.txn.schema_update import apply_schema_changes
-from iceduck.txn.sort_update import WRITE_DISTRIBUTION_MODE, distribution_mode, sort_order_from_terms
+from iceduck.txn.sort_update import sort_order_from_terms
 from iceduck.txn.spec_update import apply_spec_changes
-
-SCHEMA_ACTIONS = (
-    st.AddColumn,
-    st.DropColumn,
-    st.RenameColumn,
-    st.AlterColumn,
-    st.SetIdentifierFields,
-    st.DropIdentifierFields,
-)
-SPEC_ACTIONS = (st.AddPartitionField, st.DropPartitionField, st.ReplacePartitionField)
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,7 @@ def apply(metadata: TableMetadata, changes: _Plan) -> TableMetadata:
     format_version = builder.format_version
     schema = metadata.schema()
     if changes.schema:
-        schema, last_column_id = apply_schema_changes(
+        schema, last_column_id = evolve_schema(
             schema,
             metadata.last_column_id,
             changes.schema,
@@ -142,7 +140,7 @@ def apply(metadata: TableMetadata, changes: _Plan) -> TableMetadata:
         schema_id = builder.add_schema(schema, last_column_id)
         builder.set_current_schema(schema_id)
     if changes.spec:
-        spec = apply_spec_changes(metadata, schema, changes.spec)
+        spec = apply_spec_changes(metadata, schema, spec_changes(changes.spec))
         builder.set_default_spec(builder.add_partition_spec(spec))
     properties = dict(changes.set_properties)
     properties.pop(tp.FORMAT_VERSION, None)
@@ -150,8 +148,8 @@ def apply(metadata: TableMetadata, changes: _Plan) -> TableMetadata:
         order = _sort_order(metadata, schema, changes.order)
         builder.set_default_sort_order(builder.add_sort_order(order))
         mode = distribution_mode(changes.order)
-        if mode is not None and WRITE_DISTRIBUTION_MODE not in properties:
-            properties[WRITE_DISTRIBUTION_MODE] = mode
+        if mode is not None and tp.WRITE_DISTRIBUTION_MODE not in properties:
+            properties[tp.WRITE_DISTRIBUTION_MODE] = mode
     if properties:
         tp.validate_properties(properties, schema, metadata.properties)
         check_path_properties(properties)
@@ -166,7 +164,7 @@ def _sort_order(metadata: TableMetadata, schema: Schema, order: st.WriteOrder) -
     if not order.terms:
         return UNSORTED
     next_id = max((o.order_id for o in metadata.sort_orders), default=0) + 1
-    return sort_order_from_terms(schema, order.terms, next_id)
+    return sort_order_from_terms(schema, sort_terms(order.terms), next_id)
 
 
 def _check_unchanged(start: TableMetadata, base: TableMetadata, changes: _Plan, table: str) -> None:

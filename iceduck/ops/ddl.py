@@ -35,6 +35,7 @@ from iceduck.catalog.names import check_namespace, check_new_table, namespace_di
 from iceduck.engine.result_types import query_columns
 from iceduck.engine.write import write_data_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError, ValidationError
+from iceduck.ops.changes import partition_terms, sort_terms
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
 from iceduck.ops.snapshot_commit import WrittenFiles, file_target
@@ -180,8 +181,12 @@ def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
     version = stmt.properties.get(tp.FORMAT_VERSION)
     requested = parse_format_version(version) if version is not None else None
     schema = fresh_schema(fields)  # types and defaults vs the format version: the builder checks
-    spec = spec_from_terms(schema, stmt.partition_by)
-    order = sort_order_from_terms(schema, stmt.sort_by, FIRST_SORT_ORDER_ID) if stmt.sort_by else UNSORTED
+    spec = spec_from_terms(schema, partition_terms(stmt.partition_by))
+    order = (
+        sort_order_from_terms(schema, sort_terms(stmt.sort_by), FIRST_SORT_ORDER_ID)
+        if stmt.sort_by
+        else UNSORTED
+    )
     properties = table_properties(stmt.properties, stmt.comment)
     tp.validate_properties(properties, schema)  # before any file is written
     return _Definition(schema, spec, order, properties, requested, query_sql)

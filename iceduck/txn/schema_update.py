@@ -1,7 +1,8 @@
-"""Schema evolution: ALTER TABLE column actions applied to a schema (spec: "Schema Evolution").
+"""Schema evolution: column changes applied to a schema (spec: "Schema Evolution").
 
-Pure: a schema and actions in, a schema out. The rules are Iceberg Java 1.10's
-``SchemaUpdate`` as Spark runs it, checked against Spark (tests/txn/test_schema_update*):
+Pure: a schema and :mod:`iceduck.txn.changes` requests in, a schema out. The rules are
+Iceberg Java 1.10's ``SchemaUpdate`` as Spark runs it, checked against Spark
+(tests/txn/test_schema_update*, tests/txn/test_evolution_spark.py):
 
 * ADD COLUMN assigns the next id after ``last-column-id`` to the column, then ids to its
   nested fields ("Adding a new field assigns a new ID for that field and for any nested
@@ -13,25 +14,28 @@ Pure: a schema and actions in, a schema out. The rules are Iceberg Java 1.10's
   partition field"); void partition fields do not hold a column, as in Java.
 * RENAME keeps the id; names must stay unique among siblings, compared
   case-insensitively as Spark does.
-* ALTER COLUMN TYPE allows only the spec's promotions (:func:`iceduck.spec.types.can_promote`),
+* changing a column type allows only the spec's promotions (:func:`iceduck.spec.types.can_promote`),
   except v3's ``date`` -> ``timestamp``: Java 1.10 refuses it ("Cannot change column
   type: d: date -> timestamp"), so Spark could not read such a table back.
-* SET NOT NULL is refused (Java: "Cannot change column nullability: optional -> required";
-  existing rows may hold nulls); DROP NOT NULL, COMMENT, FIRST/AFTER and (v3) SET DEFAULT
-  apply. SET DEFAULT changes only ``write-default``: "The initial-default ... cannot change".
+* making a column required is refused (Java: "Cannot change column nullability: optional
+  -> required"; existing rows may hold nulls); making it optional, its doc, moves and
+  (v3) defaults apply. A default changes only ``write-default``: "The initial-default ...
+  cannot change".
 * Identifier fields (spec, "Identifier Field IDs"): "Float, double, and optional fields
   cannot be used as identifier fields and a nested field cannot be used as an identifier
   field if it is nested in an optional struct", nor inside maps or lists.
 
-Actions apply one after the other, each to the result of the previous one (Spark sends one
-action per statement except ``ADD COLUMNS (a, b)``, for which this is the same).
+Changes apply one after the other, each to the result of the previous one
+(:class:`SchemaUpdate`); the checks on the whole schema (identifier fields, unique names,
+columns the spec and sort order use) run once, on the result. A change to an existing
+column (update, default, move) first refuses map keys, which nothing can change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, assert_never
 
 from iceduck.errors import AlreadyExistsError, NotFoundError, UserError, ValidationError
 from iceduck.spec.partition import PartitionSpec
@@ -53,24 +57,22 @@ from iceduck.spec.types import (
     VariantType,
     can_promote,
 )
-from iceduck.sql.ddl_terms import typed_default
-from iceduck.sql.literals import SqlLiteral
-from iceduck.sql.statements import (
-    AddColumn,
-    AlterAction,
-    AlterColumn,
-    ColumnPosition,
-    DropColumn,
-    DropIdentifierFields,
-    Position,
-    RenameColumn,
-    SetIdentifierFields,
-)
 from iceduck.txn import schema_tree as tree
+from iceduck.txn.changes import (
+    AddColumn,
+    ColumnPath,
+    DeleteColumn,
+    MoveColumn,
+    MoveFirst,
+    Placement,
+    RemoveIdentifierFields,
+    RenameColumn,
+    SchemaChange,
+    SetColumnDefault,
+    SetIdentifierFields,
+    UpdateColumn,
+)
 from iceduck.txn.schema_checks import check_references, check_unique_names, validate_identifier_field
-
-#: the ALTER TABLE actions :func:`apply_schema_changes` handles (it skips the others)
-SCHEMA_ACTIONS = (AddColumn, DropColumn, RenameColumn, AlterColumn, SetIdentifierFields, DropIdentifierFields)
 
 #: types whose defaults must be null ("All columns of unknown, variant, geometry, and
 #: geography types must default to null")
@@ -84,7 +86,7 @@ class _State:
     schema: Schema
     last_column_id: int
     format_version: int
-    identifiers: list[int] = field(default_factory=list)
+    identifiers: list[int]
 
     def next_id(self) -> int:
         self.last_column_id += 1
@@ -94,44 +96,93 @@ class _State:
         self.schema = Schema(fields, self.schema.schema_id, ())
 
 
+class SchemaUpdate:
+    """A schema being evolved one change at a time (Java's ``SchemaUpdate``, PyIceberg's
+    ``UpdateSchema``).
+
+    One object per statement: each :meth:`apply` sees the result of the previous ones, so
+    a caller can look a column up (:meth:`column`) between changes -- a default written
+    as a literal can only be typed once earlier changes of the same statement have set the
+    column's type. ``spec`` and ``sort_order`` are the table's current (default) ones: a
+    column they use cannot be dropped.
+    """
+
+    def __init__(
+        self,
+        schema: Schema,
+        last_column_id: int,
+        format_version: int,
+        *,
+        spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+    ) -> None:
+        self._base = schema
+        self._spec = spec
+        self._sort_order = sort_order
+        self._state = _State(
+            schema,
+            max(last_column_id, schema.highest_field_id),
+            format_version,
+            list(schema.identifier_field_ids),
+        )
+
+    def column(self, path: ColumnPath) -> tuple[NestedField, str]:
+        """The existing column a change to ``path`` changes, and its full name (as the
+        schema spells it); NotFoundError when missing, UserError for a map key."""
+        return _changed_column(self._state, path)
+
+    def apply(self, change: SchemaChange) -> None:
+        """Apply one change; raises UserError/NotFoundError/AlreadyExistsError/
+        ValidationError naming the column and the rule."""
+        state = self._state
+        if isinstance(change, AddColumn):
+            _add_column(state, change)
+        elif isinstance(change, DeleteColumn):
+            _delete_column(state, change)
+        elif isinstance(change, RenameColumn):
+            _rename_column(state, change)
+        elif isinstance(change, UpdateColumn):
+            _update_column(state, change)
+        elif isinstance(change, SetColumnDefault):
+            _set_default(state, change)
+        elif isinstance(change, MoveColumn):
+            found, full = _changed_column(state, change.path)
+            _move(state, found, full, change.placement)
+        elif isinstance(change, SetIdentifierFields):
+            state.identifiers = _unique([tree.resolve(state.schema, p).field_id for p in change.columns])
+        elif isinstance(change, RemoveIdentifierFields):
+            _remove_identifier_fields(state, change)
+        else:
+            assert_never(change)
+
+    def result(self) -> tuple[Schema, int]:
+        """The evolved schema and the new ``last-column-id``, after the checks on the
+        whole schema. The schema keeps the base's ``schema_id``: the metadata builder
+        gives a changed schema its new id."""
+        state = self._state
+        result = Schema(state.schema.fields, self._base.schema_id, tuple(sorted(state.identifiers)))
+        for field_id in result.identifier_field_ids:
+            validate_identifier_field(result, field_id)
+        check_unique_names(result)
+        check_references(self._base, result, self._spec, self._sort_order)
+        return result, state.last_column_id
+
+
 def apply_schema_changes(
     schema: Schema,
     last_column_id: int,
-    actions: Sequence[AlterAction],
+    changes: Sequence[SchemaChange],
     format_version: int,
     *,
     spec: PartitionSpec | None = None,
     sort_order: SortOrder | None = None,
 ) -> tuple[Schema, int]:
-    """The schema after ``actions`` and the new ``last-column-id``.
-
-    ``spec`` and ``sort_order`` are the table's current (default) ones: a column they use
-    cannot be dropped. The result keeps ``schema.schema_id``; the metadata builder gives
-    a changed schema its new id. Non-schema actions (partition, order, properties) are
-    skipped. Raises UserError/NotFoundError/AlreadyExistsError/ValidationError naming the
-    column and the rule.
-    """
-    state = _State(schema, max(last_column_id, schema.highest_field_id), format_version)
-    state.identifiers = list(schema.identifier_field_ids)
-    for action in actions:
-        if isinstance(action, AddColumn):
-            _add_column(state, action)
-        elif isinstance(action, DropColumn):
-            _drop_column(state, action)
-        elif isinstance(action, RenameColumn):
-            _rename_column(state, action)
-        elif isinstance(action, AlterColumn):
-            _alter_column(state, action)
-        elif isinstance(action, SetIdentifierFields):
-            state.identifiers = _unique([tree.resolve(state.schema, p).field_id for p in action.columns])
-        elif isinstance(action, DropIdentifierFields):
-            _drop_identifier_fields(state, action)
-    result = Schema(state.schema.fields, schema.schema_id, tuple(sorted(state.identifiers)))
-    for field_id in result.identifier_field_ids:
-        validate_identifier_field(result, field_id)
-    check_unique_names(result)
-    check_references(schema, result, spec, sort_order)
-    return result, state.last_column_id
+    """The schema after ``changes`` and the new ``last-column-id`` (:class:`SchemaUpdate`
+    applying each change in turn)."""
+    update = SchemaUpdate(schema, last_column_id, format_version, spec=spec, sort_order=sort_order)
+    for change in changes:
+        update.apply(change)
+    return update.result()
 
 
 def _unique(ids: list[int]) -> list[int]:
@@ -141,19 +192,18 @@ def _unique(ids: list[int]) -> list[int]:
 # -- ADD COLUMN -----------------------------------------------------------------------------
 
 
-def _add_column(state: _State, action: AddColumn) -> None:
-    column = action.column
-    name = action.path[-1] if action.path else column.name
-    full = tree.display((*action.path[:-1], name))
-    owner_id = _struct_owner(state.schema, action.path[:-1])
+def _add_column(state: _State, change: AddColumn) -> None:
+    name = change.path[-1]
+    full = tree.display(change.path)
+    owner_id = _struct_owner(state.schema, change.path[:-1])
     siblings = tree.struct_fields(state.schema, owner_id)
     _check_new_name(siblings, name, full, "add")
-    for path, f in tree.walk((NestedField(0, name, column.type),)):
+    for path, f in tree.walk((NestedField(0, name, change.type),)):
         _check_type_version(path, f.field_type, state.format_version)
-    default = column.default if column.has_default else None
-    if column.has_default:
-        _check_default(full, column.type, default, state.format_version)
-    if column.required and default is None:
+    default = change.default if change.has_default else None
+    if change.has_default:
+        _check_default(full, change.type, default, state.format_version)
+    if change.required and default is None:
         raise UserError(
             f"cannot add required column {full} without a default: existing rows have no value for it "
             "(add it as nullable, or with a DEFAULT in a format-version 3 table)"
@@ -162,16 +212,16 @@ def _add_column(state: _State, action: AddColumn) -> None:
     new = NestedField(
         new_id,
         name,
-        tree.assign_fresh_ids(column.type, state.next_id),
-        column.required,
-        column.comment,
+        tree.assign_fresh_ids(change.type, state.next_id),
+        change.required,
+        change.doc,
         initial_default=default,
         write_default=default,
     )
-    position = action.position
+    placement = change.placement
 
     def add(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
-        return _place((*fields, new), new_id, position, full)
+        return _place((*fields, new), new_id, placement, full)
 
     state.set_fields(tree.update_struct(state.schema.fields, owner_id, add))
 
@@ -224,16 +274,16 @@ def _check_default(full: str, t: IcebergType, default: Any, format_version: int)
 
 
 def _place(
-    fields: tuple[NestedField, ...], field_id: int, position: ColumnPosition | None, full: str
+    fields: tuple[NestedField, ...], field_id: int, placement: Placement | None, full: str
 ) -> tuple[NestedField, ...]:
-    """``fields`` with ``field_id`` moved FIRST or AFTER a sibling (unchanged if None)."""
-    if position is None:
+    """``fields`` with ``field_id`` moved first or after a sibling (unchanged if None)."""
+    if placement is None:
         return fields
     moving = next(f for f in fields if f.field_id == field_id)
     rest = [f for f in fields if f.field_id != field_id]
-    if position.kind is Position.FIRST:
+    if isinstance(placement, MoveFirst):
         return (moving, *rest)
-    after = position.after or ""
+    after = placement.sibling
     matches = [i for i, f in enumerate(rest) if f.name == after] or [
         i for i, f in enumerate(rest) if f.name.lower() == after.lower()
     ]
@@ -248,13 +298,13 @@ def _place(
 # -- DROP / RENAME --------------------------------------------------------------------------
 
 
-def _drop_column(state: _State, action: DropColumn) -> None:
-    found = tree.find(state.schema, action.path)
+def _delete_column(state: _State, change: DeleteColumn) -> None:
+    found = tree.find(state.schema, change.path)
     if found is None:
-        if action.if_exists:
+        if change.if_exists:
             return
-        raise NotFoundError(f"cannot drop column {tree.display(action.path)!r}: no such column")
-    full = state.schema.column_name(found.field_id) or tree.display(action.path)
+        raise NotFoundError(f"cannot drop column {tree.display(change.path)!r}: no such column")
+    full = state.schema.column_name(found.field_id) or tree.display(change.path)
     if tree.is_collection_child(state.schema, found.field_id):
         raise UserError(f"cannot drop {full}: a list element or map key/value cannot be dropped")
     dropped = {found.field_id, *(f.field_id for _, f in tree.walk((found,)))}
@@ -271,70 +321,66 @@ def _drop_column(state: _State, action: DropColumn) -> None:
     state.set_fields(tree.update_field(state.schema.fields, found.field_id, lambda _f: None))
 
 
-def _rename_column(state: _State, action: RenameColumn) -> None:
-    found = tree.resolve(state.schema, action.path)
-    full = state.schema.column_name(found.field_id) or tree.display(action.path)
+def _rename_column(state: _State, change: RenameColumn) -> None:
+    found = tree.resolve(state.schema, change.path)
+    full = state.schema.column_name(found.field_id) or tree.display(change.path)
     if tree.is_collection_child(state.schema, found.field_id):
         raise UserError(f"cannot rename {full}: list elements and map keys/values have fixed names")
-    if action.new_name == found.name:
+    if change.new_name == found.name:
         return
     parent = state.schema.parent_id(found.field_id)
     siblings = [f for f in tree.struct_fields(state.schema, parent) if f.field_id != found.field_id]
-    _check_new_name(tuple(siblings), action.new_name, full, "rename")
+    _check_new_name(tuple(siblings), change.new_name, full, "rename")
     state.set_fields(
-        tree.update_field(state.schema.fields, found.field_id, lambda f: replace(f, name=action.new_name))
+        tree.update_field(state.schema.fields, found.field_id, lambda f: replace(f, name=change.new_name))
     )
 
 
-# -- ALTER COLUMN ---------------------------------------------------------------------------
+# -- UPDATE COLUMN / SET DEFAULT / MOVE ----------------------------------------------------
 
 
-def _alter_column(state: _State, action: AlterColumn) -> None:
-    found = tree.resolve(state.schema, action.path)
-    full = state.schema.column_name(found.field_id) or tree.display(action.path)
+def _changed_column(state: _State, path: ColumnPath) -> tuple[NestedField, str]:
+    found = tree.resolve(state.schema, path)
+    full = state.schema.column_name(found.field_id) or tree.display(path)
     holder = tree.container(state.schema, found.field_id)
     if isinstance(holder, MapType) and holder.key_id == found.field_id:
         raise UserError(f"cannot change {full}: map keys cannot be changed")
+    return found, full
+
+
+def _update_column(state: _State, change: UpdateColumn) -> None:
+    found, full = _changed_column(state, change.path)
     updated = found
-    if action.type is not None and action.type != found.field_type:
-        updated = replace(updated, field_type=_promoted(full, found.field_type, action.type, state))
-    if action.required is True and not found.required:
+    if change.type is not None and change.type != found.field_type:
+        updated = replace(updated, field_type=_promoted(full, found.field_type, change.type, state))
+    if change.required is True and not found.required:
         raise UserError(
             f"cannot change column {full} from nullable to NOT NULL: existing rows may hold nulls "
             "(Iceberg refuses optional -> required)"
         )
-    if action.required is False and found.required:
+    if change.required is False and found.required:
         if found.field_id in state.identifiers:
             raise ValidationError(
                 f"cannot make {full} nullable: it is an identifier field "
                 f"(DROP IDENTIFIER FIELDS {full} first)"
             )
         updated = replace(updated, required=False)
-    if action.comment is not None and not tree.is_collection_child(state.schema, found.field_id):
+    if change.doc is not None and not tree.is_collection_child(state.schema, found.field_id):
         # list elements and map values have no doc in Iceberg's model: Java accepts the
         # COMMENT and drops it, so it is a no-op here too
-        updated = replace(updated, doc=action.comment)
-    if action.has_default:
-        default = _typed(action.default, full, updated.field_type)
-        _check_default(full, updated.field_type, default, state.format_version)
-        updated = replace(updated, write_default=default)
+        updated = replace(updated, doc=change.doc)
     if updated != found:
-        if (
-            tree.is_collection_child(state.schema, found.field_id)
-            and updated.write_default != found.write_default
-        ):
+        state.set_fields(tree.update_field(state.schema.fields, found.field_id, lambda _f: updated))
+
+
+def _set_default(state: _State, change: SetColumnDefault) -> None:
+    found, full = _changed_column(state, change.path)
+    _check_default(full, found.field_type, change.value, state.format_version)
+    updated = replace(found, write_default=change.value)
+    if updated != found:
+        if tree.is_collection_child(state.schema, found.field_id):
             raise UserError(f"cannot set a default on {full}: only struct fields have defaults")
         state.set_fields(tree.update_field(state.schema.fields, found.field_id, lambda _f: updated))
-    if action.position is not None:
-        _move(state, found, full, action.position)
-
-
-def _typed(value: Any, full: str, t: IcebergType) -> Any:
-    """SET DEFAULT's value as a value of the column's type: the parser cannot type it (it
-    does not know the column), so it hands over the literal as written."""
-    if isinstance(value, SqlLiteral):
-        return typed_default(value, full, t)
-    return value
 
 
 def _promoted(full: str, old: IcebergType, new: IcebergType, state: _State) -> IcebergType:
@@ -362,13 +408,13 @@ class UnsupportedDatePromotion(ValidationError):
         )
 
 
-def _move(state: _State, found: NestedField, full: str, position: ColumnPosition) -> None:
+def _move(state: _State, found: NestedField, full: str, placement: Placement) -> None:
     if tree.is_collection_child(state.schema, found.field_id):
         raise UserError(f"cannot move {full}: it is a list element or map key/value")
     parent = state.schema.parent_id(found.field_id)
     state.set_fields(
         tree.update_struct(
-            state.schema.fields, parent, lambda fields: _place(fields, found.field_id, position, full)
+            state.schema.fields, parent, lambda fields: _place(fields, found.field_id, placement, full)
         )
     )
 
@@ -376,8 +422,8 @@ def _move(state: _State, found: NestedField, full: str, position: ColumnPosition
 # -- identifier fields ----------------------------------------------------------------------
 
 
-def _drop_identifier_fields(state: _State, action: DropIdentifierFields) -> None:
-    for path in action.columns:
+def _remove_identifier_fields(state: _State, change: RemoveIdentifierFields) -> None:
+    for path in change.columns:
         found = tree.resolve(state.schema, path)
         if found.field_id not in state.identifiers:
             raise UserError(

@@ -1,15 +1,13 @@
-"""Sort orders from ORDERED BY terms, and what WRITE ORDERED BY does to the write
-distribution (spec: "Sorting"; Iceberg Spark's ``SetWriteDistributionAndOrdering``).
+"""Sort orders from unbound sort terms (spec: "Sorting"), for CREATE TABLE ... ORDERED BY
+and Spark's ALTER TABLE ... WRITE ORDERED BY.
 
 "A sort order is defined by a sort order id and a list of sort fields ... Order id 0 is
 reserved for the unsorted order." Sources bind like partition sources (Java
 ``SortOrder.checkCompatibility``: "Cannot sort by non-primitive source field"; the
 transform must accept the type: "Cannot bind: day cannot transform string values").
 
-Spark's WRITE clause always replaces the sort order (WRITE UNORDERED and a bare WRITE
-DISTRIBUTED BY PARTITION leave it unsorted) and sets ``write.distribution-mode``:
-``range`` for ORDERED BY, ``hash`` for DISTRIBUTED BY PARTITION, ``none`` for UNORDERED,
-unchanged for LOCALLY ORDERED BY -- checked against Spark in tests/txn/test_sort_update.py.
+What Spark's WRITE clause also does to ``write.distribution-mode`` is a property change,
+which the ALTER TABLE operation decides (:func:`iceduck.ops.changes.distribution_mode`).
 """
 
 from __future__ import annotations
@@ -19,11 +17,8 @@ from collections.abc import Sequence
 from iceduck.errors import ValidationError
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import UNSORTED, SortField, SortOrder
-from iceduck.sql.statements import SortTerm, WriteOrder
+from iceduck.txn.changes import SortTerm
 from iceduck.txn.spec_update import bind_term
-
-#: the table property Spark's WRITE clause sets (Java ``TableProperties.WRITE_DISTRIBUTION_MODE``)
-WRITE_DISTRIBUTION_MODE = "write.distribution-mode"
 
 
 def sort_order_from_terms(schema: Schema, terms: Sequence[SortTerm], order_id: int = 1) -> SortOrder:
@@ -44,15 +39,3 @@ def sort_order_from_terms(schema: Schema, terms: Sequence[SortTerm], order_id: i
         seen.add(key)
         fields.append(SortField(source_id, term.transform, term.direction, term.null_order))
     return SortOrder(order_id, tuple(fields))
-
-
-def distribution_mode(action: WriteOrder) -> str | None:
-    """The ``write.distribution-mode`` Spark stores for this WRITE clause (None: leave
-    the property as it is)."""
-    if action.distributed_by_partition:
-        return "hash"
-    if not action.terms:
-        return "none"
-    if action.locally:
-        return None
-    return "range"

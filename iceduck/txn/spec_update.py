@@ -1,4 +1,5 @@
-"""Partition specs from CREATE TABLE terms and ALTER TABLE partition evolution.
+"""Partition specs from CREATE TABLE terms, and partition evolution by
+:mod:`iceduck.txn.changes` requests (fields added and removed).
 
 Spec, "Partition Evolution": "Changing a partition spec produces a new spec identified by
 a unique spec ID"; "changes should not cause partition field IDs to change"; "In v2 ...
@@ -18,8 +19,8 @@ tests/txn/test_spec_update_spark.py:
   when ``AS`` gives one) reuses that field, id and name; v1 never reuses;
 * v1: a dropped field stays as ``void``; when a new field takes its name, the void one
   is renamed ``<name>_<field id>``;
-* dropping then re-adding the same term in one change is a no-op (or a rename with AS),
-  which is how ``REPLACE PARTITION FIELD n WITH n AS nn`` renames;
+* removing then re-adding the same term in one change is a no-op (or a rename when the
+  new term has a name), which is how ``REPLACE PARTITION FIELD n WITH n AS nn`` renames;
 * a term already in the spec, two time transforms of one column added at once, and a
   partition name that is another column's name are refused.
 """
@@ -27,6 +28,7 @@ tests/txn/test_spec_update_spark.py:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from iceduck.errors import NotFoundError, UnsupportedError, ValidationError
 from iceduck.spec.partition import PARTITION_DATA_ID_START, PartitionField, PartitionSpec
@@ -45,19 +47,15 @@ from iceduck.spec.transforms import (
     YearTransform,
 )
 from iceduck.spec.types import PrimitiveType
-from iceduck.sql.statements import (
-    AddPartitionField,
-    AlterAction,
-    DropPartitionField,
-    PartitionTerm,
-    ReplacePartitionField,
-)
 from iceduck.txn import schema_tree as tree
+from iceduck.txn.changes import AddPartitionField, PartitionTerm, RemovePartitionField, SpecChange
 
-#: the ALTER TABLE actions :func:`apply_spec_changes` handles (it skips the others)
-SPEC_ACTIONS = (AddPartitionField, DropPartitionField, ReplacePartitionField)
-
-_TIME_SUFFIX = {YearTransform: "year", MonthTransform: "month", DayTransform: "day", HourTransform: "hour"}
+_TIME_SUFFIX: dict[type[Transform], str] = {
+    YearTransform: "year",
+    MonthTransform: "month",
+    DayTransform: "day",
+    HourTransform: "hour",
+}
 
 
 def partition_name(source_name: str, transform: Transform, *, with_parameter: bool) -> str:
@@ -150,24 +148,23 @@ def spec_from_terms(
 
 
 def apply_spec_changes(
-    metadata: TableMetadata, schema: Schema, actions: Sequence[AlterAction]
+    metadata: TableMetadata, schema: Schema, changes: Sequence[SpecChange]
 ) -> PartitionSpec:
-    """The default spec of ``metadata`` evolved by the partition actions in ``actions``
-    (others are skipped); terms bind to ``schema`` (the table's current schema).
+    """The default spec of ``metadata`` evolved by ``changes``, applied in order; terms
+    bind to ``schema`` (the table's current schema).
 
     An existing compatible spec (same sources, transforms and names: "Writers must not
     create a new partition spec if there already exists a compatible partition spec")
     is returned as it is; otherwise the new spec's id is one more than the highest.
     """
     update = _SpecUpdate(metadata, schema)
-    for action in actions:
-        if isinstance(action, AddPartitionField):
-            update.add(action.term)
-        elif isinstance(action, DropPartitionField):
-            update.remove(action)
-        elif isinstance(action, ReplacePartitionField):
-            update.remove(action.old)
-            update.add(action.new)
+    for change in changes:
+        if isinstance(change, AddPartitionField):
+            update.add(change.term)
+        elif isinstance(change, RemovePartitionField):
+            update.remove(change)
+        else:
+            assert_never(change)
     new = PartitionSpec(
         max((s.spec_id for s in metadata.partition_specs), default=-1) + 1, update.result_fields()
     )
@@ -258,13 +255,13 @@ class _SpecUpdate:
         self.last_id += 1
         return PartitionField(source_id, self.last_id, name or "", transform)
 
-    def remove(self, drop: DropPartitionField) -> None:
-        term, name = drop.term, drop.field_name
+    def remove(self, change: RemovePartitionField) -> None:
+        term, name = change.term, change.name
         # Spark: a bare name that is not a column names a partition field, else it is an
-        # identity term on that column.
+        # identity term on that column (see RemovePartitionField).
         if term is not None and term.transform.is_identity and len(term.source) == 1:
             if tree.find(self.schema, term.source) is None:
-                term, name = None, term.source[0]
+                name, term = term.source[0], None
         elif term is None and name is not None and name not in self.by_name:
             if self.schema.find_field_or_none(name) is not None:
                 term = PartitionTerm(IdentityTransform(), (name,))

@@ -1,10 +1,11 @@
 """Schema, partition and sort evolution replayed against Spark 3.5 / Iceberg 1.10.
 
-Each statement runs in Spark on a real table; iceduck parses the same statement and
-applies it with iceduck.txn.{schema,spec,sort}_update to the metadata Spark had *before*
-it. Both must refuse, or both must produce the same schema (ids, names, types, order,
-identifier fields), last-column-id, default spec (spec id, field ids, names, transforms)
-and sort order (id, fields) -- what Spark committed next is the reference.
+Each statement runs in Spark on a real table; iceduck parses the same statement,
+translates it into change requests (iceduck.ops.changes) and applies them with
+iceduck.txn.{schema,spec,sort}_update to the metadata Spark had *before* it. Both must
+refuse, or both must produce the same schema (ids, names, types, order, identifier
+fields), last-column-id, default spec (spec id, field ids, names, transforms) and sort
+order (id, fields) -- what Spark committed next is the reference.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ import pytest
 from iceduck.errors import IceduckError
 from iceduck.formats.metadata_json import table_metadata_from_json
 from iceduck.formats.schema_json import partition_spec_to_json, schema_to_json, sort_order_to_json
+from iceduck.ops.changes import (
+    SPEC_ACTIONS,
+    distribution_mode,
+    evolve_schema,
+    partition_terms,
+    sort_terms,
+    spec_changes,
+)
 from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.properties import WRITE_DISTRIBUTION_MODE
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import SortOrder
 from iceduck.spec.table_metadata import TableMetadata
@@ -29,9 +39,8 @@ from iceduck.spec.types import NestedField, StructType
 from iceduck.sql.ddl import parse_write
 from iceduck.sql.statements import AlterTable, CreateTable, WriteOrder
 from iceduck.txn.schema_tree import assign_fresh_ids
-from iceduck.txn.schema_update import apply_schema_changes
-from iceduck.txn.sort_update import WRITE_DISTRIBUTION_MODE, distribution_mode, sort_order_from_terms
-from iceduck.txn.spec_update import SPEC_ACTIONS, apply_spec_changes, spec_from_terms
+from iceduck.txn.sort_update import sort_order_from_terms
+from iceduck.txn.spec_update import apply_spec_changes, spec_from_terms
 from tests.support.spark_session import CATALOG_DB
 
 if TYPE_CHECKING:
@@ -88,18 +97,18 @@ def evolve(md: TableMetadata, sql: str) -> Evolved:
     stmt = parse_write(f"ALTER TABLE db.t {sql}")
     assert isinstance(stmt, AlterTable)
     actions = stmt.actions
-    schema, last = apply_schema_changes(
+    schema, last = evolve_schema(
         md.schema(), md.last_column_id, actions, md.format_version, spec=md.spec(), sort_order=md.sort_order()
     )
     spec = (
-        apply_spec_changes(md, schema, actions)
+        apply_spec_changes(md, schema, spec_changes(actions))
         if any(isinstance(a, SPEC_ACTIONS) for a in actions)
         else md.spec()
     )
     order, distribution = md.sort_order(), None
     for action in actions:
         if isinstance(action, WriteOrder):
-            order = sort_order_from_terms(schema, action.terms, 1)
+            order = sort_order_from_terms(schema, sort_terms(action.terms), 1)
             same = [o for o in md.sort_orders if o.fields == order.fields]
             order_id = same[0].order_id if same else max(o.order_id for o in md.sort_orders) + 1
             order = SortOrder(order_id if order.fields else 0, order.fields)
@@ -343,9 +352,9 @@ def test_create_specs_and_ids(evo: Catalog, create: str) -> None:
     assert isinstance(fresh, StructType)
     schema = Schema(fresh.fields, 0)
     assert schema_json(schema) == schema_json(md.schema())
-    assert partition_spec_to_json(spec_from_terms(schema, stmt.partition_by)) == partition_spec_to_json(
-        md.spec()
-    )
+    assert partition_spec_to_json(
+        spec_from_terms(schema, partition_terms(stmt.partition_by))
+    ) == partition_spec_to_json(md.spec())
 
 
 @pytest.mark.parametrize(
@@ -363,4 +372,4 @@ def test_create_refusals(evo: Catalog, create: str, message: str) -> None:
     assert isinstance(stmt, CreateTable)
     schema = Schema(tuple(NestedField(i, c.name, c.type) for i, c in enumerate(stmt.columns, 1)), 0)
     with pytest.raises(IceduckError, match=message):
-        spec_from_terms(schema, stmt.partition_by)
+        spec_from_terms(schema, partition_terms(stmt.partition_by))

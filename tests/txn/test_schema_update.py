@@ -1,11 +1,14 @@
 """Schema evolution rules (iceduck.txn.schema_update), without Spark; the same cases are
-compared with Spark's results in test_schema_update_spark.py."""
+compared with Spark's results in test_evolution_spark.py. Most cases are ALTER TABLE
+statements, translated into change requests as the ALTER TABLE operation does
+(iceduck.ops.changes); the others build the requests directly."""
 
 from __future__ import annotations
 
 import pytest
 
 from iceduck.errors import AlreadyExistsError, NotFoundError, UserError, ValidationError
+from iceduck.ops.changes import evolve_schema
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import SortField, SortOrder
 from iceduck.spec.transforms import IdentityTransform, VoidTransform
@@ -21,8 +24,8 @@ from iceduck.spec.types import (
     TimestampType,
     VariantType,
 )
-from iceduck.sql.statements import AddColumn, AlterColumn, ColumnDef
-from iceduck.txn.schema_update import apply_schema_changes
+from iceduck.txn import changes as ch
+from iceduck.txn.schema_update import SchemaUpdate, apply_schema_changes
 from tests.txn.evolution_helpers import BUCKET16, IDENTITY, alter, nested_schema, spec_of
 
 LAST = 22
@@ -30,7 +33,7 @@ LAST = 22
 
 def evolve(sql: str, schema: Schema | None = None, version: int = 2, **refs: object) -> tuple[Schema, int]:
     base = schema or nested_schema()
-    return apply_schema_changes(base, base.highest_field_id, alter(sql), version, **refs)  # type: ignore[arg-type]
+    return evolve_schema(base, base.highest_field_id, alter(sql), version, **refs)  # type: ignore[arg-type]
 
 
 def names(schema: Schema, path: str = "") -> list[str]:
@@ -95,7 +98,7 @@ def test_required_column_needs_a_v3_default() -> None:
 
 
 def test_add_refuses_types_newer_than_the_table() -> None:
-    action = AddColumn(("v",), ColumnDef("v", VariantType()))
+    action = ch.AddColumn(("v",), VariantType())
     with pytest.raises(ValidationError, match="variant, which needs format-version 3"):
         apply_schema_changes(nested_schema(), LAST, [action], 2)
     schema, _ = apply_schema_changes(nested_schema(), LAST, [action], 3)
@@ -103,9 +106,9 @@ def test_add_refuses_types_newer_than_the_table() -> None:
 
 
 def test_nested_defaults_are_refused() -> None:
-    column = ColumnDef("p", StructType(()), has_default=True, default={})
+    action = ch.AddColumn(("p",), StructType(()), has_default=True, default={})
     with pytest.raises(ValidationError, match="only primitive columns"):
-        apply_schema_changes(nested_schema(), LAST, [AddColumn(("p",), column)], 3)
+        apply_schema_changes(nested_schema(), LAST, [action], 3)
 
 
 # -- DROP -----------------------------------------------------------------------------------
@@ -213,7 +216,7 @@ def test_refused_promotions(column: str, new_type: str, message: str) -> None:
 
 
 def test_date_to_timestamp_is_refused_as_java_does() -> None:
-    action = AlterColumn(("d",), type=TimestampType())
+    action = ch.UpdateColumn(("d",), type=TimestampType())
     with pytest.raises(ValidationError, match=r"Iceberg Java 1\.10"):
         apply_schema_changes(nested_schema(), LAST, [action], 3)
 
@@ -254,6 +257,43 @@ def test_set_default_is_v3_and_changes_only_the_write_default() -> None:
     assert (r.initial_default, r.write_default) == (7, 8)
     with pytest.raises(UserError, match="does not fit"):
         evolve("ALTER COLUMN r SET DEFAULT 'x'", schema, version=3)
+
+
+def test_a_default_is_typed_after_the_type_change_of_the_same_clause() -> None:
+    schema, _ = evolve("ALTER COLUMN n TYPE bigint SET DEFAULT 5", version=3)
+    n = schema.find_field("n")
+    assert (n.field_type, n.write_default) == (LongType(), 5)
+    with pytest.raises(UserError, match="DEFAULT 'x' does not fit column n of type long"):
+        evolve("ALTER COLUMN n TYPE bigint SET DEFAULT 'x'", version=3)
+    # the refused promotion is reported, not the default that would not fit either
+    with pytest.raises(ValidationError, match="from string to int: not an allowed promotion"):
+        evolve("ALTER COLUMN s TYPE int SET DEFAULT 'x'", version=3)
+    schema, _ = evolve("ALTER COLUMN N SET DEFAULT 3 FIRST", version=3)
+    assert (schema.fields[0].name, schema.fields[0].write_default) == ("n", 3)
+
+
+def test_defaults_only_on_struct_fields() -> None:
+    with pytest.raises(UserError, match="map keys cannot be changed"):
+        evolve("ALTER COLUMN m.key SET DEFAULT 5", version=3)
+    with pytest.raises(UserError, match=r"li\.element: only struct fields have defaults"):
+        evolve("ALTER COLUMN li.element TYPE bigint SET DEFAULT 5", version=3)
+    assert evolve("ALTER COLUMN li.element SET DEFAULT NULL", version=3)[0] == nested_schema()
+
+
+def test_schema_update_sees_each_change_before_the_next() -> None:
+    update = SchemaUpdate(nested_schema(), LAST, 3)
+    update.apply(ch.RenameColumn(("n",), "count"))
+    update.apply(ch.UpdateColumn(("count",), type=LongType()))
+    column, full = update.column(("COUNT",))
+    assert (column.field_id, column.field_type, full) == (4, LongType(), "count")
+    update.apply(ch.SetColumnDefault(("count",), 7))
+    update.apply(ch.MoveColumn(("count",), ch.MoveAfter("st")))
+    update.apply(ch.AddColumn(("st", "z"), StringType(), placement=ch.MoveFirst()))
+    schema, last = update.result()
+    assert names(schema)[6:8] == ["st", "count"] and names(schema, "st")[0] == "z"
+    assert schema.find_field("count").write_default == 7 and last == LAST + 1
+    with pytest.raises(UserError, match="map keys cannot be changed"):
+        update.column(("m", "key"))
 
 
 # -- identifier fields ----------------------------------------------------------------------
@@ -302,7 +342,7 @@ def test_non_schema_actions_are_skipped_and_schema_id_is_kept() -> None:
     schema, last = evolve("ADD PARTITION FIELD bucket(4, id)")
     assert schema == nested_schema() and last == LAST
     base = Schema(nested_schema().fields, 7, ())
-    changed, _ = apply_schema_changes(base, LAST, alter("ADD COLUMN q int"), 2)
+    changed, _ = evolve("ADD COLUMN q int", base)
     assert changed.schema_id == 7
 
 

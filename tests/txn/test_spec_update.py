@@ -1,11 +1,13 @@
 """Partition specs from CREATE terms and ALTER partition evolution (iceduck.txn.spec_update),
-without Spark; Spark's results for the same statements are in test_evolution_spark.py."""
+without Spark; Spark's results for the same statements are in test_evolution_spark.py.
+Statements are translated into change requests as the operations do (iceduck.ops.changes)."""
 
 from __future__ import annotations
 
 import pytest
 
 from iceduck.errors import NotFoundError, UnsupportedError, ValidationError
+from iceduck.ops.changes import partition_terms, spec_changes
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.schema import Schema
 from iceduck.spec.transforms import (
@@ -18,7 +20,8 @@ from iceduck.spec.transforms import (
     YearTransform,
 )
 from iceduck.sql.ddl import parse_write
-from iceduck.sql.statements import AddPartitionField, CreateTable, PartitionTerm
+from iceduck.sql.statements import CreateTable
+from iceduck.txn.changes import AddPartitionField, PartitionTerm, RemovePartitionField
 from iceduck.txn.spec_update import apply_spec_changes, spec_from_terms
 from tests.txn.evolution_helpers import BUCKET16, DAY, IDENTITY, alter, nested_schema, spec_of, table
 
@@ -26,7 +29,7 @@ from tests.txn.evolution_helpers import BUCKET16, DAY, IDENTITY, alter, nested_s
 def created(partitioned_by: str, schema: Schema | None = None) -> PartitionSpec:
     stmt = parse_write(f"CREATE TABLE db.t (x int) USING iceberg PARTITIONED BY ({partitioned_by})")
     assert isinstance(stmt, CreateTable)
-    return spec_from_terms(schema or nested_schema(), stmt.partition_by)
+    return spec_from_terms(schema or nested_schema(), partition_terms(stmt.partition_by))
 
 
 def fields(spec: PartitionSpec) -> list[tuple[int, int, str, str]]:
@@ -36,7 +39,7 @@ def fields(spec: PartitionSpec) -> list[tuple[int, int, str, str]]:
 def evolve(sql: str, *specs: PartitionSpec, version: int = 2, schema: Schema | None = None) -> PartitionSpec:
     base = specs or (PartitionSpec(0, ()),)
     return apply_spec_changes(
-        table(schema or nested_schema(), base, version), schema or nested_schema(), alter(sql)
+        table(schema or nested_schema(), base, version), schema or nested_schema(), spec_changes(alter(sql))
     )
 
 
@@ -214,6 +217,17 @@ def test_unknown_transforms_in_the_current_spec_block_changes() -> None:
 
 def test_truncate_names() -> None:
     spec = apply_spec_changes(
-        table(nested_schema()), nested_schema(), alter("ADD PARTITION FIELD truncate(10, n)")
+        table(nested_schema()), nested_schema(), spec_changes(alter("ADD PARTITION FIELD truncate(10, n)"))
     )
     assert spec.fields[0].name == "n_trunc_10" and spec.fields[0].transform == TruncateTransform(10)
+
+
+def test_removal_by_name_or_column_is_decided_by_the_spec() -> None:
+    base = spec_of((1, 1000, "shard", BUCKET16), (4, 1001, "n", IDENTITY))
+    md = table(nested_schema(), (base,))
+    by_name = apply_spec_changes(md, nested_schema(), [RemovePartitionField(name="shard")])
+    assert [f.name for f in by_name.fields] == ["n"]
+    by_column = apply_spec_changes(
+        md, nested_schema(), [RemovePartitionField(PartitionTerm(IDENTITY, ("N",)))]
+    )
+    assert [f.name for f in by_column.fields] == ["shard"]
