@@ -131,15 +131,11 @@ def test_timing_race_never_lands_rows_in_the_new_table(tmp_path: Path) -> None:
         _setup(warehouse)
         errors: list[BaseException] = []
         loaded = threading.Event()
-        a = Session(
-            warehouse,
-            catalog_impl=SqliteCatalog(
-                warehouse,
-                connect=lambda db_path, read_only, loaded=loaded: _OnLoad(
-                    connect_sqlite(db_path, read_only), loaded
-                ),
-            ),
-        )
+
+        def connect(db_path: Path, read_only: bool, loaded: threading.Event = loaded) -> _OnLoad:
+            return _OnLoad(connect_sqlite(db_path, read_only), loaded)
+
+        a = Session(warehouse, catalog_impl=SqliteCatalog(warehouse, connect=connect))
 
         def insert(
             a: Session = a, errors: list[BaseException] = errors, loaded: threading.Event = loaded
