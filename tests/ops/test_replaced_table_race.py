@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from iceduck.catalog.sqlite import SqliteCatalog
+from iceduck.catalog.sqlite import SqliteCatalog, connect_sqlite
 from iceduck.errors import CommitConflictError, NotFoundError
 from iceduck.session import Session
 
@@ -105,15 +105,16 @@ STATEMENTS = [
 def test_statement_racing_a_replaced_table_fails(tmp_path: Path, statement: str, rename: bool) -> None:
     warehouse = tmp_path / "wh"
     _setup(warehouse)
-    a = Session(warehouse)
-    catalog = a.catalog
-    assert isinstance(catalog, SqliteCatalog)
-    proxy = _BeforeSwap(catalog._conn, lambda: _recreate(warehouse, rename))
-    catalog._conn = proxy  # type: ignore[assignment]
+    proxies: list[_BeforeSwap] = []
+
+    def connect(db_path: Path, read_only: bool) -> _BeforeSwap:
+        proxies.append(_BeforeSwap(connect_sqlite(db_path, read_only), lambda: _recreate(warehouse, rename)))
+        return proxies[-1]
+
+    a = Session(warehouse, catalog_impl=SqliteCatalog(warehouse, connect=connect))
     with pytest.raises(CommitConflictError, match="UUID does not match"):
         a.run(statement)
-    assert proxy.fired
-    catalog._conn = proxy._conn  # type: ignore[assignment]
+    assert proxies[0].fired
     a.close()
     _check_no_rows_leaked(warehouse, rename)
 
@@ -129,11 +130,12 @@ def test_timing_race_never_lands_rows_in_the_new_table(tmp_path: Path) -> None:
         warehouse = tmp_path / f"wh{trial}"
         _setup(warehouse)
         errors: list[BaseException] = []
-        a = Session(warehouse)
         loaded = threading.Event()
-        catalog = a.catalog
-        assert isinstance(catalog, SqliteCatalog)
-        catalog._conn = _OnLoad(catalog._conn, loaded)  # type: ignore[assignment]
+
+        def connect(db_path: Path, read_only: bool, loaded: threading.Event = loaded) -> _OnLoad:
+            return _OnLoad(connect_sqlite(db_path, read_only), loaded)
+
+        a = Session(warehouse, catalog_impl=SqliteCatalog(warehouse, connect=connect))
 
         def insert(
             a: Session = a, errors: list[BaseException] = errors, loaded: threading.Event = loaded

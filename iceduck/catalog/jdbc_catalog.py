@@ -1,0 +1,318 @@
+"""An Iceberg catalog kept in the JDBC layout, on any database a dialect describes.
+
+The rows live in a :class:`~iceduck.catalog.jdbc_store.JdbcStore`; this class gives them
+their meaning, as Iceberg Java's ``JdbcCatalog`` and ``JdbcTableOperations`` (schema
+version V1) do, so a database changed by iceduck reads the same to Spark and PyIceberg:
+
+* create namespace: one ``iceberg_namespace_properties`` row per property plus
+  ``exists`` = ``true`` (Java adds it always, with or without properties; so does the
+  catalog Spark writes);
+* create table: ``INSERT`` of the row (``iceberg_type`` = ``TABLE``,
+  ``previous_metadata_location`` NULL) after writing ``00000-<uuid>.metadata.json``;
+* commit: ``UPDATE ... SET metadata_location = new, previous_metadata_location = base
+  WHERE ... AND metadata_location = base`` -- a compare-and-swap: exactly one changed row
+  means the commit landed, none means someone else committed first;
+* drop: ``DELETE`` of the row; rename: ``UPDATE`` of namespace and name.
+
+Check-then-write sequences run inside the store's write transaction, so another writer
+cannot slip in between; the commit itself is one statement. A metadata file written for a
+create or commit that certainly did not land is deleted again; when the statement was
+interrupted (``KeyboardInterrupt``, a signal handler's ``SystemExit``) the row is read
+back to find out (:mod:`iceduck.catalog.commit_outcome`), and a file the row may point to
+is never deleted.
+
+A database-specific catalog (:class:`~iceduck.catalog.sqlite.SqliteCatalog`) is this
+class given a way to connect and a :class:`~iceduck.catalog.sql_dialect.SqlDialect`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Self
+
+from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
+from iceduck.catalog.jdbc_store import NAMESPACE_EXISTS_PROPERTY, JdbcStore
+from iceduck.catalog.metadata_files import (
+    MetadataCache,
+    delete_quietly,
+    delete_removed_metadata_files,
+    next_metadata_location,
+    with_previous_file,
+    write_metadata_file,
+)
+from iceduck.catalog.names import check_namespace, check_new_table, children, namespace_display
+from iceduck.catalog.purge import purge_table_files
+from iceduck.catalog.sql_dialect import Connection, SqlDialect
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    CorruptDataError,
+    IceduckError,
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+    ValidationError,
+)
+from iceduck.io.fileio import MissingFileError
+from iceduck.spec.table_metadata import TableMetadata
+
+NAMESPACE_LOCATION_PROPERTY = "location"
+
+
+class JdbcCatalog:
+    """Catalog ``name`` of the database ``connect`` opens; see the module docstring.
+
+    ``where`` names the database in messages; ``warehouse`` is where new tables go. With
+    ``read_only`` nothing is ever created or changed.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        warehouse: Path,
+        connect: Callable[[], Connection],
+        dialect: SqlDialect,
+        where: str,
+        *,
+        read_only: bool = False,
+    ) -> None:
+        if not name:
+            raise UserError("a catalog name must not be empty")
+        self.name = name
+        self.warehouse = warehouse
+        self.read_only = read_only
+        self._metadata = MetadataCache()
+        self._store = JdbcStore(connect(), dialect, name, where, read_only=read_only)
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- namespaces ----------------------------------------------------------------------------
+
+    def list_namespaces(self, parent: Namespace = ()) -> list[Namespace]:
+        """The namespaces one level below ``parent`` (the top level for ``()``), sorted.
+
+        Like Java's ``JdbcCatalog.listNamespaces``, a namespace known only through a deeper
+        one (``deep`` of ``deep.er``) is listed too.
+        """
+        if parent and not self.namespace_exists(parent):
+            raise self._namespace_not_found(parent)
+        return children(self._store.namespaces(), parent)
+
+    def namespace_exists(self, namespace: Namespace) -> bool:
+        return self._store.namespace_exists(namespace)
+
+    def load_namespace_properties(self, namespace: Namespace) -> dict[str, str]:
+        """A namespace's properties as Java's ``loadNamespaceMetadata`` returns them: the
+        stored ones without the reserved ``exists``, plus a default ``location``
+        (``<warehouse>/<level>/<level>``) when none is stored."""
+        if not namespace or not self.namespace_exists(namespace):
+            raise self._namespace_not_found(namespace)
+        properties = self._store.namespace_properties(namespace)
+        properties.pop(NAMESPACE_EXISTS_PROPERTY, None)
+        properties.setdefault(NAMESPACE_LOCATION_PROPERTY, str(self.warehouse.joinpath(*namespace)))
+        return properties
+
+    def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
+        """Java's ``JdbcCatalog.createNamespace``: the properties plus ``exists`` = ``true``."""
+        self._check_writable(f"create namespace '{namespace_display(namespace)}'")
+        check_namespace(namespace)
+        properties = dict(properties or {})
+        if NAMESPACE_EXISTS_PROPERTY in properties:
+            raise ValidationError(f"cannot set reserved namespace property {NAMESPACE_EXISTS_PROPERTY!r}")
+        with self._store.transaction():
+            if self.namespace_exists(namespace):
+                raise AlreadyExistsError(
+                    f"namespace '{namespace_display(namespace)}' already exists in catalog '{self.name}'"
+                )
+            self._store.insert_namespace(
+                namespace, [*properties.items(), (NAMESPACE_EXISTS_PROPERTY, "true")]
+            )
+
+    def drop_namespace(self, namespace: Namespace) -> None:
+        """Java's ``dropNamespace`` (delete the property rows), refusing a namespace that still
+        holds tables, views or (unlike Java, whose parent would silently live on through its
+        child's rows) other namespaces."""
+        self._check_writable(f"drop namespace '{namespace_display(namespace)}'")
+        with self._store.transaction():
+            if not namespace or not self.namespace_exists(namespace):
+                raise self._namespace_not_found(namespace)
+            count = self._store.count_tables(namespace)
+            if count:
+                raise ValidationError(
+                    f"namespace '{namespace_display(namespace)}' is not empty: "
+                    f"it holds {count} table(s) or view(s)"
+                )
+            inner = self.list_namespaces(namespace)
+            if inner:
+                raise ValidationError(
+                    f"namespace '{namespace_display(namespace)}' is not empty: it holds namespace "
+                    f"'{namespace_display(inner[0])}'"
+                )
+            self._store.delete_namespace(namespace)
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def list_tables(self, namespace: Namespace) -> list[TableIdentifier]:
+        """The tables (not views) directly in ``namespace``, sorted by name."""
+        if not self.namespace_exists(namespace):
+            raise self._namespace_not_found(namespace)
+        return [TableIdentifier(namespace, name) for name in self._store.table_names(namespace)]
+
+    def table_exists(self, identifier: TableIdentifier) -> bool:
+        row = self._store.table_row(identifier)
+        return row is not None and row.is_table
+
+    def load_table(self, identifier: TableIdentifier) -> LoadedTable:
+        """The table's current metadata, read from the location its catalog row holds.
+
+        An unknown table is a :class:`NotFoundError` naming the table and the catalog; a
+        row pointing at a missing file is a :class:`MissingFileError` naming that file.
+        """
+        row = self._store.table_row(identifier)
+        if row is not None and row.is_view:
+            raise UnsupportedError(
+                f"'{identifier}' in catalog '{self.name}' is a view, not a table; "
+                "iceduck does not read Iceberg views"
+            )
+        if row is None or not row.is_table:
+            raise NotFoundError(f"table '{identifier}' not found in catalog '{self.name}'")
+        location = row.metadata_location
+        if not location:
+            raise CorruptDataError(
+                f"catalog row of table '{identifier}' (catalog '{self.name}') has no metadata_location",
+                self._store.where,
+            )
+        try:
+            metadata = self._metadata.load(location)
+        except MissingFileError:
+            raise MissingFileError(
+                f"metadata file of table '{identifier}' (catalog '{self.name}') does not exist", location
+            ) from None
+        return LoadedTable(identifier, location, metadata)
+
+    def default_table_location(self, identifier: TableIdentifier) -> str:
+        """Java's ``JdbcCatalog.defaultWarehouseLocation``: ``<warehouse>/<level>/.../<table>``,
+        the warehouse as configured (a plain path here, as Spark writes it for a plain path).
+        Java ignores a namespace's ``location`` property here, and so do we."""
+        warehouse = str(self.warehouse).rstrip("/") or "/"
+        return "/".join((warehouse.rstrip("/"), *identifier.namespace, identifier.name))
+
+    def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
+        """Write ``00000-<uuid>.metadata.json`` and insert the row (Java's ``doCommit`` with no base)."""
+        check_new_table(identifier)
+        self._check_writable(f"create table '{identifier}'")
+        check_namespace(identifier.namespace)
+        if not self.namespace_exists(identifier.namespace):
+            raise self._namespace_not_found(identifier.namespace)
+        self._check_name_free(identifier)
+        location = next_metadata_location(metadata, None)
+        write_metadata_file(location, metadata)
+        try:
+            with self._store.transaction():
+                if not self.namespace_exists(identifier.namespace):
+                    raise self._namespace_not_found(identifier.namespace)
+                self._check_name_free(identifier)
+                self._store.insert_table(identifier, location)
+        except IceduckError:
+            delete_quietly(location)  # a database error or a check: the transaction was rolled back
+            raise
+        except BaseException as e:  # an interrupt or a bug: the COMMIT may have run to the end
+            settle_failed_swap(e, self._outcome(identifier, location, None), location, str(identifier))
+        return LoadedTable(identifier, location, metadata)
+
+    def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
+        """Write the next metadata file, then compare-and-swap the row from ``base``'s file to it."""
+        identifier = base.identifier
+        self._check_writable(f"commit to table '{identifier}'")
+        metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
+        location = next_metadata_location(metadata, base.metadata_location)
+        write_metadata_file(location, metadata)
+        try:
+            landed = self._store.swap(identifier, base.metadata_location, location)
+        except IceduckError:
+            delete_quietly(location)  # a failed autocommit statement changed nothing
+            raise
+        except BaseException as e:  # an interrupt or a bug: the UPDATE may have landed before it arrived
+            outcome = self._outcome(identifier, location, base.metadata_location)
+            landed = settle_failed_swap(e, outcome, location, str(identifier))
+        if not landed:
+            delete_quietly(location)
+            if self._store.table_row(identifier) is None:
+                raise NotFoundError(
+                    f"table '{identifier}' not found in catalog '{self.name}' (dropped meanwhile?)"
+                )
+            raise CommitConflictError(
+                f"table '{identifier}' changed since it was loaded (base {base.metadata_location} is no "
+                "longer current): another writer committed first"
+            )
+        delete_removed_metadata_files(base.metadata, metadata)
+        return LoadedTable(identifier, location, metadata)
+
+    def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
+        """Java's ``JdbcCatalog.dropTable``: delete the row; then, with ``purge``, every file."""
+        self._check_writable(f"drop table '{identifier}'")
+        loaded = None
+        if purge:
+            try:
+                loaded = self.load_table(identifier)
+            except NotFoundError:
+                raise
+            except IceduckError:
+                loaded = None  # Java: "Failed to load table metadata ..., continuing drop without purge"
+        row = self._store.table_row(identifier)
+        if row is not None and row.is_view:
+            raise NotFoundError(f"'{identifier}' in catalog '{self.name}' is a view, not a table")
+        if not self._store.delete_table(identifier):
+            raise NotFoundError(f"table '{identifier}' not found in catalog '{self.name}'")
+        if loaded is not None:
+            purge_table_files(loaded.metadata, loaded.metadata_location)
+
+    def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        """Java's ``JdbcCatalog.renameTable``: same checks in the same order, one ``UPDATE``."""
+        check_new_table(target)
+        self._check_writable(f"rename table '{source}'")
+        if source == target:
+            return
+        check_namespace(target.namespace)
+        with self._store.transaction():
+            if not self.table_exists(source):
+                raise NotFoundError(f"table '{source}' not found in catalog '{self.name}'")
+            if not self.namespace_exists(target.namespace):
+                raise self._namespace_not_found(target.namespace)
+            self._check_name_free(target)
+            self._store.rename_table(source, target)
+
+    # -- checks --------------------------------------------------------------------------------
+
+    def _check_writable(self, action: str) -> None:
+        if self.read_only:
+            raise UserError(
+                f"the catalog is read-only: cannot {action} (catalog '{self.name}', {self._store.where})"
+            )
+
+    def _check_name_free(self, identifier: TableIdentifier) -> None:
+        row = self._store.table_row(identifier)
+        if row is not None:
+            kind = "view" if row.is_view else "table"
+            raise AlreadyExistsError(f"{kind} '{identifier}' already exists in catalog '{self.name}'")
+
+    def _outcome(self, identifier: TableIdentifier, location: str, base_location: str | None) -> Outcome:
+        """Whether the row now points at ``location`` (see :mod:`iceduck.catalog.commit_outcome`)."""
+
+        def current() -> str | None:
+            row = self._store.table_row(identifier)
+            return row.metadata_location if row is not None else None
+
+        return swap_outcome(current, location, base_location, self._metadata.load)
+
+    def _namespace_not_found(self, namespace: Namespace) -> NotFoundError:
+        return NotFoundError(f"namespace '{namespace_display(namespace)}' not found in catalog '{self.name}'")
