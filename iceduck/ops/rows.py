@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, P
 from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.sql.filters import row_filter
+from iceduck.sql.parameters import parameters_used
 
 #: metadata column names the target relation carries besides the table's columns
 FILE, POS, ROW_ID, LAST_UPDATED = "_file", "_pos", "_row_id", "_last_updated_sequence_number"
@@ -233,25 +233,12 @@ def _addresses(
 
 # -- running SQL with the statement's parameters ---------------------------------------------
 
-_PARAMETER = re.compile(r"\$([A-Za-z_0-9]+)")
-
 
 def params_for(sql: str, params: Any) -> Any:
-    """The statement's parameters that ``sql`` (a piece of the statement) uses.
-
-    DuckDB refuses parameters a text does not use, and pieces of one statement (its
-    WHERE, its SET values) use subsets of them: positional ones are passed by number
-    (``{"2": v}`` binds ``$2``), named ones by name.
-    """
-    if not params:
-        return None
-    used = set(_PARAMETER.findall(sql))
-    if not used:
-        return None
-    if isinstance(params, dict):
-        return {k: v for k, v in params.items() if k in used}
-    values = list(params)
-    return {n: values[int(n) - 1] for n in used if n.isdigit() and 0 < int(n) <= len(values)}
+    """The statement's parameters that ``sql`` (a piece of the statement) uses
+    (:func:`iceduck.sql.parameters.parameters_used`: found by the tokenizer, so never
+    inside a string literal or a comment)."""
+    return parameters_used(sql, params)
 
 
 def run_sql(ctx: OpContext, sql: str) -> list[tuple[Any, ...]]:
