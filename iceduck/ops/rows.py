@@ -37,6 +37,7 @@ from iceduck.spec.expressions.strict_metrics import StrictMetricsEvaluator
 from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, POS_ID, ROW_ID_ID, Schema
 from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.sql.condition import Condition
 from iceduck.sql.filters import row_filter
 from iceduck.sql.parameters import parameters_used
 
@@ -148,12 +149,12 @@ def live_rows(ctx: OpContext, tasks: Sequence[FileScanTask]) -> int:
 def find_matches(
     ctx: OpContext,
     target: WriteTarget,
-    condition: str | None,
+    condition: Condition | None,
     alias: str,
     *,
     metadata_only: bool = True,
 ) -> Matches:
-    """The rows of the target that ``condition`` (DuckDB SQL over ``alias``) matches.
+    """The rows of the target that ``condition`` (over ``alias``) matches.
 
     No condition matches every row: every file goes whole. ``metadata_only`` allows
     settling whole files from partitions or metrics; without it every row is located
@@ -219,13 +220,13 @@ def data_files_by_path(ctx: OpContext, target: WriteTarget) -> dict[str, Any]:
 
 
 def _addresses(
-    ctx: OpContext, plan: ScanPlan, tasks: Sequence[FileScanTask], condition: str | None, alias: str
+    ctx: OpContext, plan: ScanPlan, tasks: Sequence[FileScanTask], condition: Condition | None, alias: str
 ) -> pa.Table:
     """``_file``, ``_pos`` of the rows of ``tasks`` where ``condition`` is true."""
     if not tasks:
         return pa.table({FILE: pa.array([], pa.string()), POS: pa.array([], pa.int64())})
     scan = register_target(ctx, restricted(plan, tasks), lineage=False, kind="match")
-    where = "" if condition is None else f" WHERE ({condition})"
+    where = "" if condition is None else f" WHERE ({condition.text})"
     sql = f"SELECT {FILE}, {POS} FROM {scan.relation} AS {quote_identifier(alias)}{where}"
     query = ctx.prepare_query(sql)
     return ctx.duck.sql(query, params=params_for(query, ctx.params)).to_arrow_table()
