@@ -33,13 +33,13 @@ class Condition:
     text: str
 
     @cached_property
-    def tree(self) -> exp.Expression:
+    def tree(self) -> exp.Expr:
         """The sqlglot tree of :attr:`text` (spans index :attr:`text`); UserError when
         sqlglot cannot read it. Never modify it: copy first."""
         return parse_condition(self.text)
 
 
-def parse_condition(text: str) -> exp.Expression:
+def parse_condition(text: str) -> exp.Expr:
     """``text`` parsed as a WHERE condition is (sqlglot's DuckDB dialect)."""
     try:
         trees = DIALECT.parse_into(exp.Condition, text)

@@ -93,7 +93,7 @@ def _may_name(text: str, names: Sequence[Name]) -> bool:
     return bool(names) and any(q[0] in lowered for q in names)
 
 
-def _requalified(text: str, tree: exp.Expression, names: Sequence[Name], alias: str, shift: int) -> str:
+def _requalified(text: str, tree: exp.Expr, names: Sequence[Name], alias: str, shift: int) -> str:
     """``text``, whose tree is ``tree`` (spans ``shift`` characters after the text's), with
     its columns qualified by ``names`` qualified by ``alias`` instead."""
     edits = []
