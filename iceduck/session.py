@@ -44,7 +44,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
@@ -84,6 +84,8 @@ from iceduck.sql.references import (
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.statements import WriteStatement
 
+#: what a session's parsed-statement caches hold
+_Parsed = TypeVar("_Parsed")
 #: how many parsed statements a session keeps (by text)
 PARSED_STATEMENTS = 256
 #: DuckDB's own schemas and catalogs: dotted names under them are DuckDB's, not Iceberg's
@@ -160,7 +162,7 @@ class Session:
         self._views = 0
         #: statements run, and queries inside write statements, parsed: by text
         self._statements: OrderedDict[str, Classified] = OrderedDict()
-        self._queries: OrderedDict[str, Classified] = OrderedDict()
+        self._queries: OrderedDict[str, Statement] = OrderedDict()
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Any] = set()
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
@@ -283,7 +285,6 @@ class Session:
     def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
         statement = self._parsed(self._queries, text, parse_query)
-        assert isinstance(statement, Statement)
         sources = self._prepare(statement, params, duck)
         return self._rewrite(statement, sources)
 
@@ -295,8 +296,8 @@ class Session:
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
     def _parsed(
-        self, cache: OrderedDict[str, Classified], text: str, parse: Callable[[str], Classified]
-    ) -> Classified:
+        self, cache: OrderedDict[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
+    ) -> _Parsed:
         """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
         modified), so a repeated statement, with new parameters, skips parsing."""
         with self._lock:
