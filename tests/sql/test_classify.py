@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import iceduck
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.sql import ddl
 from iceduck.sql.classify import WRITE_KEYWORDS, Show, classify, parse_query
@@ -119,3 +122,15 @@ def test_an_unreadable_condition_is_a_user_error_when_read() -> None:
     with pytest.raises(UserError, match="cannot read the condition"):
         _ = condition.tree
     assert requalify_condition(condition, (("db", "t"),), "t") is condition  # DuckDB judges it
+
+
+def test_a_session_runs_queries_that_look_like_writes_as_queries(tmp_path: Path) -> None:
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id bigint, s string) USING iceberg")
+    con.execute("INSERT INTO db.t VALUES (1, 'DELETE FROM db.t')")
+    assert con.execute("SELECT s FROM db.t WHERE s LIKE 'DELETE%'").fetchall() == [("DELETE FROM db.t",)]
+    assert con.execute("-- DELETE FROM db.t\nSELECT count(*) FROM db.t").fetchall() == [(1,)]
+    assert con.execute("WITH d AS (SELECT 'UPDATE' AS merge) SELECT merge FROM d").fetchall() == [("UPDATE",)]
+    assert con.execute("SHOW TABLES IN db").fetchall() == [("db", "t")]
+    con.close()
