@@ -3,18 +3,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 import iceduck
 from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql import classify as classify_module
+from iceduck.sql import condition as condition_module
 from iceduck.sql import ddl
 from iceduck.sql.classify import WRITE_KEYWORDS, Show, classify, parse_query
 from iceduck.sql.condition import Condition
 from iceduck.sql.parse import Statement
 from iceduck.sql.qualifiers import requalify_condition
 from iceduck.sql.statements import CreateNamespace, Delete, Insert, Merge, Update
+
+T = TypeVar("T")
 
 
 def test_every_write_keyword_has_a_parser() -> None:
@@ -133,4 +139,31 @@ def test_a_session_runs_queries_that_look_like_writes_as_queries(tmp_path: Path)
     assert con.execute("-- DELETE FROM db.t\nSELECT count(*) FROM db.t").fetchall() == [(1,)]
     assert con.execute("WITH d AS (SELECT 'UPDATE' AS merge) SELECT merge FROM d").fetchall() == [("UPDATE",)]
     assert con.execute("SHOW TABLES IN db").fetchall() == [("db", "t")]
+    con.close()
+
+
+def test_a_repeated_statement_and_its_condition_are_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    con.execute("CREATE TABLE db.t (id bigint, s string) USING iceberg")
+    con.execute("INSERT INTO db.t SELECT i, 'x' FROM range(10) r(i)")
+    parsed: list[str] = []
+
+    def counted(parse: Callable[[str], T]) -> Callable[[str], T]:
+        def run(text: str) -> T:
+            parsed.append(text)
+            return parse(text)
+
+        return run
+
+    monkeypatch.setattr(classify_module, "parse_statement", counted(classify_module.parse_statement))
+    monkeypatch.setattr(condition_module, "parse_condition", counted(condition_module.parse_condition))
+    for i in range(3):
+        assert con.execute("SELECT s FROM db.t WHERE id = ?", [i]).fetchall() == [("x",)]
+        con.execute("DELETE FROM db.t WHERE id = ?", [i])
+    assert parsed.count("SELECT s FROM db.t WHERE id = ?") == 1
+    assert parsed.count("id = $1") == 1
+    assert con.execute("SELECT count(*) FROM db.t").fetchall() == [(7,)]
     con.close()
