@@ -4,10 +4,12 @@ Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes th
 
 1. :meth:`Session.execute` splits the text into statements
    (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`.
-2. :func:`iceduck.sql.parse.parse_statement` normalises the text (``?`` -> ``$1``,
+2. :func:`iceduck.sql.classify.classify` reads the statement once, by the one parser its
+   leading keyword calls for: a write statement goes to its table operation
+   (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
+   :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
    ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
-   names its kind; :func:`iceduck.sql.parse.require_supported` refuses anything but
-   queries (``INSERT is not supported yet``).
+   names its kind (other kinds are refused by name: ``SET is not supported yet``).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
 4. :meth:`Session._source` resolves each one: :func:`iceduck.sql.references.resolve_name`
@@ -39,10 +41,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
@@ -66,17 +68,10 @@ from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
+from iceduck.sql.classify import Classified, Show, classify, parse_query
 from iceduck.sql.columns import names_used
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
-from iceduck.sql.parse import (
-    QUERY_KINDS,
-    Statement,
-    parse_show,
-    parse_statement,
-    require_supported,
-    require_valid_parameters,
-    split_statements,
-)
+from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.qualifiers import query_edits
 from iceduck.sql.references import (
@@ -89,8 +84,8 @@ from iceduck.sql.references import (
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.statements import WriteStatement
 
-#: statement kinds a session runs: queries, plus DESCRIBE of a table or query
-RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
+#: what a session's parsed-statement caches hold
+_Parsed = TypeVar("_Parsed")
 #: how many parsed statements a session keeps (by text)
 PARSED_STATEMENTS = 256
 #: DuckDB's own schemas and catalogs: dotted names under them are DuckDB's, not Iceberg's
@@ -165,8 +160,9 @@ class Session:
         self.timezone = str(self.database.execute("SELECT current_setting('TimeZone')").fetchone()[0])
         self._lock = threading.Lock()
         self._views = 0
-        self._statements: OrderedDict[str, Statement] = OrderedDict()
-        self._writes: OrderedDict[str, WriteStatement | None] = OrderedDict()
+        #: statements run, and queries inside write statements, parsed: by text
+        self._statements: OrderedDict[str, Classified] = OrderedDict()
+        self._queries: OrderedDict[str, Statement] = OrderedDict()
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Any] = set()
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
@@ -245,14 +241,11 @@ class Session:
         return max(done) if done else None
 
     def _run(self, duck: Any, text: str, params: Any) -> Result:
-        write = self._parse_write(text)
-        if write is not None:
-            return Result(duck, text, written=self._write(duck, write, params))
-        show = parse_show(text)
-        if show is not None:
-            return self._show(duck, text, *show)
-        statement = self._parse(text)
-        require_supported(statement, RUNNABLE_KINDS)
+        statement = self._parsed(self._statements, text, classify)
+        if isinstance(statement, Show):
+            return self._show(duck, text, statement.what, statement.namespace)
+        if not isinstance(statement, Statement):
+            return Result(duck, text, written=self._write(duck, statement, params))
         sources = self._prepare(statement, params, duck)
         sql = self._rewrite(statement, sources)
         scans = [
@@ -269,21 +262,6 @@ class Session:
                 raise
             raise translated from e
         return Result(duck, sql, scans)
-
-    def _parse_write(self, text: str) -> WriteStatement | None:
-        """``parse_write``, memoised by text like :meth:`_parse` (queries cache None)."""
-        with self._lock:
-            if text in self._writes:
-                self._writes.move_to_end(text)
-                return self._writes[text]
-        from iceduck.sql.ddl import parse_write  # the DDL/DML grammar loads on first use
-
-        statement = parse_write(text)
-        with self._lock:
-            self._writes[text] = statement
-            while len(self._writes) > PARSED_STATEMENTS:
-                self._writes.popitem(last=False)
-        return statement
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -306,10 +284,7 @@ class Session:
 
     def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
-        statement = self._parse(text)
-        require_supported(statement, QUERY_KINDS)
-        if statement.explain:
-            raise UserError("EXPLAIN cannot be part of a write statement")
+        statement = self._parsed(self._queries, text, parse_query)
         sources = self._prepare(statement, params, duck)
         return self._rewrite(statement, sources)
 
@@ -320,18 +295,21 @@ class Session:
         more = query_edits(statement.tree, refs, self.catalog.name)
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
-    def _parse(self, text: str) -> Statement:
-        """``parse_statement``, memoised by text (statements are never modified once parsed)."""
+    def _parsed(
+        self, cache: OrderedDict[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
+    ) -> _Parsed:
+        """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
+        modified), so a repeated statement, with new parameters, skips parsing."""
         with self._lock:
-            statement = self._statements.get(text)
+            statement = cache.get(text)
             if statement is not None:
-                self._statements.move_to_end(text)
+                cache.move_to_end(text)
                 return statement
-        statement = parse_statement(text)
+        statement = parse(text)
         with self._lock:
-            self._statements[text] = statement
-            while len(self._statements) > PARSED_STATEMENTS:
-                self._statements.popitem(last=False)
+            cache[text] = statement
+            while len(cache) > PARSED_STATEMENTS:
+                cache.popitem(last=False)
         return statement
 
     # -- resolving and planning ----------------------------------------------------------------

@@ -64,6 +64,7 @@ from iceduck.scan.tasks import FileScanTask
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation
+from iceduck.sql.condition import Condition
 from iceduck.sql.statements import Insert
 from iceduck.txn.snapshot import SnapshotChanges
 from iceduck.txn.validation import SERIALIZABLE, ConflictDetection
@@ -239,7 +240,7 @@ def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select:
     run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {select}")
     try:
         count = run_sql(ctx, f"SELECT count(*) FROM {quote_identifier(table)}")[0][0]
-        matches = find_matches(ctx, target, condition, alias)
+        matches = find_matches(ctx, target, Condition(condition), alias)
         addresses = unique_name("replaced")
         ctx.duck.register(addresses, matches.addresses)
         try:

@@ -203,7 +203,7 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
         ]
         items.append(f"CASE {CLAUSE} {' '.join(whens)} END AS {name}" if whens else f"NULL AS {name}")
     source = f"(SELECT *, true AS {SOURCE_PRESENT} FROM {stmt.source})"
-    relation = f"{scan.relation} AS {t} FULL OUTER JOIN {source} AS {s} ON {stmt.on}"
+    relation = f"{scan.relation} AS {t} FULL OUTER JOIN {source} AS {s} ON {stmt.on.text}"
     joined = f"SELECT {', '.join(items)} FROM {relation}"
     table = unique_name("merged")
     query = ctx.prepare_query(joined)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +37,9 @@ from iceduck.spec.expressions.strict_metrics import StrictMetricsEvaluator
 from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, POS_ID, ROW_ID_ID, Schema
 from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.sql.condition import Condition
 from iceduck.sql.filters import row_filter
+from iceduck.sql.parameters import parameters_used
 
 #: metadata column names the target relation carries besides the table's columns
 FILE, POS, ROW_ID, LAST_UPDATED = "_file", "_pos", "_row_id", "_last_updated_sequence_number"
@@ -148,12 +149,12 @@ def live_rows(ctx: OpContext, tasks: Sequence[FileScanTask]) -> int:
 def find_matches(
     ctx: OpContext,
     target: WriteTarget,
-    condition: str | None,
+    condition: Condition | None,
     alias: str,
     *,
     metadata_only: bool = True,
 ) -> Matches:
-    """The rows of the target that ``condition`` (DuckDB SQL over ``alias``) matches.
+    """The rows of the target that ``condition`` (over ``alias``) matches.
 
     No condition matches every row: every file goes whole. ``metadata_only`` allows
     settling whole files from partitions or metrics; without it every row is located
@@ -219,13 +220,13 @@ def data_files_by_path(ctx: OpContext, target: WriteTarget) -> dict[str, Any]:
 
 
 def _addresses(
-    ctx: OpContext, plan: ScanPlan, tasks: Sequence[FileScanTask], condition: str | None, alias: str
+    ctx: OpContext, plan: ScanPlan, tasks: Sequence[FileScanTask], condition: Condition | None, alias: str
 ) -> pa.Table:
     """``_file``, ``_pos`` of the rows of ``tasks`` where ``condition`` is true."""
     if not tasks:
         return pa.table({FILE: pa.array([], pa.string()), POS: pa.array([], pa.int64())})
     scan = register_target(ctx, restricted(plan, tasks), lineage=False, kind="match")
-    where = "" if condition is None else f" WHERE ({condition})"
+    where = "" if condition is None else f" WHERE ({condition.text})"
     sql = f"SELECT {FILE}, {POS} FROM {scan.relation} AS {quote_identifier(alias)}{where}"
     query = ctx.prepare_query(sql)
     return ctx.duck.sql(query, params=params_for(query, ctx.params)).to_arrow_table()
@@ -233,25 +234,12 @@ def _addresses(
 
 # -- running SQL with the statement's parameters ---------------------------------------------
 
-_PARAMETER = re.compile(r"\$([A-Za-z_0-9]+)")
-
 
 def params_for(sql: str, params: Any) -> Any:
-    """The statement's parameters that ``sql`` (a piece of the statement) uses.
-
-    DuckDB refuses parameters a text does not use, and pieces of one statement (its
-    WHERE, its SET values) use subsets of them: positional ones are passed by number
-    (``{"2": v}`` binds ``$2``), named ones by name.
-    """
-    if not params:
-        return None
-    used = set(_PARAMETER.findall(sql))
-    if not used:
-        return None
-    if isinstance(params, dict):
-        return {k: v for k, v in params.items() if k in used}
-    values = list(params)
-    return {n: values[int(n) - 1] for n in used if n.isdigit() and 0 < int(n) <= len(values)}
+    """The statement's parameters that ``sql`` (a piece of the statement) uses
+    (:func:`iceduck.sql.parameters.parameters_used`: found by the tokenizer, so never
+    inside a string literal or a comment)."""
+    return parameters_used(sql, params)
 
 
 def run_sql(ctx: OpContext, sql: str) -> list[tuple[Any, ...]]:

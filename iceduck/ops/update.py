@@ -39,6 +39,8 @@ from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
+from iceduck.sql.condition import Condition
+from iceduck.sql.filters import row_filter
 from iceduck.sql.qualifiers import requalify_update, table_qualifiers
 from iceduck.sql.statements import Update
 
@@ -52,14 +54,12 @@ def target_parts(target: WriteTarget) -> tuple[str, ...]:
 
 
 def implied_filter(
-    ctx: OpContext, target: WriteTarget, condition: str | None, alias: str
+    ctx: OpContext, target: WriteTarget, condition: Condition | None, alias: str
 ) -> BooleanExpression:
     """The Iceberg filter the condition implies on the target (pruning only: the rows are
     always tested by DuckDB); everything when it names other relations it cannot read."""
     if condition is None:
         return MATCH_ALL
-    from iceduck.sql.filters import row_filter
-
     try:
         implied, _ = row_filter(condition, target.table.metadata.schema(), ctx.params, ctx.timezone, alias)
     except (UserError, UnsupportedError):  # pruning is optional: read everything instead
@@ -100,7 +100,7 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
     items += [f"{a}.{ROW_ID} AS {RID}"] if lineage else []
     items += [f"{v} AS {n}" for v, n in zip(values, new_row_columns(len(values)), strict=True)]
     source = f"{scan.relation} AS {a}" + (f", {stmt.from_}" if stmt.from_ else "")
-    where = f" WHERE ({stmt.where})" if stmt.where else ""
+    where = f" WHERE ({stmt.where.text})" if stmt.where else ""
     table = unique_name("updated")
     query = ctx.prepare_query(f"SELECT {', '.join(items)} FROM {source}{where}")
     run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {query}")

@@ -1,8 +1,8 @@
 """DDL and DML text -> :mod:`iceduck.sql.statements` (the write path's parser).
 
-:func:`parse_write` is tried first on every statement the session runs: queries,
-EXPLAIN, SHOW, DESCRIBE... give ``None`` at once (one regular-expression match) and go
-to the read path. Everything else is read by a small recursive-descent grammar over
+:func:`iceduck.sql.classify.classify` sends a statement here when its leading keyword
+(:data:`STATEMENTS`) starts a write statement; queries, EXPLAIN, SHOW, DESCRIBE... never
+reach this module. A write statement is read by a small recursive-descent grammar over
 sqlglot's DuckDB tokens (:mod:`iceduck.sql.ddl_tokens`), because the forms users copy
 from Spark pipelines -- ``USING iceberg``, ``PARTITIONED BY (bucket(16, id))``, the
 Iceberg SQL extensions (``ADD PARTITION FIELD``, ``WRITE ORDERED BY``, ``CREATE
@@ -37,7 +37,7 @@ from iceduck.errors import UnsupportedError, UserError, ValidationError
 from iceduck.sql import ddl_alter, dml
 from iceduck.sql.ddl_terms import column_def, partition_terms, properties, sort_terms
 from iceduck.sql.ddl_tokens import Cursor, prepare, split_fused
-from iceduck.sql.parse import tokenize
+from iceduck.sql.parse import leading_word, tokenize
 from iceduck.sql.statements import (
     ColumnDef,
     CreateNamespace,
@@ -47,7 +47,6 @@ from iceduck.sql.statements import (
     WriteStatement,
 )
 
-_FIRST_WORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z_]+)", re.DOTALL)
 _WRITE_WORD = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
 _NAMESPACE_WORDS = frozenset({"NAMESPACE", "SCHEMA", "DATABASE"})
 FORMAT_VERSIONS = frozenset({"1", "2", "3"})
@@ -59,22 +58,33 @@ def parse_write(text: str) -> WriteStatement | None:
     Raises UserError for malformed statements and UnsupportedError naming the feature
     for valid but unsupported ones (views, other table providers, procedures...).
     """
-    m = _FIRST_WORD.match(text)
-    first = m[1].upper() if m else ""
-    if first == "CALL":
+    keyword = leading_word(text)
+    if keyword == "CALL":
         raise UnsupportedError("CALL procedures are not supported")
-    parser = _STATEMENTS.get(first)
-    if parser is None:
-        if first == "WITH" and _WRITE_WORD.search(text):
-            _refuse_leading_with(text)
+    if keyword == "WITH":
+        refuse_write_after_with(text)
+    if keyword not in STATEMENTS:
         return None
+    return parse_write_statement(text, keyword)
+
+
+def parse_write_statement(text: str, keyword: str) -> WriteStatement:
+    """The write statement ``text`` holds, whose leading keyword (one of :data:`STATEMENTS`)
+    the caller has read already."""
     normalised, backticks = prepare(text)
     tokens = split_fused(tokenize(normalised), normalised)
     c = Cursor(normalised, tokens, spark=backticks or is_spark_flavoured(Cursor(normalised, tokens)))
     c.next()
-    statement = parser(c)
+    statement = STATEMENTS[keyword](c)
     c.end()
     return statement
+
+
+def refuse_write_after_with(text: str) -> None:
+    """Refuse ``WITH c AS (...) INSERT ...`` (a statement starting with ``WITH``): DuckDB's
+    CTE-before-DML form has no statement here. A query mentioning the words passes."""
+    if _WRITE_WORD.search(text):
+        _refuse_leading_with(text)
 
 
 def _refuse_leading_with(text: str) -> None:
@@ -256,7 +266,8 @@ def _alter(c: Cursor) -> WriteStatement:
     raise UnsupportedError(f"ALTER {c.word() or c.near()} is not supported: only ALTER TABLE")
 
 
-_STATEMENTS: dict[str, Callable[[Cursor], WriteStatement]] = {
+#: leading keyword of a write statement -> its parser
+STATEMENTS: dict[str, Callable[[Cursor], WriteStatement]] = {
     "CREATE": _create,
     "REPLACE": _replace,
     "DROP": _drop,

@@ -2,7 +2,9 @@
 
 The query, conditions and values are the user's text, sliced from the normalised
 statement (``?`` already numbered ``$1``...; backquoted names double-quoted), for
-DuckDB to run later. Grammar (Spark's and DuckDB's spellings)::
+DuckDB to run later; a WHERE or ON condition is a
+:class:`~iceduck.sql.condition.Condition`, which also carries its parsed tree.
+Grammar (Spark's and DuckDB's spellings)::
 
     INSERT (INTO | OVERWRITE) [TABLE] t [PARTITION (c = v, ...)] [(col, ...)]
         [BY NAME | BY POSITION] <query | VALUES ...>
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.condition import Condition
 from iceduck.sql.ddl_tokens import Cursor
 from iceduck.sql.statements import (
     ColumnPath,
@@ -134,13 +137,13 @@ def _alias(c: Cursor) -> str | None:
     return c.identifier("an alias")
 
 
-def _where(c: Cursor) -> str | None:
+def _where(c: Cursor) -> Condition | None:
     if not c.accept("WHERE"):
         return None
     where = c.expression("a condition after WHERE", frozenset({"RETURNING"}))
     if c.at("RETURNING"):
         raise UnsupportedError("RETURNING is not supported")
-    return where
+    return Condition(where)
 
 
 def delete(c: Cursor) -> Delete:
@@ -207,7 +210,7 @@ def merge(c: Cursor) -> Merge:
         source = c.span(start, c.i)
     source_alias = _alias(c)
     c.expect("ON")
-    on = c.expression("the ON condition", frozenset({"WHEN"}))
+    on = Condition(c.expression("the ON condition", frozenset({"WHEN"})))
     clauses: list[MergeClause] = []
     qualifier = _qualifier(name, alias)
     while c.accept("WHEN"):

@@ -29,10 +29,8 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
 from sqlglot.optimizer.scope import build_scope
 
-from iceduck.errors import UserError
 from iceduck.spec.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
@@ -49,6 +47,7 @@ from iceduck.spec.expressions.predicates import (
     rewrite_not,
 )
 from iceduck.spec.schema import Schema
+from iceduck.sql.condition import Condition
 from iceduck.sql.literals import Kind
 from iceduck.sql.parse import DIALECT
 from iceduck.sql.predicates import Target, convert, weaken
@@ -58,7 +57,7 @@ _ANONYMOUS = "__iceduck_target__"
 
 
 def row_filter(
-    condition_sql: str,
+    condition: Condition,
     schema: Schema,
     params: Any,
     timezone: str,
@@ -66,7 +65,7 @@ def row_filter(
     *,
     other_sources: Sequence[str] = (),
 ) -> tuple[BooleanExpression, bool]:
-    """The Iceberg filter of ``condition_sql`` over a table of ``schema``, and whether it
+    """The Iceberg filter of ``condition`` over a table of ``schema``, and whether it
     is exact (see the module docstring).
 
     ``alias`` is the name the condition may qualify the table's columns with: the
@@ -77,22 +76,21 @@ def row_filter(
     ``id`` of a struct column ``s`` of the table.
     """
     sources = ", ".join(_quoted(name) for name in (alias or _ANONYMOUS, *other_sources))
-    try:
-        tree = sqlglot.parse_one(f"SELECT 1 FROM {sources} WHERE {condition_sql}", dialect=DIALECT)
-    except (ParseError, TokenError) as e:
-        raise UserError(f"cannot read the condition {condition_sql!r}: {e}") from e
+    # the condition's columns are bound in the scope of a query reading those sources
+    tree = sqlglot.parse_one(f"SELECT 1 FROM {sources}", dialect=DIALECT)
     assert isinstance(tree, exp.Select)
+    tree.set("where", exp.Where(this=condition.tree.copy()))
     scope = build_scope(tree)
     from_ = tree.args.get("from_") or tree.args.get("from")
     table = from_.this if from_ is not None else None
     if scope is None or not isinstance(table, exp.Table):
         return AlwaysTrue(), False
     target = Target(scope, {id(table): schema}, table, params, timezone)
-    condition = tree.args["where"].this
-    exact = _true(condition, target, negate=False)
+    condition_tree = tree.args["where"].this
+    exact = _true(condition_tree, target, negate=False)
     if exact is not None:
         return rewrite_not(exact), True
-    return rewrite_not(weaken(condition, target)), False
+    return rewrite_not(weaken(condition_tree, target)), False
 
 
 def _quoted(name: str) -> str:

@@ -36,6 +36,9 @@ from iceduck.errors import UnsupportedError, UserError
 
 DIALECT = DuckDB()
 
+#: the first word after leading white space and comments
+_LEADING_WORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z_]+)", re.DOTALL)
+
 #: sqlglot tokenizes EXPLAIN as a command swallowing the rest, so it is recognised textually
 _EXPLAIN = re.compile(
     r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\s+(?P<analyze>ANALYZE\s+)?", re.IGNORECASE | re.DOTALL
@@ -75,6 +78,14 @@ def tokenize(sql: str) -> list[Token]:
         return DIALECT.tokenize(sql)
     except TokenError as e:
         raise UserError(f"cannot read the SQL: {_clean(str(e))}") from e
+
+
+def leading_word(text: str) -> str:
+    """The statement's first word, upper-cased (comments skipped); ``""`` when it starts
+    otherwise (``(SELECT ...)``). What kind of statement the text is starts here
+    (:func:`iceduck.sql.classify.classify`)."""
+    m = _LEADING_WORD.match(text)
+    return m[1].upper() if m else ""
 
 
 def require_valid_unicode(text: str, what: str = "the SQL text") -> None:
@@ -248,30 +259,3 @@ def require_supported(statement: Statement, supported: frozenset[str]) -> None:
         if statement.explain:
             raise UnsupportedError(f"EXPLAIN {statement.kind} is not supported yet: only queries")
         raise UnsupportedError(f"{statement.kind} is not supported yet: iceduck runs queries (SELECT)")
-
-
-_SHOW = re.compile(
-    r"\s*SHOW\s+(?P<what>TABLES|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def parse_show(sql: str) -> tuple[str, tuple[str, ...] | None] | None:
-    """``SHOW TABLES [IN ns]`` -> ``("TABLES", ns)``; ``SHOW NAMESPACES [IN ns]`` (also
-    ``SCHEMAS``/``DATABASES``) -> ``("NAMESPACES", ns)``; None for any other statement.
-
-    sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``, and these list Iceberg
-    catalog contents, not DuckDB's, so they are read here.
-    """
-    m = _SHOW.fullmatch(sql)
-    if m is None:
-        return None
-    what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
-    if m["name"] is None:
-        return what, None
-    tokens = tokenize(m["name"])
-    names = [t.text for t in tokens if t.token_type is not TokenType.DOT]
-    dots = [t for t in tokens if t.token_type is TokenType.DOT]
-    if not names or len(dots) != len(names) - 1:
-        raise UserError(f"SHOW {what} IN takes a namespace name, got {m['name']!r}")
-    return what, tuple(names)

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from sqlglot import exp, parse_one
 from sqlglot.errors import ParseError, TokenError
 
+from iceduck.errors import UserError
+from iceduck.sql.condition import Condition
 from iceduck.sql.parse import DIALECT
 from iceduck.sql.references import TableRef
 from iceduck.sql.rewrite import quote_identifier, splice
@@ -63,18 +65,42 @@ def requalify(text: str, names: Sequence[Name], alias: str) -> str:
     """``text`` (a DuckDB expression) with each column starting with one of ``names`` (see
     :func:`qualifiers`) starting with the quoted ``alias`` instead. A text sqlglot cannot
     parse is returned unchanged: DuckDB then judges it as written."""
-    lowered = text.lower()
-    if not names or not any(q[0] in lowered for q in names):
+    if not _may_name(text, names):
         return text
     try:
         tree = parse_one(_PREFIX + text, read=DIALECT)
     except (ParseError, TokenError):
         return text
+    return _requalified(text, tree, names, alias, len(_PREFIX))
+
+
+def requalify_condition(condition: Condition, names: Sequence[Name], alias: str) -> Condition:
+    """:func:`requalify` of a condition, reading the tree it carries; the same condition
+    when nothing changes (or sqlglot cannot read it: DuckDB then judges it as written)."""
+    if not _may_name(condition.text, names):
+        return condition
+    try:
+        tree = condition.tree
+    except UserError:
+        return condition
+    text = _requalified(condition.text, tree, names, alias, 0)
+    return condition if text == condition.text else Condition(text)
+
+
+def _may_name(text: str, names: Sequence[Name]) -> bool:
+    """Whether ``text`` may hold one of ``names`` (a cheap test before reading a tree)."""
+    lowered = text.lower()
+    return bool(names) and any(q[0] in lowered for q in names)
+
+
+def _requalified(text: str, tree: exp.Expr, names: Sequence[Name], alias: str, shift: int) -> str:
+    """``text``, whose tree is ``tree`` (spans ``shift`` characters after the text's), with
+    its columns qualified by ``names`` qualified by ``alias`` instead."""
     edits = []
     for column in tree.find_all(exp.Column):
         span = _qualifier_span(column.parts, names)
         if span is not None:
-            edits.append(((span[0] - len(_PREFIX), span[1] - len(_PREFIX)), quote_identifier(alias)))
+            edits.append(((span[0] - shift, span[1] - shift), quote_identifier(alias)))
     return splice(text, edits) if edits else text
 
 
@@ -127,8 +153,8 @@ def _assignments(
     return tuple((strip_qualifier(p, names), requalify(value, names, alias)) for p, value in assignments)
 
 
-def _optional(text: str | None, names: Sequence[Name], alias: str) -> str | None:
-    return None if text is None else requalify(text, names, alias)
+def _optional(condition: Condition | None, names: Sequence[Name], alias: str) -> Condition | None:
+    return None if condition is None else requalify_condition(condition, names, alias)
 
 
 def requalify_delete(stmt: Delete, names: Sequence[Name], alias: str) -> Delete:
@@ -155,6 +181,8 @@ def requalify_merge(
     def both(text: str) -> str:
         return requalify(requalify(text, target, target_alias), source, source_alias)
 
+    on = requalify_condition(requalify_condition(stmt.on, target, target_alias), source, source_alias)
+
     def clause(c: MergeClause) -> MergeClause:
         return dataclasses.replace(
             c,
@@ -163,4 +191,4 @@ def requalify_merge(
             insert_values=tuple(both(v) for v in c.insert_values),
         )
 
-    return dataclasses.replace(stmt, on=both(stmt.on), clauses=tuple(clause(c) for c in stmt.clauses))
+    return dataclasses.replace(stmt, on=on, clauses=tuple(clause(c) for c in stmt.clauses))

@@ -3,9 +3,12 @@
 The SQL layer (the only sqlglot importer) turns the text of a CREATE/ALTER/INSERT/
 DELETE/... statement into one of these frozen dataclasses; the table operations of
 :mod:`iceduck.ops` execute them and never see sqlglot. Expressions that DuckDB evaluates
-(a WHERE condition, a SET value, a query) travel as *DuckDB SQL text* in the user's
-spelling, with ``$1``-style parameters as in :mod:`iceduck.sql.parse`, and may still name
-Iceberg tables: the session resolves those when it runs the text.
+(a SET value, a query) travel as *DuckDB SQL text* in the user's spelling, with
+``$1``-style parameters as in :mod:`iceduck.sql.parse`, and may still name Iceberg
+tables: the session resolves those when it runs the text. The conditions iceduck reads
+too -- a DELETE's or UPDATE's WHERE, a MERGE's ON -- are a
+:class:`~iceduck.sql.condition.Condition`: that text with its parsed tree, which the SQL
+layer turns into an Iceberg row filter (:func:`iceduck.sql.filters.row_filter`).
 
 Names are tuples of their dotted parts exactly as written (``("db", "t",
 "branch_dev")``); which parts name the table and which a branch is decided by the
@@ -24,6 +27,7 @@ from typing import Any
 from iceduck.spec.sort import NullOrder, SortDirection
 from iceduck.spec.transforms import Transform
 from iceduck.spec.types import IcebergType
+from iceduck.sql.condition import Condition
 
 Name = tuple[str, ...]
 ColumnPath = tuple[str, ...]
@@ -158,11 +162,11 @@ class Insert:
 
 @dataclass(frozen=True)
 class Delete:
-    """DELETE FROM name [AS alias] [WHERE condition] (condition: DuckDB SQL text)."""
+    """DELETE FROM name [AS alias] [WHERE condition]."""
 
     name: Name
     alias: str | None = None
-    where: str | None = None
+    where: Condition | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,7 @@ class Update:
     name: Name
     assignments: tuple[tuple[ColumnPath, str], ...]
     alias: str | None = None
-    where: str | None = None
+    where: Condition | None = None
     #: DuckDB SQL text of the FROM clause's relations (``UPDATE ... FROM``), if any
     from_: str | None = None
 
@@ -217,7 +221,7 @@ class Merge:
 
     name: Name
     source: str
-    on: str
+    on: Condition
     clauses: tuple[MergeClause, ...]
     alias: str | None = None
     source_alias: str | None = None

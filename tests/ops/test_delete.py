@@ -11,6 +11,7 @@ import iceduck
 from iceduck.errors import CommitConflictError, ValidationError
 from iceduck.ops.row_delete import delete
 from iceduck.resolution import resolve_target
+from iceduck.sql.condition import Condition
 from iceduck.sql.statements import Delete
 from tests.ops.conftest import LAYOUTS, create_events
 from tests.ops.harness import Pair
@@ -139,7 +140,7 @@ def test_conflicting_delete_fails_and_cleans_up(pair: Pair, tmp_path: Path, vers
     duck = loser.database.cursor()
     ctx = pair.ice.context(duck, resolve_target=lambda parts: stale)
     with pytest.raises((CommitConflictError, ValidationError), match="no longer in branch main"):
-        delete(ctx, Delete(("ns", "t"), where="id IN (1, 2)"))
+        delete(ctx, Delete(("ns", "t"), where=Condition("id IN (1, 2)")))
     duck.close()
     assert set(data.rglob("*")) == before
     assert pair.ice.fetch(f"SELECT * FROM {t}") == [(1, "only", "a", 1.0)]

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.condition import Condition
 from iceduck.sql.ddl import parse_write
 from iceduck.sql.statements import (
     Delete,
@@ -69,19 +70,21 @@ def test_insert_forms(sql: str, expected: Insert) -> None:
 def test_delete_and_truncate() -> None:
     assert parse_write("DELETE FROM db.t") == Delete(T)
     assert parse_write("DELETE FROM db.t WHERE id = ? AND data <> 'x'") == Delete(
-        T, None, "id = $1 AND data <> 'x'"
+        T, None, Condition("id = $1 AND data <> 'x'")
     )
     assert parse_write("DELETE FROM db.t AS x WHERE x.id IN (SELECT id FROM s)") == Delete(
-        T, "x", "x.id IN (SELECT id FROM s)"
+        T, "x", Condition("x.id IN (SELECT id FROM s)")
     )
-    assert parse_write("DELETE FROM `db`.`t` y WHERE `y`.`a b` = 1") == Delete(T, "y", '"y"."a b" = 1')
+    assert parse_write("DELETE FROM `db`.`t` y WHERE `y`.`a b` = 1") == Delete(
+        T, "y", Condition('"y"."a b" = 1')
+    )
     assert parse_write("TRUNCATE TABLE db.t") == Delete(T)
     assert parse_write("TRUNCATE db.t") == Delete(T)
 
 
 def test_update() -> None:
     assert parse_write("UPDATE db.t SET a = a + 1, b = 'x' WHERE id = 3") == Update(
-        T, ((("a",), "a + 1"), (("b",), "'x'")), where="id = 3"
+        T, ((("a",), "a + 1"), (("b",), "'x'")), where=Condition("id = 3")
     )
     assert parse_write(
         "UPDATE db.t AS x SET x.v = CASE WHEN x.v > 1 THEN 2 ELSE f(x.v, 3) END, p.y = s.y "
@@ -90,7 +93,7 @@ def test_update() -> None:
         T,
         ((("v",), "CASE WHEN x.v > 1 THEN 2 ELSE f(x.v, 3) END"), (("p", "y"), "s.y")),
         alias="x",
-        where="x.id = s.id",
+        where=Condition("x.id = s.id"),
         from_="src s",
     )
     # without an alias the table's own name qualifies
@@ -113,7 +116,7 @@ def test_merge_spark_form() -> None:
     assert parse_write(sql) == Merge(
         T,
         "(SELECT * FROM updates WHERE x = $1)",
-        "t.id = s.id",
+        Condition("t.id = s.id"),
         (
             MergeClause(MergeMatch.MATCHED, MergeAction.DELETE, "s.op = 'delete'"),
             MergeClause(
@@ -154,7 +157,7 @@ def test_merge_duckdb_form_and_plain_source() -> None:
     assert parse_write(sql) == Merge(
         T,
         "db.src",
-        "(t.id = s.id AND CASE WHEN s.x THEN 1 ELSE 0 END = 1)",
+        Condition("(t.id = s.id AND CASE WHEN s.x THEN 1 ELSE 0 END = 1)"),
         (
             MergeClause(MergeMatch.MATCHED, MergeAction.UPDATE_ALL),
             MergeClause(MergeMatch.NOT_MATCHED, MergeAction.INSERT_ALL),

@@ -15,6 +15,7 @@ from iceduck.errors import UserError
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import AlwaysFalse, AlwaysTrue
 from iceduck.spec.expressions.row_evaluator import compile_row_filter
+from iceduck.sql.condition import Condition
 from iceduck.sql.ddl import parse_write
 from iceduck.sql.filters import row_filter
 from iceduck.sql.statements import Delete
@@ -45,7 +46,7 @@ MORE_WHERES = [
 
 
 def filter_of(where: str, params: Any = None) -> tuple[Any, bool]:
-    return row_filter(where, SCHEMA, params, "UTC", "t")
+    return row_filter(Condition(where), SCHEMA, params, "UTC", "t")
 
 
 @pytest.mark.parametrize("where", WHERES + MORE_WHERES)
@@ -85,10 +86,10 @@ def test_filters(where: str, expected: str, exact: bool) -> None:
 
 
 def test_alias_and_table_name_qualify_columns() -> None:
-    assert str(row_filter("x.id = 1", SCHEMA, None, "UTC", "x")[0]) == "id == 1"
-    assert row_filter("y.id = 1", SCHEMA, None, "UTC", "x") == (AlwaysTrue(), False)
-    assert str(row_filter("id = 1", SCHEMA, None, "UTC")[0]) == "id == 1"
-    assert row_filter("false", SCHEMA, None, "UTC") == (AlwaysFalse(), True)
+    assert str(row_filter(Condition("x.id = 1"), SCHEMA, None, "UTC", "x")[0]) == "id == 1"
+    assert row_filter(Condition("y.id = 1"), SCHEMA, None, "UTC", "x") == (AlwaysTrue(), False)
+    assert str(row_filter(Condition("id = 1"), SCHEMA, None, "UTC")[0]) == "id == 1"
+    assert row_filter(Condition("false"), SCHEMA, None, "UTC") == (AlwaysFalse(), True)
 
 
 def test_parsed_delete_feeds_row_filter() -> None:
@@ -100,11 +101,15 @@ def test_parsed_delete_feeds_row_filter() -> None:
 
 def test_malformed_condition() -> None:
     with pytest.raises(UserError, match="cannot read the condition"):
-        row_filter("id = = 1", SCHEMA, None, "UTC")
+        row_filter(Condition("id = = 1"), SCHEMA, None, "UTC")
 
 
 def test_other_sources_are_not_struct_columns() -> None:
     # SCHEMA has a struct column `s` with a field `a`
-    assert str(row_filter("s.a = 1", SCHEMA, None, "UTC", "t")[0]) == "(not_null(s.a) and s.a == 1)"
-    found, exact = row_filter("s.a = 1 AND t.id = 2", SCHEMA, None, "UTC", "t", other_sources=["s"])
+    assert (
+        str(row_filter(Condition("s.a = 1"), SCHEMA, None, "UTC", "t")[0]) == "(not_null(s.a) and s.a == 1)"
+    )
+    found, exact = row_filter(
+        Condition("s.a = 1 AND t.id = 2"), SCHEMA, None, "UTC", "t", other_sources=["s"]
+    )
     assert (str(found), exact) == ("id == 2", False)

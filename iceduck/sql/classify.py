@@ -1,0 +1,117 @@
+"""One statement's text -> what it is, read once: a query, a SHOW, or a write statement.
+
+The session hands every statement it runs to :func:`classify`. The leading keyword
+(:func:`iceduck.sql.parse.leading_word`, comments skipped) decides which one reader gets
+the text, so each statement is parsed by exactly one parser:
+
+* ``CREATE``, ``DROP``, ``ALTER``, ``INSERT``, ``DELETE``, ``UPDATE``, ``MERGE``...: the
+  DDL/DML grammar of :mod:`iceduck.sql.ddl` (loaded on first use, so a session that only
+  reads never loads it), giving a :mod:`iceduck.sql.statements` object;
+* ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
+  not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
+* anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
+  :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``;
+  other kinds are refused by name (``SET is not supported yet``).
+
+A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is
+read by :func:`parse_query`, which accepts queries only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot.tokens import TokenType
+
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.parse import (
+    QUERY_KINDS,
+    Statement,
+    leading_word,
+    parse_statement,
+    require_supported,
+    tokenize,
+)
+from iceduck.sql.statements import WriteStatement
+
+#: statement kinds a session runs through sqlglot: queries, plus DESCRIBE of a table or query
+RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
+
+#: leading keywords of the write statements :mod:`iceduck.sql.ddl` reads
+WRITE_KEYWORDS = frozenset(
+    {"CREATE", "REPLACE", "DROP", "ALTER", "INSERT", "DELETE", "UPDATE", "MERGE", "TRUNCATE"}
+)
+
+
+@dataclass(frozen=True)
+class Show:
+    """``SHOW TABLES [IN ns]`` (``what`` ``TABLES``) or ``SHOW NAMESPACES|SCHEMAS|DATABASES
+    [IN ns]`` (``what`` ``NAMESPACES``); ``namespace`` None lists everything."""
+
+    what: str
+    namespace: tuple[str, ...] | None = None
+
+
+#: what a statement the session runs is
+Classified = Statement | Show | WriteStatement
+
+
+def classify(text: str) -> Classified:
+    """The statement ``text`` holds (one statement, no ``;`` separators), read by the one
+    parser its leading keyword calls for (see the module docstring).
+
+    Raises UserError for malformed statements and UnsupportedError, naming the statement
+    or the feature, for ones iceduck does not run.
+    """
+    keyword = leading_word(text)
+    if keyword == "CALL":
+        raise UnsupportedError("CALL procedures are not supported")
+    if keyword in WRITE_KEYWORDS:
+        from iceduck.sql.ddl import parse_write_statement  # the DDL/DML grammar loads on first use
+
+        return parse_write_statement(text, keyword)
+    if keyword == "WITH":
+        from iceduck.sql.ddl import refuse_write_after_with
+
+        refuse_write_after_with(text)
+    elif keyword == "SHOW":
+        show = parse_show(text)
+        if show is not None:
+            return show
+    statement = parse_statement(text)
+    require_supported(statement, RUNNABLE_KINDS)
+    return statement
+
+
+def parse_query(text: str) -> Statement:
+    """A query that is part of a write statement; anything else is refused."""
+    statement = parse_statement(text)
+    require_supported(statement, QUERY_KINDS)
+    if statement.explain:
+        raise UserError("EXPLAIN cannot be part of a write statement")
+    return statement
+
+
+_SHOW = re.compile(
+    r"\s*SHOW\s+(?P<what>TABLES|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def parse_show(sql: str) -> Show | None:
+    """``SHOW TABLES [IN ns]`` -> ``Show("TABLES", ns)``; ``SHOW NAMESPACES [IN ns]`` (also
+    ``SCHEMAS``/``DATABASES``) -> ``Show("NAMESPACES", ns)``; None for any other statement
+    (which sqlglot then reads, and the session refuses by name)."""
+    m = _SHOW.fullmatch(sql)
+    if m is None:
+        return None
+    what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
+    if m["name"] is None:
+        return Show(what)
+    tokens = tokenize(m["name"])
+    names = [t.text for t in tokens if t.token_type is not TokenType.DOT]
+    dots = [t for t in tokens if t.token_type is TokenType.DOT]
+    if not names or len(dots) != len(names) - 1:
+        raise UserError(f"SHOW {what} IN takes a namespace name, got {m['name']!r}")
+    return Show(what, tuple(names))
