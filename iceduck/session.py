@@ -42,14 +42,17 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
-from iceduck.engine.connection import open_database
+from iceduck.engine import connection as engine
+from iceduck.engine import queries
+from iceduck.engine.errors import duckdb_call, translate_duckdb_error
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
+from iceduck.engine.results import StatementRows
 from iceduck.errors import (
     NotFoundError,
     UserError,
@@ -57,7 +60,7 @@ from iceduck.errors import (
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
-from iceduck.result import Result, duckdb_call, statement_errors, translate_duckdb_error
+from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
@@ -88,6 +91,9 @@ from iceduck.sql.references import (
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.statements import WriteStatement
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: statement kinds a session runs: queries, plus DESCRIBE of a table or query
 RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
@@ -161,14 +167,14 @@ class Session:
             else ManifestCache(max_entries=_positive(manifest_cache_entries, "manifest_cache_entries"))
         )
         self.metadata_files = MetadataCache()
-        self.database = open_database()
-        self.timezone = str(self.database.execute("SELECT current_setting('TimeZone')").fetchone()[0])
+        self.database = engine.open_database()
+        self.timezone = engine.time_zone(self.database)
         self._lock = threading.Lock()
         self._views = 0
         self._statements: OrderedDict[str, Statement] = OrderedDict()
         self._writes: OrderedDict[str, WriteStatement | None] = OrderedDict()
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
-        self._running: set[Any] = set()
+        self._running: set[Duck] = set()
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
@@ -176,7 +182,7 @@ class Session:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.database.close()
+            engine.close(self.database)
             close = getattr(self.catalog, "close", None)
             if close is not None:
                 close()
@@ -202,15 +208,15 @@ class Session:
 
     def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
         """Run one statement (see the module docstring)."""
-        duck = self.database.cursor()
+        duck = engine.open_cursor(self.database)
         with self._lock:
             self._running.add(duck)
         try:
-            if self.track_progress:  # per DuckDB connection; printing stays off (the caller shows it)
-                duck.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+            if self.track_progress:
+                engine.track_progress(duck)
             return duckdb_call(self._run, duck, text, parameters, con=duck)
         except BaseException:
-            duck.close()
+            engine.close(duck)
             raise
         finally:
             with self._lock:
@@ -225,29 +231,19 @@ class Session:
         with self._lock:
             running = list(self._running)
         for duck in running:
-            try:
-                duck.interrupt()
-            except Exception:  # it finished and closed meanwhile: nothing left to stop
-                pass
+            engine.interrupt(duck)
 
     def progress(self) -> float | None:
         """Percent done of the running statement DuckDB tracks (``track_progress``); None if unknown."""
         with self._lock:
             running = list(self._running)
-        done: list[float] = []
-        for duck in running:
-            try:
-                value = float(duck.query_progress())
-            except Exception:  # finished and closed meanwhile
-                continue
-            if value >= 0:
-                done.append(value)
+        done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
         return max(done) if done else None
 
-    def _run(self, duck: Any, text: str, params: Any) -> Result:
+    def _run(self, duck: Duck, text: str, params: Any) -> Result:
         write = self._parse_write(text)
         if write is not None:
-            return Result(duck, text, written=self._write(duck, write, params))
+            return Result(StatementRows(duck), text, written=self._write(duck, write, params))
         show = parse_show(text)
         if show is not None:
             return self._show(duck, text, *show)
@@ -261,14 +257,14 @@ class Session:
         try:
             if statement.explain:
                 return self._explain(duck, statement, sql, params, sources, scans)
-            duck.execute(sql, _duck_params(params))
+            queries.run(duck, sql, queries.duck_params(params))
         except Exception as e:
             views = {s.view: s.ref.display for s in sources}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
             raise translated from e
-        return Result(duck, sql, scans)
+        return Result(StatementRows(duck), sql, scans)
 
     def _parse_write(self, text: str) -> WriteStatement | None:
         """``parse_write``, memoised by text like :meth:`_parse` (queries cache None)."""
@@ -287,24 +283,24 @@ class Session:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def op_context(self, duck: Any, params: Any) -> OpContext:
+    def op_context(self, duck: Duck, params: Any) -> OpContext:
         """What a table operation gets to run one write statement on ``duck``."""
         return OpContext(
             catalog=self.catalog,
             manifests=self.manifests,
             duck=duck,
-            params=_duck_params(params),
+            params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params),
             resolve_target=lambda parts: resolve_target(self.catalog, parts),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts),
         )
 
-    def _write(self, duck: Any, statement: WriteStatement, params: Any) -> OpResult:
+    def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
         """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
         return dispatch.execute(self.op_context(duck, params), statement)
 
-    def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
+    def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
         statement = self._parse(text)
         require_supported(statement, QUERY_KINDS)
@@ -336,11 +332,11 @@ class Session:
 
     # -- resolving and planning ----------------------------------------------------------------
 
-    def _prepare(self, statement: Statement, params: Any, duck: Any) -> list[_Source]:
+    def _prepare(self, statement: Statement, params: Any, duck: Duck) -> list[_Source]:
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources = [
             s
-            for ref in table_refs(statement, self.timezone, params, lambda text: _epoch_ms(duck, text))
+            for ref in table_refs(statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text))
             if (s := self._source(ref, loaded)) is not None
         ]
         data = [s for s in sources if s.metadata_table is None]
@@ -393,7 +389,7 @@ class Session:
             self._views += 1
             return f"__iceduck_{self._views}"
 
-    def _register_metadata_table(self, duck: Any, source: _Source) -> None:
+    def _register_metadata_table(self, duck: Duck, source: _Source) -> None:
         assert source.metadata_table is not None
         snapshot_id = source.target.snapshot_id if source.time_travel else None
         table = metadata_table(
@@ -405,7 +401,7 @@ class Session:
         )
         source.view = self._view_name()
         source.rows = table.num_rows
-        duck.register(source.view, table)
+        queries.register_arrow(duck, source.view, table)
         source.relation = quote_identifier(source.view)
 
     def _source(self, ref: TableRef, loaded: dict[TableIdentifier, LoadedTable]) -> _Source | None:
@@ -464,7 +460,7 @@ class Session:
 
     def _explain(
         self,
-        duck: Any,
+        duck: Duck,
         statement: Statement,
         sql: str,
         params: Any,
@@ -482,25 +478,24 @@ class Session:
         if not lines:
             lines.append("no Iceberg tables in this query")
         keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
-        for _, plan in duck.execute(keyword + sql, _duck_params(params)).fetchall():
+        for plan in queries.explain(duck, keyword + sql, queries.duck_params(params)):
             lines.append("DuckDB plan:")
-            lines.extend("  " + line for line in str(plan).rstrip().splitlines())
-        duck.execute("SELECT unnest($1::VARCHAR[]) AS explain", [lines])
-        return Result(duck, keyword + sql, scans)
+            lines.extend("  " + line for line in plan.rstrip().splitlines())
+        queries.select_lists(duck, {"explain": lines})
+        return Result(StatementRows(duck), keyword + sql, scans)
 
-    def _show(self, duck: Any, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
+    def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":
             parent = namespace or ()
             names = [".".join(ns) for ns in self.catalog.list_namespaces(parent)]
-            duck.execute("SELECT unnest($1::VARCHAR[]) AS namespace", [names])
-            return Result(duck, text)
+            queries.select_lists(duck, {"namespace": names})
+            return Result(StatementRows(duck), text)
         spaces = [namespace] if namespace is not None else _all_namespaces(self.catalog)
         tables = [t for ns in spaces for t in self.catalog.list_tables(ns)]
-        duck.execute(
-            "SELECT unnest($1::VARCHAR[]) AS namespace, unnest($2::VARCHAR[]) AS name",
-            [[".".join(t.namespace) for t in tables], [t.name for t in tables]],
+        queries.select_lists(
+            duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
         )
-        return Result(duck, text)
+        return Result(StatementRows(duck), text)
 
 
 def _scan_columns(
@@ -535,22 +530,7 @@ def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
     return found
 
 
-def _epoch_ms(duck: Any, expression: str) -> int | None:
-    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
-    row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
-    return None if row is None or row[0] is None else int(row[0])
-
-
 def _positive(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UserError(f"{name} must be a positive integer, not {value!r}")
     return value
-
-
-def _duck_params(params: Any) -> Any:
-    """Parameters as DuckDB takes them (``$1`` numbering keeps positional lists as they are)."""
-    if params is None:
-        return None
-    if isinstance(params, dict):
-        return params
-    return list(params)
