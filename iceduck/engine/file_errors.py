@@ -29,13 +29,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.errors import CorruptDataError, IceduckError, StorageError
 from iceduck.io import fileio
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: a quoted absolute path in a DuckDB message: "...", '...', or \"...\" inside JSON details
 _QUOTED_PATH = re.compile(r"""\\?["'](/[^"'\\\n]+)\\?["']""")
@@ -81,7 +84,7 @@ def error_message(error: Exception) -> str:
     return _CONTROL.sub(lambda m: " " if m[0] in "\n\t" else f"\\x{ord(m[0]):02x}", head)
 
 
-def file_error(con: Any, error: Exception, files: Sequence[str]) -> IceduckError | None:
+def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckError | None:
     """The iceduck error for a DuckDB ``error`` raised while reading or writing ``files``
     (local paths) on ``con``; None when it is not about a file (a wrong query stays what
     DuckDB said)."""
@@ -107,7 +110,7 @@ def file_error(con: Any, error: Exception, files: Sequence[str]) -> IceduckError
     return CorruptDataError(f"cannot read the file: {problem}", path)
 
 
-def statement_file_error(con: Any, error: Exception) -> IceduckError | None:
+def statement_file_error(con: Duck, error: Exception) -> IceduckError | None:
     """:func:`file_error` over the files the scans attached to cursor ``con`` read (looked
     up only for the exception classes a file problem comes as)."""
     if type(error).__name__ not in _FILE_KINDS:
@@ -123,7 +126,7 @@ def _mark_probed(error: Exception) -> None:
 
 
 @contextmanager
-def reading_files(con: Any, files: Sequence[str]) -> Iterator[None]:
+def reading_files(con: Duck, files: Sequence[str]) -> Iterator[None]:
     """Run DuckDB reads of ``files`` (local paths), raising DuckDB's errors about them as
     :func:`file_error` says."""
     try:
@@ -135,7 +138,7 @@ def reading_files(con: Any, files: Sequence[str]) -> Iterator[None]:
         raise translated from e
 
 
-def scan_files(con: Any) -> list[str]:
+def scan_files(con: Duck) -> list[str]:
     """The data and equality-delete files the scans attached to cursor ``con`` read."""
     try:
         names = con.execute("SELECT name FROM duckdb_variables() ORDER BY name").fetchall()
@@ -151,7 +154,7 @@ def scan_files(con: Any) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-def find_damaged(con: Any, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:
+def find_damaged(con: Duck, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:
     """(path, DuckDB's message) of the first Parquet file among ``paths`` that DuckDB cannot
     read through, footer and every page; None if all read (or the budget ran out first)."""
     spent = 0

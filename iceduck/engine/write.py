@@ -49,7 +49,7 @@ import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow.parquet as pq
@@ -86,6 +86,9 @@ from iceduck.spec.types import (
     UnknownType,
 )
 
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
+
 #: Java's codec names -> DuckDB's (Java's ``lz4`` is Hadoop LZ4; DuckDB writes LZ4_RAW, which
 #: parquet-mr reads)
 _CODECS = {
@@ -118,7 +121,7 @@ class FileTarget:
 
 
 def write_data_files(
-    con: Any, query_sql: str, target: FileTarget, *, params: Any = None, row_lineage: bool = False
+    con: Duck, query_sql: str, target: FileTarget, *, params: Any = None, row_lineage: bool = False
 ) -> list[DataFile]:
     """Write the rows of ``query_sql`` (the schema's top-level columns in order, plus
     ``_row_id`` and ``_last_updated_sequence_number`` with ``row_lineage``) as data files of
@@ -181,7 +184,7 @@ def _key_tuple(written: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...]
 
 
 def _resolve_digest_keys(
-    con: Any, target: FileTarget, written: Sequence[Mapping[str, Any]]
+    con: Duck, target: FileTarget, written: Sequence[Mapping[str, Any]]
 ) -> dict[tuple, dict[str, str | None]]:
     """For each partition whose keys include a digest key (a long string or binary value,
     :func:`partition_sql.partition_key_sql`), the keys with every value spelled out, read
@@ -255,7 +258,7 @@ def _bytes_partition_fields(target: FileTarget) -> list[tuple[int, str, str]]:
 
 
 def _place_file(
-    con: Any,
+    con: Duck,
     target: FileTarget,
     written: Mapping[str, Any],
     partition: tuple,
@@ -288,7 +291,7 @@ def _place_file(
 
 
 def _sorted_copy(
-    con: Any, source: str, final: str, order: str, target: FileTarget, fields: list[NestedField]
+    con: Duck, source: str, final: str, order: str, target: FileTarget, fields: list[NestedField]
 ) -> dict[str, Any]:
     """Rewrite one written file in the sort order; DuckDB's statistics of the new file."""
     options = _copy_options(target, fields, [], roll=False)
@@ -296,7 +299,9 @@ def _sorted_copy(
     select = f"SELECT * FROM read_parquet({quote_string(source)}, hive_partitioning = false){order}"
     cursor = con.execute(f"COPY ({select}) TO {quote_string(final)} ({options})")
     columns = [d[0] for d in cursor.description]
-    row = dict(zip(columns, cursor.fetchone(), strict=True))
+    stats = cursor.fetchone()
+    assert stats is not None  # COPY reports one row per file it wrote
+    row = dict(zip(columns, stats, strict=True))
     return row["column_statistics"] or {}
 
 
@@ -502,7 +507,7 @@ def _duckdb_message(text: str) -> str:
 
 
 def _write_error(
-    con: Any, error: Exception, query_sql: str, params: Any, target: FileTarget, width: int
+    con: Duck, error: Exception, query_sql: str, params: Any, target: FileTarget, width: int
 ) -> Exception:
     """The error to raise for a failed COPY: our own checks and cast failures name the column;
     the storage refusing (disk full, read-only, permissions, size limit, name too long) is a
