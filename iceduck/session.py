@@ -1,13 +1,15 @@
 """A session: one catalog, one manifest cache, one DuckDB database; runs statements.
 
-Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
+Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
 
 1. :meth:`Session.execute` splits the text into statements
-   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`.
-2. :func:`iceduck.sql.parse.parse_statement` normalises the text (``?`` -> ``$1``,
-   ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
-   names its kind; :func:`iceduck.sql.parse.require_supported` refuses anything but
-   queries (``INSERT is not supported yet``).
+   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`,
+   on a DuckDB cursor of its own (:func:`iceduck.engine.connection.open_cursor`).
+2. A write statement goes the write path below; ``SHOW`` is answered from the catalog.
+   Anything else, :func:`iceduck.sql.parse.parse_statement` normalises (``?`` -> ``$1``,
+   ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses with sqlglot's DuckDB dialect and
+   names its kind; :func:`iceduck.sql.parse.require_supported` refuses kinds iceduck does
+   not run (``CREATE VIEW``...).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
 4. :meth:`Session._source` resolves each one: :func:`iceduck.sql.references.resolve_name`
@@ -20,17 +22,34 @@ Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes th
    session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
    and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
 7. :func:`iceduck.engine.read.scan_sql` writes the DuckDB SELECT reading the plan's files
-   with deletes applied (:func:`iceduck.engine.read.attach_scan` registers what it needs on the cursor); a
-   metadata table is registered as an Arrow table.
+   with deletes applied (:func:`iceduck.engine.read.attach_scan` sets what it needs on the
+   cursor); a metadata table is registered as an Arrow table.
 8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
    each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
    view, which DuckDB would bind twice (a millisecond on a point query).
-9. DuckDB runs the rewritten text with the parameters; the :class:`~iceduck.result.Result` reads its rows.
-   ``EXPLAIN`` instead returns :func:`iceduck.sql.explain.explain_scan` lines followed by
-   DuckDB's plan.
+9. DuckDB runs the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
+   the :class:`~iceduck.result.Result` reads its rows through the engine
+   (:class:`~iceduck.engine.results.StatementRows`). ``EXPLAIN`` instead returns
+   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan.
 
-Each statement runs on a fresh DuckDB cursor of the session's database: registered Arrow
-tables, variables and views live per DuckDB connection, so a statement's objects vanish
+Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
+
+1. :func:`iceduck.sql.ddl.parse_write` reads the text into a typed statement
+   (:mod:`iceduck.sql.statements`: DDL, INSERT, DELETE, UPDATE, MERGE, ALTER...).
+2. :func:`iceduck.ops.dispatch.execute` hands it to its table operation with an
+   :class:`~iceduck.ops.context.OpContext`: the catalog, the manifest cache, the cursor, and
+   ``prepare_query``, which plans and attaches the Iceberg tables a query inside the
+   statement reads (steps 3-8 above).
+3. The operation resolves its target table, lets DuckDB find the rows it changes
+   (:mod:`iceduck.ops.rows`), writes data and delete files (:mod:`iceduck.engine.write`,
+   :mod:`iceduck.engine.delete_write`) and commits one snapshot (:mod:`iceduck.txn`), or
+   changes only metadata (DDL).
+4. The :class:`~iceduck.result.Result` carries no rows, only the rows changed
+   (``rowcount``) and a one-line message for the shell.
+
+DuckDB's errors become iceduck's kinds at the statement's edge
+(:func:`iceduck.engine.errors.duckdb_call`), with the names the user wrote. Registered
+Arrow tables, variables and views live per DuckDB cursor, so a statement's objects vanish
 with its result and several open results never see each other's. Parsed statements are
 cached by text, so a repeated query (with new parameters) skips sqlglot.
 """
