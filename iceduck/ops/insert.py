@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from iceduck.engine.queries import describe, registered, temp_table
-from iceduck.engine.types import cast_sql, quote_identifier
+from iceduck.engine.types import cast_sql, quote_identifier, typed_null
 from iceduck.engine.write import write_data_files
 from iceduck.errors import UserError
 from iceduck.ops.assignments import find_column, write_default
@@ -65,6 +65,7 @@ from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation
+from iceduck.spec.types import LongType
 from iceduck.sql.statements import Insert
 from iceduck.txn.snapshot import SnapshotChanges
 from iceduck.txn.validation import SERIALIZABLE, ConflictDetection
@@ -247,4 +248,5 @@ def _with_lineage(rows: str, target: WriteTarget) -> str:
     ``_last_updated_sequence_number`` (new rows inherit both)."""
     if not has_lineage(target.table.metadata):
         return rows
-    return f"SELECT *, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT) FROM ({rows})"
+    null = typed_null(LongType())
+    return f"SELECT *, {null}, {null} FROM ({rows})"

@@ -20,7 +20,7 @@ concurrently that may hold rows the WHERE matches fails the commit, as in Spark.
 from __future__ import annotations
 
 from iceduck.engine.queries import temp_table
-from iceduck.engine.types import quote_identifier
+from iceduck.engine.types import quote_identifier, typed_null
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.ops.assignments import assigned_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
@@ -41,6 +41,7 @@ from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
+from iceduck.spec.types import LongType
 from iceduck.sql.qualifiers import requalify_update, table_qualifiers
 from iceduck.sql.statements import Update
 
@@ -78,7 +79,8 @@ def rows_sql(table: str, count: int, lineage: bool, row_id: str | None, where: s
     kept ``_row_id`` (``row_id`` SQL, None for new rows) and a null last-updated number."""
     items = new_row_columns(count)
     if lineage:
-        items += [f"{row_id or 'CAST(NULL AS BIGINT)'} AS _row_id", "CAST(NULL AS BIGINT) AS _lusn"]
+        null = typed_null(LongType())
+        items += [f"{row_id or null} AS _row_id", f"{null} AS _lusn"]
     return f"SELECT {', '.join(items)} FROM {quote_identifier(table)}{where}"
 
 
