@@ -11,6 +11,7 @@ supply the field's value" -- so INSERT and MERGE ... INSERT fill omitted columns
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from iceduck.engine.types import cast_sql, quote_identifier, sql_literal
 from iceduck.errors import NotFoundError, UserError
@@ -62,7 +63,7 @@ def assigned_values(schema: Schema, assignments: Sequence[tuple[ColumnPath, str]
         elif isinstance(value, str):
             values.append(value)
         else:
-            values.append(_rebuild(f, column, value))
+            values.append(_rebuild(f, column, cast(dict[str, object], value)))
     return values
 
 
@@ -96,7 +97,8 @@ def _rebuild(f: NestedField, current: str, tree: dict[str, object]) -> str:
         elif isinstance(value, str):
             parts.append(f"{quote_identifier(child.name)} := {cast_sql(value, child.field_type)}")
         else:
-            parts.append(f"{quote_identifier(child.name)} := {_rebuild(child, access, value)}")
+            rebuilt = _rebuild(child, access, cast(dict[str, object], value))
+            parts.append(f"{quote_identifier(child.name)} := {rebuilt}")
     return "struct_pack(" + ", ".join(parts) + ")"
 
 

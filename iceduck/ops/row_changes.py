@@ -227,7 +227,7 @@ def _merge_on_read(
     affected: list[FileScanTask],
     positions: dict[str, np.ndarray],
     written: WrittenFiles,
-) -> tuple[list[DataFile], list[str]]:
+) -> tuple[list[DataFile], list[DeleteKey]]:
     """Delete files for the addresses, and the delete files they replace."""
     from iceduck.engine.delete_write import write_deletion_vector_file, write_position_deletes
 
