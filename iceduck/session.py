@@ -426,8 +426,8 @@ class Session:
     def _source(self, ref: TableRef, loaded: dict[TableIdentifier, LoadedTable]) -> _Source | None:
         """The resolved Iceberg source of ``ref``; None for a name that is DuckDB's own."""
         if ref.path is not None:
-            table = load_table_from_path(ref.path, self.metadata_files)
-            return self._target(ref, table, ref.display, ResolvedName(table.identifier))
+            direct = load_table_from_path(ref.path, self.metadata_files)
+            return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
         name = resolve_name(ref.parts, self.catalog.name, exists)
         if name is None:  # DuckDB matches names without case: so does iceduck, when unambiguous
