@@ -81,11 +81,15 @@ def _call(fn: Callable[[], T]) -> T:
     a NUL or a lone surrogate in its path) as the iceduck kind it means."""
     try:
         return fn()
+    except IceduckError as e:
+        raise dbapi_error(e) from e
     except Exception as e:
-        if isinstance(e, IceduckError) or type(e).__module__.lstrip("_").startswith("duckdb"):
-            raise dbapi_error(e) from e
-        from iceduck.result import python_error  # not at the top: ``import iceduck`` stays cheap
+        # not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
+        from iceduck.engine.errors import is_duckdb_error
+        from iceduck.result import python_error
 
+        if is_duckdb_error(e):
+            raise dbapi_error(e) from e
         translated = python_error(e)
         if translated is None:
             raise

@@ -1,11 +1,10 @@
-"""The result of one statement, and DuckDB's errors as iceduck's.
+"""The result of one statement, and the last line of error translation.
 
-A :class:`Result` wraps the DuckDB cursor that ran a statement (each statement gets its own,
-see :mod:`iceduck.session`) and hands its rows out as tuples or Arrow. Every call into
-DuckDB goes through :func:`duckdb_call`, so a DuckDB exception reaches the user as one of
-iceduck's error kinds (:mod:`iceduck.errors`), with the names the user wrote; an error
-about one of the table's files (broken, missing, or the disk refusing) names that file,
-even when DuckDB's message does not (:mod:`iceduck.engine.file_errors`).
+A :class:`Result` holds the engine's :class:`~iceduck.engine.results.StatementRows` of
+the DuckDB cursor that ran a statement (each statement gets its own, see
+:mod:`iceduck.session`) and hands its rows out as tuples or Arrow. The engine reads them,
+so a DuckDB exception reaches the user as one of iceduck's error kinds
+(:mod:`iceduck.errors`; :mod:`iceduck.engine.errors` translates).
 
 :func:`statement_errors` is the last line: a Python exception that no code raises on
 purpose but that hostile input or an unlucky machine can provoke (an ``OSError`` of a
@@ -16,18 +15,19 @@ Python's "embedded null byte") leaves a statement as one of iceduck's kinds too.
 from __future__ import annotations
 
 import decimal
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from iceduck.engine.file_errors import io_error, statement_file_error
-from iceduck.errors import IceduckError, NotFoundError, UnsupportedError, UserError, ValidationError
+from iceduck.errors import IceduckError, UserError, ValidationError
 from iceduck.io import fileio
 from iceduck.ops.context import OpResult
 from iceduck.sql.explain import ScanExplanation
 from iceduck.sql.parse import NESTED_TOO_DEEPLY
+
+if TYPE_CHECKING:
+    from iceduck.engine.results import StatementRows
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Result:
     the rows not fetched yet.
     """
 
-    duck: Any
+    rows: StatementRows
     statement: str
     #: the Iceberg scans the statement planned (EXPLAIN shows them; tests read them)
     scans: list[ScanExplanation] = field(default_factory=list)
@@ -59,8 +59,8 @@ class Result:
             return None
         from iceduck.dbapi import describe_column
 
-        described = self.duck.description
-        return None if described is None else [describe_column(d[0], d[1]) for d in described]
+        described = self.rows.description
+        return None if described is None else [describe_column(name, kind) for name, kind in described]
 
     @property
     def rowcount(self) -> int:
@@ -74,17 +74,17 @@ class Result:
     def fetchone(self) -> tuple[Any, ...] | None:
         if self.written is not None:
             return None
-        return duckdb_call(self.duck.fetchone, con=self.duck)
+        return self.rows.fetchone()
 
     def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
         if self.written is not None:
             return []
-        return duckdb_call(self.duck.fetchmany, size, con=self.duck)
+        return self.rows.fetchmany(size)
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         if self.written is not None:
             return []
-        return duckdb_call(self.duck.fetchall, con=self.duck)
+        return self.rows.fetchall()
 
     def to_arrow_table(self) -> Any:
         """The remaining rows as a ``pyarrow.Table``."""
@@ -92,7 +92,7 @@ class Result:
 
         if self.written is not None:
             return result_arrow.empty_table()
-        return duckdb_call(result_arrow.arrow_table, self.duck, con=self.duck)
+        return self.rows.arrow_table()
 
     fetch_arrow_table = to_arrow_table
 
@@ -102,111 +102,32 @@ class Result:
 
         if self.written is not None:
             return result_arrow.empty_reader()
-        return duckdb_call(result_arrow.record_batch_reader, self.duck, rows_per_batch, con=self.duck)
+        return self.rows.record_batch_reader(rows_per_batch)
 
     def df(self) -> Any:
         """The remaining rows as a ``pandas.DataFrame`` (needs pandas)."""
         from iceduck import result_arrow
 
+        pandas = result_arrow.require("pandas", "df()")
         if self.written is not None:
-            return result_arrow.require("pandas", "df()").DataFrame()
-        return duckdb_call(result_arrow.pandas_frame, self.duck, con=self.duck)
+            return pandas.DataFrame()
+        return self.rows.pandas_frame()
 
     def pl(self) -> Any:
         """The remaining rows as a ``polars.DataFrame`` (needs polars)."""
         from iceduck import result_arrow
 
+        polars = result_arrow.require("polars", "pl()")
         if self.written is not None:
-            return result_arrow.require("polars", "pl()").DataFrame()
-        return duckdb_call(result_arrow.polars_frame, self.duck, con=self.duck)
+            return polars.DataFrame()
+        return polars.from_arrow(self.rows.arrow_table())
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars)."""
         return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def close(self) -> None:
-        self.duck.close()
-
-
-# -- DuckDB errors -> iceduck errors ---------------------------------------------------------------
-
-#: DuckDB exception classes whose meaning is "the statement is wrong"
-_USER_ERRORS = frozenset(
-    {
-        "ParserException",
-        "BinderException",
-        "InvalidInputException",
-        "ConversionException",
-        "OutOfRangeException",
-        "TypeMismatchException",
-        "SyntaxException",
-        "DependencyException",
-        "ConstraintException",
-        "InvalidTypeException",
-        "ProgrammingError",
-    }
-)
-
-
-def duckdb_call(fn: Any, *args: Any, con: Any = None) -> Any:
-    """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged).
-
-    ``con`` is the DuckDB cursor of the statement, when there is one: an error about a file
-    its scans read is then named after that file.
-    """
-    try:
-        return fn(*args)
-    except IceduckError:
-        raise
-    except Exception as e:
-        translated = translate_duckdb_error(e, con=con)
-        if translated is None:
-            raise
-        raise translated from e
-
-
-def translate_duckdb_error(
-    error: Exception, views: dict[str, str] | None = None, rewritten: bool = False, con: Any = None
-) -> IceduckError | None:
-    """The iceduck error for a DuckDB exception; None for anything not from DuckDB.
-
-    ``views`` maps the names of the statement's DuckDB objects to the references they
-    replaced, and ``rewritten`` says the text DuckDB ran is not the user's: a message
-    quoting it is given back the user's names and loses DuckDB's ``LINE`` excerpt, whose
-    caret would point into text the user never wrote. ``con``, the statement's cursor,
-    lets an error about one of the files its scans read name the file
-    (:func:`iceduck.engine.file_errors.statement_file_error`): a truncated data file is
-    then a CorruptDataError, not the "invalid input" DuckDB calls it, and a full disk a
-    StorageError.
-    """
-    if not type(error).__module__.lstrip("_").startswith("duckdb"):
-        return None
-    if con is not None:
-        about_file = statement_file_error(con, error)
-        if about_file is not None:
-            return about_file
-    kind = type(error).__name__
-    message = _user_names(str(error), views or {}, rewritten)
-    if kind == "CatalogException":
-        return NotFoundError(message)
-    if kind == "IOException" or kind == "HTTPException":
-        return io_error(error)
-    if kind == "NotImplementedException":
-        return UnsupportedError(message)
-    if kind in _USER_ERRORS:
-        return UserError(message)
-    if kind == "InterruptException":
-        return UserError("the query was interrupted")
-    return None
-
-
-def _user_names(message: str, views: dict[str, str], rewritten: bool) -> str:
-    if not rewritten and not any(view in message for view in views):
-        return message
-    head, _, _ = message.partition("\n\nLINE ")
-    for view, shown in views.items():
-        head = re.sub(rf'"{re.escape(view)}"(?: AS "[^"]*")?', shown, head)
-    return head
+        self.rows.close()
 
 
 # -- the last line: Python's own exceptions -> iceduck errors --------------------------------------

@@ -1,9 +1,10 @@
 """A session: one catalog, one manifest cache, one DuckDB database; runs statements.
 
-Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
+Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
 
 1. :meth:`Session.execute` splits the text into statements
-   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`.
+   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`,
+   on a DuckDB cursor of its own (:func:`iceduck.engine.connection.open_cursor`).
 2. :func:`iceduck.sql.classify.classify` reads the statement once, by the one parser its
    leading keyword calls for: a write statement goes to its table operation
    (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
@@ -22,17 +23,35 @@ Life of a statement -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes th
    session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
    and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
 7. :func:`iceduck.engine.read.scan_sql` writes the DuckDB SELECT reading the plan's files
-   with deletes applied (:func:`iceduck.engine.read.attach_scan` registers what it needs on the cursor); a
-   metadata table is registered as an Arrow table.
+   with deletes applied (:func:`iceduck.engine.read.attach_scan` sets what it needs on the
+   cursor); a metadata table is registered as an Arrow table.
 8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
    each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
    view, which DuckDB would bind twice (a millisecond on a point query).
-9. DuckDB runs the rewritten text with the parameters; the :class:`~iceduck.result.Result` reads its rows.
-   ``EXPLAIN`` instead returns :func:`iceduck.sql.explain.explain_scan` lines followed by
-   DuckDB's plan.
+9. DuckDB runs the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
+   the :class:`~iceduck.result.Result` reads its rows through the engine
+   (:class:`~iceduck.engine.results.StatementRows`). ``EXPLAIN`` instead returns
+   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan.
 
-Each statement runs on a fresh DuckDB cursor of the session's database: registered Arrow
-tables, variables and views live per DuckDB connection, so a statement's objects vanish
+Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
+
+1. :func:`iceduck.sql.classify.classify` reads the text, by the write grammar, into a typed
+   statement (:mod:`iceduck.sql.statements`: DDL, INSERT, DELETE, UPDATE, MERGE, ALTER...); a
+   DELETE's or UPDATE's condition keeps its parsed tree (:class:`iceduck.sql.condition.Condition`).
+2. :func:`iceduck.ops.dispatch.execute` hands it to its table operation with an
+   :class:`~iceduck.ops.context.OpContext`: the catalog, the manifest cache, the cursor, and
+   ``prepare_query``, which plans and attaches the Iceberg tables a query inside the
+   statement reads (steps 3-8 above).
+3. The operation resolves its target table, lets DuckDB find the rows it changes
+   (:mod:`iceduck.ops.rows`), writes data and delete files (:mod:`iceduck.engine.write`,
+   :mod:`iceduck.engine.delete_write`) and commits one snapshot (:mod:`iceduck.txn`), or
+   changes only metadata (DDL).
+4. The :class:`~iceduck.result.Result` carries no rows, only the rows changed
+   (``rowcount``) and a one-line message for the shell.
+
+DuckDB's errors become iceduck's kinds at the statement's edge
+(:func:`iceduck.engine.errors.duckdb_call`), with the names the user wrote. Registered
+Arrow tables, variables and views live per DuckDB cursor, so a statement's objects vanish
 with its result and several open results never see each other's. Parsed statements are
 cached by text, so a repeated query (with new parameters) skips sqlglot.
 """
@@ -44,14 +63,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
-from iceduck.engine.connection import open_database
+from iceduck.engine import connection as engine
+from iceduck.engine import queries
+from iceduck.engine.errors import duckdb_call, translate_duckdb_error
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
+from iceduck.engine.results import StatementRows
 from iceduck.errors import (
     NotFoundError,
     UserError,
@@ -59,7 +81,7 @@ from iceduck.errors import (
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
-from iceduck.result import Result, duckdb_call, statement_errors, translate_duckdb_error
+from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
@@ -83,6 +105,9 @@ from iceduck.sql.references import (
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.statements import WriteStatement
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: what a session's parsed-statement caches hold
 _Parsed = TypeVar("_Parsed")
@@ -156,15 +181,15 @@ class Session:
             else ManifestCache(max_entries=_positive(manifest_cache_entries, "manifest_cache_entries"))
         )
         self.metadata_files = MetadataCache()
-        self.database = open_database()
-        self.timezone = str(self.database.execute("SELECT current_setting('TimeZone')").fetchone()[0])
+        self.database = engine.open_database()
+        self.timezone = engine.time_zone(self.database)
         self._lock = threading.Lock()
         self._views = 0
         #: statements run, and queries inside write statements, parsed: by text
         self._statements: OrderedDict[str, Classified] = OrderedDict()
         self._queries: OrderedDict[str, Statement] = OrderedDict()
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
-        self._running: set[Any] = set()
+        self._running: set[Duck] = set()
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
@@ -172,7 +197,7 @@ class Session:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.database.close()
+            engine.close(self.database)
             close = getattr(self.catalog, "close", None)
             if close is not None:
                 close()
@@ -198,15 +223,15 @@ class Session:
 
     def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
         """Run one statement (see the module docstring)."""
-        duck = self.database.cursor()
+        duck = engine.open_cursor(self.database)
         with self._lock:
             self._running.add(duck)
         try:
-            if self.track_progress:  # per DuckDB connection; printing stays off (the caller shows it)
-                duck.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+            if self.track_progress:
+                engine.track_progress(duck)
             return duckdb_call(self._run, duck, text, parameters, con=duck)
         except BaseException:
-            duck.close()
+            engine.close(duck)
             raise
         finally:
             with self._lock:
@@ -221,31 +246,21 @@ class Session:
         with self._lock:
             running = list(self._running)
         for duck in running:
-            try:
-                duck.interrupt()
-            except Exception:  # it finished and closed meanwhile: nothing left to stop
-                pass
+            engine.interrupt(duck)
 
     def progress(self) -> float | None:
         """Percent done of the running statement DuckDB tracks (``track_progress``); None if unknown."""
         with self._lock:
             running = list(self._running)
-        done: list[float] = []
-        for duck in running:
-            try:
-                value = float(duck.query_progress())
-            except Exception:  # finished and closed meanwhile
-                continue
-            if value >= 0:
-                done.append(value)
+        done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
         return max(done) if done else None
 
-    def _run(self, duck: Any, text: str, params: Any) -> Result:
+    def _run(self, duck: Duck, text: str, params: Any) -> Result:
         statement = self._parsed(self._statements, text, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
         if not isinstance(statement, Statement):
-            return Result(duck, text, written=self._write(duck, statement, params))
+            return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
         sources = self._prepare(statement, params, duck)
         sql = self._rewrite(statement, sources)
         scans = [
@@ -254,35 +269,35 @@ class Session:
         try:
             if statement.explain:
                 return self._explain(duck, statement, sql, params, sources, scans)
-            duck.execute(sql, _duck_params(params))
+            queries.run(duck, sql, queries.duck_params(params))
         except Exception as e:
             views = {s.view: s.ref.display for s in sources}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
             raise translated from e
-        return Result(duck, sql, scans)
+        return Result(StatementRows(duck), sql, scans)
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def op_context(self, duck: Any, params: Any) -> OpContext:
+    def op_context(self, duck: Duck, params: Any) -> OpContext:
         """What a table operation gets to run one write statement on ``duck``."""
         return OpContext(
             catalog=self.catalog,
             manifests=self.manifests,
             duck=duck,
-            params=_duck_params(params),
+            params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params),
             resolve_target=lambda parts: resolve_target(self.catalog, parts),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts),
         )
 
-    def _write(self, duck: Any, statement: WriteStatement, params: Any) -> OpResult:
+    def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
         """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
         return dispatch.execute(self.op_context(duck, params), statement)
 
-    def _prepare_query(self, duck: Any, text: str, params: Any) -> str:
+    def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
         statement = self._parsed(self._queries, text, parse_query)
         sources = self._prepare(statement, params, duck)
@@ -314,11 +329,11 @@ class Session:
 
     # -- resolving and planning ----------------------------------------------------------------
 
-    def _prepare(self, statement: Statement, params: Any, duck: Any) -> list[_Source]:
+    def _prepare(self, statement: Statement, params: Any, duck: Duck) -> list[_Source]:
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources = [
             s
-            for ref in table_refs(statement, self.timezone, params, lambda text: _epoch_ms(duck, text))
+            for ref in table_refs(statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text))
             if (s := self._source(ref, loaded)) is not None
         ]
         data = [s for s in sources if s.metadata_table is None]
@@ -371,7 +386,7 @@ class Session:
             self._views += 1
             return f"__iceduck_{self._views}"
 
-    def _register_metadata_table(self, duck: Any, source: _Source) -> None:
+    def _register_metadata_table(self, duck: Duck, source: _Source) -> None:
         assert source.metadata_table is not None
         snapshot_id = source.target.snapshot_id if source.time_travel else None
         table = metadata_table(
@@ -383,14 +398,14 @@ class Session:
         )
         source.view = self._view_name()
         source.rows = table.num_rows
-        duck.register(source.view, table)
+        queries.register_arrow(duck, source.view, table)
         source.relation = quote_identifier(source.view)
 
     def _source(self, ref: TableRef, loaded: dict[TableIdentifier, LoadedTable]) -> _Source | None:
         """The resolved Iceberg source of ``ref``; None for a name that is DuckDB's own."""
         if ref.path is not None:
-            table = load_table_from_path(ref.path, self.metadata_files)
-            return self._target(ref, table, ref.display, ResolvedName(table.identifier))
+            direct = load_table_from_path(ref.path, self.metadata_files)
+            return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
         name = resolve_name(ref.parts, self.catalog.name, exists)
         if name is None:  # DuckDB matches names without case: so does iceduck, when unambiguous
@@ -442,7 +457,7 @@ class Session:
 
     def _explain(
         self,
-        duck: Any,
+        duck: Duck,
         statement: Statement,
         sql: str,
         params: Any,
@@ -460,25 +475,24 @@ class Session:
         if not lines:
             lines.append("no Iceberg tables in this query")
         keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
-        for _, plan in duck.execute(keyword + sql, _duck_params(params)).fetchall():
+        for plan in queries.explain(duck, keyword + sql, queries.duck_params(params)):
             lines.append("DuckDB plan:")
-            lines.extend("  " + line for line in str(plan).rstrip().splitlines())
-        duck.execute("SELECT unnest($1::VARCHAR[]) AS explain", [lines])
-        return Result(duck, keyword + sql, scans)
+            lines.extend("  " + line for line in plan.rstrip().splitlines())
+        queries.select_lists(duck, {"explain": lines})
+        return Result(StatementRows(duck), keyword + sql, scans)
 
-    def _show(self, duck: Any, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
+    def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":
             parent = namespace or ()
             names = [".".join(ns) for ns in self.catalog.list_namespaces(parent)]
-            duck.execute("SELECT unnest($1::VARCHAR[]) AS namespace", [names])
-            return Result(duck, text)
+            queries.select_lists(duck, {"namespace": names})
+            return Result(StatementRows(duck), text)
         spaces = [namespace] if namespace is not None else _all_namespaces(self.catalog)
         tables = [t for ns in spaces for t in self.catalog.list_tables(ns)]
-        duck.execute(
-            "SELECT unnest($1::VARCHAR[]) AS namespace, unnest($2::VARCHAR[]) AS name",
-            [[".".join(t.namespace) for t in tables], [t.name for t in tables]],
+        queries.select_lists(
+            duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
         )
-        return Result(duck, text)
+        return Result(StatementRows(duck), text)
 
 
 def _scan_columns(
@@ -513,22 +527,7 @@ def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
     return found
 
 
-def _epoch_ms(duck: Any, expression: str) -> int | None:
-    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
-    row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
-    return None if row is None or row[0] is None else int(row[0])
-
-
 def _positive(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UserError(f"{name} must be a positive integer, not {value!r}")
     return value
-
-
-def _duck_params(params: Any) -> Any:
-    """Parameters as DuckDB takes them (``$1`` numbering keeps positional lists as they are)."""
-    if params is None:
-        return None
-    if isinstance(params, dict):
-        return params
-    return list(params)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,9 @@ from iceduck.spec.deletion_vector import DeletionVector
 from iceduck.spec.manifest import DataFile, FileContent, FileFormat
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import LongType, NestedField, StringType
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: "2147483546 file_path" and "2147483545 pos" of ``file_position_delete`` (not the
 #: ``_file``/``_pos`` metadata column ids 2147483646/2147483645)
@@ -85,7 +88,7 @@ def position_delete_table(deletes: Mapping[str, Sequence[int] | np.ndarray]) -> 
 
 
 def write_position_deletes(
-    con: Any,
+    con: Duck,
     deletes: Mapping[str, Sequence[int] | np.ndarray],
     *,
     location: str,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,9 +50,12 @@ from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import ListType, MapType, NestedField, StructType
 
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
+
 
 def equality_positions(
-    con: Any,
+    con: Duck,
     schema: Schema,
     tasks: Sequence[FileScanTask],
     keys: tuple[KeyColumn, ...],
@@ -89,7 +92,7 @@ def _cache_key(schema: Schema, t: FileScanTask, keys: tuple[KeyColumn, ...], gro
 
 
 def _matching_positions(
-    con: Any, tasks: list[FileScanTask], keys: tuple[KeyColumn, ...], grouper: Grouper
+    con: Duck, tasks: list[FileScanTask], keys: tuple[KeyColumn, ...], grouper: Grouper
 ) -> dict[str, np.ndarray]:
     """One query: for each task, the positions of its rows some applicable delete matches."""
     groups = grouper.group(tasks, set())

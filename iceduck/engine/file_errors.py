@@ -29,13 +29,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.errors import CorruptDataError, IceduckError, StorageError
 from iceduck.io import fileio
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: a quoted absolute path in a DuckDB message: "...", '...', or \"...\" inside JSON details
 _QUOTED_PATH = re.compile(r"""\\?["'](/[^"'\\\n]+)\\?["']""")
@@ -45,13 +48,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FILE_LIST = re.compile(r"__[fe][0-9]+$")
 #: at most this many bytes of candidate files are read to find an unnamed broken one
 PROBE_BYTES = 256 << 20
-#: DuckDB exception classes that may come from a damaged file without naming it
-_UNNAMED_KINDS = frozenset({"Error", "InternalException", "SerializationException", "IOException"})
+#: DuckDB exception classes that may come from a damaged file without naming it, compared
+#: exactly: a subclass of ``duckdb.Error`` (``BinderException``...) means something else
+_UNNAMED_KINDS: frozenset[type[Exception]] = frozenset(
+    {duckdb.Error, duckdb.InternalException, duckdb.SerializationException, duckdb.IOException}
+)
 #: set on an exception whose files were probed in vain: a caller further up, translating
 #: the same exception again, does not read them all a second time
 _PROBED = "_iceduck_probed"
 #: DuckDB exception classes that may be about a file at all
-_FILE_KINDS = _UNNAMED_KINDS | {"HTTPException", "InvalidInputException"}
+_FILE_KINDS = _UNNAMED_KINDS | {duckdb.HTTPException, duckdb.InvalidInputException}
 
 
 def quoted_paths(message: str) -> list[str]:
@@ -81,21 +87,20 @@ def error_message(error: Exception) -> str:
     return _CONTROL.sub(lambda m: " " if m[0] in "\n\t" else f"\\x{ord(m[0]):02x}", head)
 
 
-def file_error(con: Any, error: Exception, files: Sequence[str]) -> IceduckError | None:
+def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckError | None:
     """The iceduck error for a DuckDB ``error`` raised while reading or writing ``files``
     (local paths) on ``con``; None when it is not about a file (a wrong query stays what
     DuckDB said)."""
-    kind = type(error).__name__
-    if not type(error).__module__.lstrip("_").startswith("duckdb") or kind == "InterruptException":
+    if not isinstance(error, duckdb.Error) or isinstance(error, duckdb.InterruptException):
         return None
     message = error_message(error)
     named = quoted_paths(message)
-    io_kind = kind in ("IOException", "HTTPException")
+    io_kind = isinstance(error, duckdb.IOException)  # HTTPException is one too
     if fileio.errno_in_message(message) is not None and (io_kind or named):  # the storage refused
         return io_error(error)
     if any(p in files for p in named) or (named and io_kind):
         return io_error(error)
-    if named or kind not in _UNNAMED_KINDS or not files or getattr(error, _PROBED, False):
+    if named or type(error) not in _UNNAMED_KINDS or not files or getattr(error, _PROBED, False):
         return None
     found = find_damaged(con, files)
     if found is None:
@@ -107,10 +112,10 @@ def file_error(con: Any, error: Exception, files: Sequence[str]) -> IceduckError
     return CorruptDataError(f"cannot read the file: {problem}", path)
 
 
-def statement_file_error(con: Any, error: Exception) -> IceduckError | None:
+def statement_file_error(con: Duck, error: Exception) -> IceduckError | None:
     """:func:`file_error` over the files the scans attached to cursor ``con`` read (looked
     up only for the exception classes a file problem comes as)."""
-    if type(error).__name__ not in _FILE_KINDS:
+    if type(error) not in _FILE_KINDS:
         return None
     return file_error(con, error, scan_files(con))
 
@@ -123,7 +128,7 @@ def _mark_probed(error: Exception) -> None:
 
 
 @contextmanager
-def reading_files(con: Any, files: Sequence[str]) -> Iterator[None]:
+def reading_files(con: Duck, files: Sequence[str]) -> Iterator[None]:
     """Run DuckDB reads of ``files`` (local paths), raising DuckDB's errors about them as
     :func:`file_error` says."""
     try:
@@ -135,7 +140,7 @@ def reading_files(con: Any, files: Sequence[str]) -> Iterator[None]:
         raise translated from e
 
 
-def scan_files(con: Any) -> list[str]:
+def scan_files(con: Duck) -> list[str]:
     """The data and equality-delete files the scans attached to cursor ``con`` read."""
     try:
         names = con.execute("SELECT name FROM duckdb_variables() ORDER BY name").fetchall()
@@ -151,7 +156,7 @@ def scan_files(con: Any) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-def find_damaged(con: Any, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:
+def find_damaged(con: Duck, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:
     """(path, DuckDB's message) of the first Parquet file among ``paths`` that DuckDB cannot
     read through, footer and every page; None if all read (or the budget ran out first)."""
     spent = 0

@@ -33,8 +33,9 @@ default ``decimal`` context rounds at 28 digits, and decimal(38, S) holds 38.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mmh3
 import numpy as np
@@ -75,6 +76,9 @@ from iceduck.spec.types import (
     TimeType,
     UUIDType,
 )
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 HASH_LONG = "__iceduck_murmur3_long"
 HASH_BYTES = "__iceduck_murmur3_bytes"
@@ -149,7 +153,7 @@ def _hash_decimal_udf(values: pa.Array, scales: pa.Array) -> pa.Array:
     return pa.array(out, type=pa.int32())
 
 
-def register_hash_functions(con: Any) -> None:
+def register_hash_functions(con: Duck) -> None:
     """Register the murmur3 UDFs on ``con`` (a DuckDB connection or cursor); idempotent.
 
     Functions belong to the connection they were created on, so every cursor that runs a
@@ -158,14 +162,17 @@ def register_hash_functions(con: Any) -> None:
     from duckdb import CatalogException, NotImplementedException
     from duckdb.sqltypes import BIGINT, BLOB, INTEGER, VARCHAR
 
-    specs = (
+    specs: tuple[tuple[str, Callable[..., Any], list[Any]], ...] = (
         (HASH_LONG, _hash_long_udf, [BIGINT]),
         (HASH_BYTES, _hash_bytes_udf, [BLOB]),
         (HASH_DECIMAL, _hash_decimal_udf, [VARCHAR, INTEGER]),
     )
+    # typed loosely: DuckDB's stubs ask for its enums, which moved between releases; the
+    # strings mean the same from DuckDB 1.1 on
+    create: Any = con.create_function
     for name, fn, params in specs:
         try:
-            con.create_function(name, fn, params, INTEGER, type="arrow", null_handling="special")
+            create(name, fn, params, INTEGER, type="arrow", null_handling="special")
         except (CatalogException, NotImplementedException) as e:
             if "already" not in str(e).lower():
                 raise

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from iceduck.engine.layout import LIST, MAP, PRIMITIVE, STRUCT, FileField, FileSchema, find
+from iceduck.engine.layout import LIST, MAP, PRIMITIVE, STRUCT, FileField
 from iceduck.engine.types import (
     contains_struct,
     default_literal,
@@ -301,7 +301,3 @@ def metadata_expr(f: NestedField, tasks: Sequence[FileScanTask], file_column: st
         seq = per_file([sql_literal(LongType(), t.data_sequence_number) for t in tasks])
         return f"COALESCE({file_column}, {seq})" if file_column else seq
     raise UserError(f"metadata column {f.name} cannot be read")
-
-
-def file_node(layout: FileSchema | None, field_id: int) -> FileField | None:
-    return find(layout, field_id) if layout is not None else None

@@ -33,7 +33,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -52,6 +52,9 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.io import fileio
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: what the names of a view's variables start with, after the view's name (file lists are
 #: ``<view>__f<n>``: :func:`file_errors.scan_files` reads them back to name a broken file
@@ -74,7 +77,7 @@ class ScanSql:
 
 
 def register_scan(
-    con: Any,
+    con: Duck,
     plan: ScanPlan,
     view_name: str,
     field_ids: Sequence[int] | None = None,
@@ -99,7 +102,7 @@ def register_scan(
 
 
 def attach_scan(
-    con: Any,
+    con: Duck,
     plan: ScanPlan,
     prefix: str,
     field_ids: Sequence[int] | None = None,
@@ -116,7 +119,7 @@ def attach_scan(
     return scan.sql
 
 
-def unregister_scan(con: Any, view_name: str) -> None:
+def unregister_scan(con: Duck, view_name: str) -> None:
     """Drop a view made by :func:`register_scan` with its variables."""
     prefix = view_name + AUX
     con.execute(f"DROP VIEW IF EXISTS {quote_identifier(view_name)}")
@@ -127,7 +130,7 @@ def unregister_scan(con: Any, view_name: str) -> None:
         con.execute(f"RESET VARIABLE {quote_identifier(name)}")
 
 
-def scan_to_arrow(con: Any, plan: ScanPlan, field_ids: Sequence[int] | None = None) -> pa.Table:
+def scan_to_arrow(con: Duck, plan: ScanPlan, field_ids: Sequence[int] | None = None) -> pa.Table:
     """Every row of the scan as an Arrow table (the view is dropped afterwards)."""
     view = f"__iceduck_scan_{uuid.uuid4().hex}"
     register_scan(con, plan, view, field_ids)
@@ -143,7 +146,7 @@ def scan_to_arrow(con: Any, plan: ScanPlan, field_ids: Sequence[int] | None = No
 
 
 def scan_sql(
-    con: Any,
+    con: Duck,
     plan: ScanPlan,
     view_name: str,
     field_ids: Sequence[int] | None = None,
@@ -244,7 +247,7 @@ def _has_position_deletes(t: FileScanTask) -> bool:
 
 
 def _apply_equality(
-    con: Any,
+    con: Duck,
     plan: ScanPlan,
     tasks: list[FileScanTask],
     deleted: dict[str, np.ndarray],

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import count
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from iceduck.engine.queries import describe
 from iceduck.errors import UnsupportedError
 from iceduck.spec.types import (
     BinaryType,
@@ -40,6 +41,9 @@ from iceduck.spec.types import (
     UUIDType,
     VariantType,
 )
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 _PRIMITIVES: dict[str, IcebergType] = {
     "boolean": BooleanType(),
@@ -68,20 +72,20 @@ _PRIMITIVES: dict[str, IcebergType] = {
 }
 
 
-def query_columns(con: Any, query_sql: str, params: Any = None) -> list[NestedField]:
+def query_columns(con: Duck, query_sql: str, params: Any = None) -> list[NestedField]:
     """The columns ``query_sql`` yields, as optional Iceberg fields (placeholder ids).
 
-    The query is planned with ``LIMIT 0`` so no row is computed; duplicate names come back
-    renamed as DuckDB names them (``a``, ``a_1``), as DuckDB's own CTAS does. Columns are
-    optional, as in Spark's CTAS: a query's nullability is not a table constraint.
+    The query is bound without computing a row (:func:`~iceduck.engine.queries.describe`);
+    duplicate names come back renamed as DuckDB names them (``a``, ``a_1``), as DuckDB's own
+    CTAS does. Columns are optional, as in Spark's CTAS: a query's nullability is not a
+    table constraint.
     """
-    cursor = con.execute(f"SELECT * FROM ({query_sql}) AS __ctas LIMIT 0", params)
-    description = cursor.description or []
+    description = describe(con, query_sql, params)
     ids = count(1)
     top_ids = [next(ids) for _ in description]  # siblings first, then nested fields (Java's order)
     return [
-        NestedField(fid, d[0], iceberg_type(d[1], d[0], ids), False)
-        for fid, d in zip(top_ids, description, strict=True)
+        NestedField(fid, name, iceberg_type(kind, name, ids), False)
+        for fid, (name, kind) in zip(top_ids, description, strict=True)
     ]
 
 

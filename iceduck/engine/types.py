@@ -144,6 +144,17 @@ def contains_struct(t: IcebergType) -> bool:
     return False
 
 
+def cast_sql(expr: str, t: IcebergType) -> str:
+    """``expr`` (DuckDB SQL) cast to the DuckDB type of ``t``; a failed conversion fails
+    the statement."""
+    return f"CAST(({expr}) AS {duckdb_type(t)})"
+
+
+def try_cast_sql(expr: str, t: IcebergType) -> str:
+    """``expr`` cast to the DuckDB type of ``t``, null where the value does not convert."""
+    return f"TRY_CAST(({expr}) AS {duckdb_type(t)})"
+
+
 def typed_null(t: IcebergType) -> str:
     return "NULL" if isinstance(t, UnknownType) else f"CAST(NULL AS {duckdb_type(t)})"
 

@@ -49,7 +49,7 @@ import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow.parquet as pq
@@ -64,6 +64,7 @@ from iceduck.engine.partition_sql import (
     register_hash_functions,
     transform_sql,
 )
+from iceduck.engine.queries import describe
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
@@ -85,6 +86,9 @@ from iceduck.spec.types import (
     UnknownType,
 )
 
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
+
 #: Java's codec names -> DuckDB's (Java's ``lz4`` is Hadoop LZ4; DuckDB writes LZ4_RAW, which
 #: parquet-mr reads)
 _CODECS = {
@@ -103,8 +107,10 @@ _PYARROW_CODECS = {"lz4_raw": "lz4", "uncompressed": "none"}
 
 
 @dataclass(frozen=True)
-class WriteTarget:
-    """Where and how new data files of a table are written."""
+class FileTarget:
+    """Where and how new data files of a table are written: the table's current schema,
+    spec, sort order and write properties (not which table or branch a statement changes:
+    that is :class:`iceduck.ops.context.WriteTarget`)."""
 
     schema: Schema
     spec: PartitionSpec
@@ -115,7 +121,7 @@ class WriteTarget:
 
 
 def write_data_files(
-    con: Any, query_sql: str, target: WriteTarget, *, params: Any = None, row_lineage: bool = False
+    con: Duck, query_sql: str, target: FileTarget, *, params: Any = None, row_lineage: bool = False
 ) -> list[DataFile]:
     """Write the rows of ``query_sql`` (the schema's top-level columns in order, plus
     ``_row_id`` and ``_last_updated_sequence_number`` with ``row_lineage``) as data files of
@@ -125,9 +131,7 @@ def write_data_files(
     column's type or a required column gets a null; no file is left behind then.
     """
     register_hash_functions(con)
-    probe = con.execute(f"SELECT * FROM ({query_sql}) AS __q LIMIT 0", params)
-    width = len(probe.description)
-    probe.fetchall()  # leave no unfinished result on the connection
+    width = len(describe(con, query_sql, params))
     expected = len(target.schema.fields) + (2 if row_lineage else 0)
     if width != expected:
         raise ValidationError(f"the query yields {width} columns, but {expected} are written to the table")
@@ -180,7 +184,7 @@ def _key_tuple(written: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...]
 
 
 def _resolve_digest_keys(
-    con: Any, target: WriteTarget, written: Sequence[Mapping[str, Any]]
+    con: Duck, target: FileTarget, written: Sequence[Mapping[str, Any]]
 ) -> dict[tuple, dict[str, str | None]]:
     """For each partition whose keys include a digest key (a long string or binary value,
     :func:`partition_sql.partition_key_sql`), the keys with every value spelled out, read
@@ -238,7 +242,7 @@ def _first_rows_sql(files: Sequence[str], items: str, schema: Schema) -> str:
     )
 
 
-def _bytes_partition_fields(target: WriteTarget) -> list[tuple[int, str, str]]:
+def _bytes_partition_fields(target: FileTarget) -> list[tuple[int, str, str]]:
     """(position, value SQL, key SQL) of each partition field whose key may be a digest key
     (string, binary and fixed results), over the columns of a written file."""
     out = []
@@ -254,8 +258,8 @@ def _bytes_partition_fields(target: WriteTarget) -> list[tuple[int, str, str]]:
 
 
 def _place_file(
-    con: Any,
-    target: WriteTarget,
+    con: Duck,
+    target: FileTarget,
     written: Mapping[str, Any],
     partition: tuple,
     name: str,
@@ -287,7 +291,7 @@ def _place_file(
 
 
 def _sorted_copy(
-    con: Any, source: str, final: str, order: str, target: WriteTarget, fields: list[NestedField]
+    con: Duck, source: str, final: str, order: str, target: FileTarget, fields: list[NestedField]
 ) -> dict[str, Any]:
     """Rewrite one written file in the sort order; DuckDB's statistics of the new file."""
     options = _copy_options(target, fields, [], roll=False)
@@ -295,11 +299,13 @@ def _sorted_copy(
     select = f"SELECT * FROM read_parquet({quote_string(source)}, hive_partitioning = false){order}"
     cursor = con.execute(f"COPY ({select}) TO {quote_string(final)} ({options})")
     columns = [d[0] for d in cursor.description]
-    row = dict(zip(columns, cursor.fetchone(), strict=True))
+    stats = cursor.fetchone()
+    assert stats is not None  # COPY reports one row per file it wrote
+    row = dict(zip(columns, stats, strict=True))
     return row["column_statistics"] or {}
 
 
-def _target_size(target: WriteTarget) -> int:
+def _target_size(target: FileTarget) -> int:
     return props.int_property(
         target.properties, props.TARGET_FILE_SIZE_BYTES, props.TARGET_FILE_SIZE_BYTES_DEFAULT
     )
@@ -315,7 +321,7 @@ def _column_ref(schema: Schema, field_id: int) -> str:
     return ".".join(reversed(chain))
 
 
-def _partition_keys(target: WriteTarget) -> list[tuple[str, str]]:
+def _partition_keys(target: FileTarget) -> list[tuple[str, str]]:
     """(hidden column name, key SQL) per non-void partition field."""
     out = []
     for i, pf in enumerate(target.spec.fields):
@@ -327,7 +333,7 @@ def _partition_keys(target: WriteTarget) -> list[tuple[str, str]]:
     return out
 
 
-def _order_by(target: WriteTarget) -> str:
+def _order_by(target: FileTarget) -> str:
     """``ORDER BY`` of the sort order ("Sorting": direction and null order per field)."""
     terms = []
     for sf in target.sort_order.fields:
@@ -340,7 +346,7 @@ def _order_by(target: WriteTarget) -> str:
 
 
 def _copy_options(
-    target: WriteTarget, fields: list[NestedField], keys: list[str], *, roll: bool = True
+    target: FileTarget, fields: list[NestedField], keys: list[str], *, roll: bool = True
 ) -> str:
     """COPY options; ``roll``: write a folder of files rolled at the target size, named by
     uuid (else exactly the one file named in the statement)."""
@@ -376,7 +382,7 @@ def parquet_codec(properties: Mapping[str, str]) -> str:
     return codec
 
 
-def _partition_tuple(target: WriteTarget, found: Mapping[str, Any]) -> tuple:
+def _partition_tuple(target: FileTarget, found: Mapping[str, Any]) -> tuple:
     texts = dict(found)
     values: list[Any] = []
     for i, pf in enumerate(target.spec.fields):
@@ -420,7 +426,7 @@ def bounded_folder_name(segment: str) -> str:
     return f"{head}~{digest}"
 
 
-def partition_path(target: WriteTarget, partition: tuple) -> str:
+def partition_path(target: FileTarget, partition: tuple) -> str:
     """``name=value/`` per partition field (Java's ``PartitionSpec.partitionToPath``, each
     folder name bounded by :func:`bounded_folder_name`), '' if unpartitioned."""
     segments = partition_path_segments(target.spec, target.schema, partition)
@@ -459,7 +465,7 @@ def _float_stats(schema: Schema, stats: Mapping[str, Mapping[str, str]]) -> dict
 
 
 def _data_file(
-    target: WriteTarget,
+    target: FileTarget,
     location: str,
     local: str,
     count: int,
@@ -501,7 +507,7 @@ def _duckdb_message(text: str) -> str:
 
 
 def _write_error(
-    con: Any, error: Exception, query_sql: str, params: Any, target: WriteTarget, width: int
+    con: Duck, error: Exception, query_sql: str, params: Any, target: FileTarget, width: int
 ) -> Exception:
     """The error to raise for a failed COPY: our own checks and cast failures name the column;
     the storage refusing (disk full, read-only, permissions, size limit, name too long) is a

@@ -11,8 +11,9 @@ supply the field's value" -- so INSERT and MERGE ... INSERT fill omitted columns
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
-from iceduck.engine.types import duckdb_type, quote_identifier, sql_literal
+from iceduck.engine.types import cast_sql, quote_identifier, sql_literal
 from iceduck.errors import NotFoundError, UserError
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import NestedField, StructType
@@ -34,10 +35,6 @@ def find_column(schema: Schema, name: str) -> NestedField:
 def write_default(f: NestedField) -> str:
     """What a row the statement does not give ``f`` a value holds: its write-default."""
     return sql_literal(f.field_type, f.write_default)
-
-
-def cast_to(f: NestedField, expr: str) -> str:
-    return f"CAST(({expr}) AS {duckdb_type(f.field_type)})"
 
 
 def assigned_values(schema: Schema, assignments: Sequence[tuple[ColumnPath, str]], current: str) -> list[str]:
@@ -66,7 +63,7 @@ def assigned_values(schema: Schema, assignments: Sequence[tuple[ColumnPath, str]
         elif isinstance(value, str):
             values.append(value)
         else:
-            values.append(_rebuild(f, column, value))
+            values.append(_rebuild(f, column, cast(dict[str, object], value)))
     return values
 
 
@@ -98,9 +95,10 @@ def _rebuild(f: NestedField, current: str, tree: dict[str, object]) -> str:
         if value is None:
             parts.append(f"{quote_identifier(child.name)} := {access}")
         elif isinstance(value, str):
-            parts.append(f"{quote_identifier(child.name)} := {cast_to(child, value)}")
+            parts.append(f"{quote_identifier(child.name)} := {cast_sql(value, child.field_type)}")
         else:
-            parts.append(f"{quote_identifier(child.name)} := {_rebuild(child, access, value)}")
+            rebuilt = _rebuild(child, access, cast(dict[str, object], value))
+            parts.append(f"{quote_identifier(child.name)} := {rebuilt}")
     return "struct_pack(" + ", ".join(parts) + ")"
 
 

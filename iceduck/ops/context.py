@@ -13,11 +13,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.spec.snapshot import MAIN_BRANCH
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,9 @@ def rows(count: int) -> str:
 class OpContext:
     catalog: Catalog
     manifests: ManifestCache
-    #: the DuckDB cursor this statement runs on (scans attached by ``prepare_query`` live here)
-    duck: Any
+    #: the DuckDB cursor this statement runs on (scans attached by ``prepare_query`` live
+    #: here); operations hand it to the engine's functions and never call it themselves
+    duck: Duck
     #: the statement's parameters, as DuckDB takes them (``$1``/``$name`` in SQL text)
     params: Any
     #: the session's time zone (for timestamp literals)

@@ -43,8 +43,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from iceduck.engine.types import duckdb_type, quote_identifier
-from iceduck.engine.write import WriteTarget as FileTarget
+from iceduck.engine.queries import describe, registered, temp_table
+from iceduck.engine.types import cast_sql, quote_identifier, typed_null
 from iceduck.engine.write import write_data_files
 from iceduck.errors import UserError
 from iceduck.ops.assignments import find_column, write_default
@@ -59,11 +59,13 @@ from iceduck.ops.rows import (
     run_sql,
     unique_name,
 )
-from iceduck.ops.snapshot_commit import COPY_ON_WRITE, WrittenFiles, commit_changes, file_target
+from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, file_target
 from iceduck.scan.tasks import FileScanTask
+from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation
+from iceduck.spec.types import LongType
 from iceduck.sql.condition import Condition
 from iceduck.sql.statements import Insert
 from iceduck.txn.snapshot import SnapshotChanges
@@ -75,8 +77,7 @@ _Q = "__iceduck_q"
 
 def _query_columns(ctx: OpContext, query: str) -> list[str]:
     """The names of the columns ``query`` yields (DuckDB binds it without running it)."""
-    sql = f"SELECT * FROM ({query}) AS {_Q} LIMIT 0"
-    return list(ctx.duck.sql(sql, params=params_for(sql, ctx.params)).columns)
+    return [name for name, _ in describe(ctx.duck, query, params_for(query, ctx.params))]
 
 
 def _positional(names: Sequence[str]) -> list[str]:
@@ -125,22 +126,13 @@ def select_for_table(
     items = []
     for f in schema.fields:
         if f.name in static_values:
-            value = f"CAST(({static_values[f.name]}) AS {duckdb_type(f.field_type)})"
+            value = cast_sql(static_values[f.name], f.field_type)
         else:
             value = given.get(f.name) or write_default(f)
         items.append(f"{value} AS {quote_identifier(f.name)}")
     aliases = ", ".join(f"__c{i}" for i in range(len(query_names)))
     relation = f"({query}) AS {_Q}({aliases})" if query_names else f"({query}) AS {_Q}"
     return f"SELECT {', '.join(items)} FROM {relation}"
-
-
-def write_query(ctx: OpContext, target: FileTarget, query_sql: str) -> list[DataFile]:
-    """Write the rows of ``query_sql`` (columns by position, as many as the schema has) as
-    data files of ``target``, uncommitted: CREATE TABLE AS commits them with the new
-    table, and must delete them if that fails."""
-    query = ctx.prepare_query(query_sql)
-    select = select_for_table(target.schema, query, _query_columns(ctx, query), table="the new table")
-    return write_data_files(ctx.duck, select, target, params=params_for(select, ctx.params))
 
 
 def insert(ctx: OpContext, stmt: Insert) -> OpResult:
@@ -236,27 +228,19 @@ def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select:
         f"{quote_identifier(alias)}.{quote_identifier(find_column(schema, c).name)} = ({v})"
         for c, v in stmt.static_partition.items()
     )
-    table = unique_name("overwrite")
-    run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {select}")
-    try:
-        count = run_sql(ctx, f"SELECT count(*) FROM {quote_identifier(table)}")[0][0]
+    with temp_table(ctx.duck, unique_name("overwrite"), select, params_for(select, ctx.params)) as table:
+        count = run_sql(ctx, f"SELECT count(*) FROM {table}")[0][0]
         matches = find_matches(ctx, target, Condition(condition), alias)
-        addresses = unique_name("replaced")
-        ctx.duck.register(addresses, matches.addresses)
-        try:
+        with registered(ctx.duck, unique_name("replaced"), matches.addresses) as addresses:
             changes = RowChanges(
                 matches.plan,
                 matches.whole,
-                quote_identifier(addresses),
-                new_rows=_with_lineage(f"SELECT * FROM {quote_identifier(table)}", target) if count else None,
+                addresses,
+                new_rows=_with_lineage(f"SELECT * FROM {table}", target) if count else None,
             )
             operation = f"INSERT OVERWRITE {target.identifier}"
             conflicts = conflict_detection(operation, matches.plan, SERIALIZABLE)
-            apply_row_changes(ctx, target, changes, COPY_ON_WRITE, conflicts)
-        finally:
-            ctx.duck.unregister(addresses)
-    finally:
-        run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
+            apply_row_changes(ctx, target, changes, props.COPY_ON_WRITE, conflicts)
     return OpResult(rowcount=count, message=f"inserted {row_count(count)} into {target.identifier}")
 
 
@@ -265,4 +249,5 @@ def _with_lineage(rows: str, target: WriteTarget) -> str:
     ``_last_updated_sequence_number`` (new rows inherit both)."""
     if not has_lineage(target.table.metadata):
         return rows
-    return f"SELECT *, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT) FROM ({rows})"
+    null = typed_null(LongType())
+    return f"SELECT *, {null}, {null} FROM ({rows})"

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import re
 
-from iceduck.engine.types import duckdb_type, quote_identifier
+from iceduck.engine.errors import is_conversion_error
+from iceduck.engine.queries import create_temp_table, drop_temp_table
+from iceduck.engine.types import cast_sql, quote_identifier, try_cast_sql
 from iceduck.errors import UserError, ValidationError
 from iceduck.ops.assignments import assigned_values, find_column, insert_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
@@ -40,6 +42,7 @@ from iceduck.ops.rows import (
     POS,
     ROW_ID,
     has_lineage,
+    params_for,
     plan_target,
     register_target,
     run_sql,
@@ -54,7 +57,6 @@ from iceduck.spec.schema import Schema
 from iceduck.sql.qualifiers import qualifiers, requalify_merge, table_qualifiers
 from iceduck.sql.statements import Merge, MergeAction, MergeClause, MergeMatch, Name
 
-MERGE_MODE = props.MERGE_MODE
 CLAUSE = "__iceduck_clause"
 MATCHED = "__iceduck_matched"
 SOURCE_PRESENT = "__iceduck_source"
@@ -133,8 +135,8 @@ def _name_bad_column(
     for n, f in enumerate(schema.fields):
         for i, values in enumerate(per_clause):
             if values is not None:
-                value, kind = values[n], duckdb_type(f.field_type)
-                test = f"({value}) IS NOT NULL AND TRY_CAST(({value}) AS {kind}) IS NULL"
+                value = values[n]
+                test = f"({value}) IS NOT NULL AND {try_cast_sql(value, f.field_type)} IS NULL"
                 probes.append((f, f"CASE WHEN {CLAUSE} = {i} THEN {test} ELSE false END"))
     if not probes:
         return
@@ -176,7 +178,7 @@ def _check_clauses(clauses: tuple[MergeClause, ...]) -> None:
 def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     target = ctx.resolve_target(stmt.name)
     metadata = target.table.metadata
-    mode = row_level_mode(metadata, MERGE_MODE)
+    mode = row_level_mode(metadata, props.MERGE_MODE)
     _check_clauses(stmt.clauses)
     schema = metadata.schema()
     lineage = has_lineage(metadata)
@@ -197,7 +199,7 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     items += [f"{t}.{ROW_ID} AS {RID}"] if lineage else []
     for n, (f, name) in enumerate(zip(schema.fields, columns, strict=True)):
         whens = [
-            f"WHEN {i} THEN CAST(({values[n]}) AS {duckdb_type(f.field_type)})"
+            f"WHEN {i} THEN {cast_sql(values[n], f.field_type)}"
             for i, values in enumerate(per_clause)
             if values is not None
         ]
@@ -207,20 +209,17 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     joined = f"SELECT {', '.join(items)} FROM {relation}"
     table = unique_name("merged")
     query = ctx.prepare_query(joined)
+    kept = f"SELECT * FROM ({query}) WHERE {CLAUSE} IS NOT NULL OR {MATCHED}"
     try:
-        run_sql(
-            ctx,
-            f"CREATE TEMP TABLE {quote_identifier(table)} AS SELECT * FROM ({query}) "
-            f"WHERE {CLAUSE} IS NOT NULL OR {MATCHED}",
-        )
+        create_temp_table(ctx.duck, table, kept, params_for(query, ctx.params))
     except Exception as e:
-        if type(e).__name__ == "ConversionException":
+        if is_conversion_error(e):
             _name_bad_column(ctx, target, schema, per_clause, relation, choice, e)
         raise
     try:
         count = _apply(ctx, target, stmt, plan, table, mode, lineage, len(columns))
     finally:
-        run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
+        drop_temp_table(ctx.duck, table)
     return OpResult(rowcount=count, message=f"merged {row_count(count)} into {target.identifier}")
 
 

@@ -1,6 +1,6 @@
 """Applying row-level changes: copy-on-write rewrites or merge-on-read deletes.
 
-DELETE, UPDATE and MERGE all reduce to the same change (issue 4, item 3):
+DELETE, UPDATE and MERGE all reduce to the same change:
 
 * ``whole``: data files every live row of which goes away (removed from metadata only);
 * ``addresses``: a DuckDB relation of ``_file``, ``_pos`` -- the rows removed or replaced
@@ -48,13 +48,13 @@ from iceduck.ops.rows import (
     run_sql,
 )
 from iceduck.ops.snapshot_commit import (
-    COPY_ON_WRITE,
     WrittenFiles,
     commit_changes,
     data_location,
     file_target,
 )
 from iceduck.scan.tasks import FileScanTask, ScanPlan
+from iceduck.spec import properties as props
 from iceduck.spec.deletion_vector import DeletionVector
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.snapshot import Operation
@@ -138,7 +138,7 @@ def apply_row_changes(
     affected = [tasks[p] for p in positions]
     lineage = has_lineage(metadata)
     with WrittenFiles() as written:
-        if mode == COPY_ON_WRITE:
+        if mode == props.COPY_ON_WRITE:
             added = _copy_on_write(ctx, target, changes, affected, lineage, written)
             delete_files: list[DataFile] = []
             removed_data = [t.path for t in (*changes.whole, *affected)]
@@ -227,7 +227,7 @@ def _merge_on_read(
     affected: list[FileScanTask],
     positions: dict[str, np.ndarray],
     written: WrittenFiles,
-) -> tuple[list[DataFile], list[str]]:
+) -> tuple[list[DataFile], list[DeleteKey]]:
     """Delete files for the addresses, and the delete files they replace."""
     from iceduck.engine.delete_write import write_deletion_vector_file, write_position_deletes
 

@@ -16,7 +16,7 @@ so did not delete) those rows.
 
 from __future__ import annotations
 
-from iceduck.engine.types import quote_identifier
+from iceduck.engine.queries import registered
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
@@ -27,8 +27,6 @@ from iceduck.spec import properties as props
 from iceduck.sql.qualifiers import requalify_delete, table_qualifiers
 from iceduck.sql.statements import Delete
 
-DELETE_MODE = props.DELETE_MODE
-
 
 def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     target = ctx.resolve_target(stmt.name)
@@ -36,18 +34,14 @@ def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     if stmt.alias is None:  # db.t.k, iceduck.db.t.k name the target's columns too
         names = table_qualifiers(ctx.catalog.name, target_parts(target), stmt.name)
         stmt = requalify_delete(stmt, names, alias)
-    mode = row_level_mode(target.table.metadata, DELETE_MODE)
+    mode = row_level_mode(target.table.metadata, props.DELETE_MODE)
     isolation = isolation_level(target.table.metadata, props.DELETE_ISOLATION_LEVEL)
     matches = find_matches(ctx, target, stmt.where, alias)
-    addresses = unique_name("deleted")
-    ctx.duck.register(addresses, matches.addresses)
-    try:
-        changes = RowChanges(matches.plan, matches.whole, quote_identifier(addresses))
+    with registered(ctx.duck, unique_name("deleted"), matches.addresses) as addresses:
+        changes = RowChanges(matches.plan, matches.whole, addresses)
         conflicts = conflict_detection(
             f"DELETE FROM {target.identifier}", matches.plan, isolation, props.DELETE_ISOLATION_LEVEL
         )
         apply_row_changes(ctx, target, changes, mode, conflicts)
-    finally:
-        ctx.duck.unregister(addresses)
     count = matches.whole_rows + matches.addresses.num_rows
     return OpResult(rowcount=count, message=f"deleted {row_count(count)} from {target.identifier}")

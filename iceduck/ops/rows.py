@@ -27,6 +27,7 @@ from typing import Any
 import pyarrow as pa
 
 from iceduck.engine.deletes import deleted_positions
+from iceduck.engine.queries import arrow_rows, rows
 from iceduck.engine.read import register_scan
 from iceduck.engine.types import quote_identifier
 from iceduck.ops.context import OpContext, WriteTarget
@@ -229,7 +230,7 @@ def _addresses(
     where = "" if condition is None else f" WHERE ({condition.text})"
     sql = f"SELECT {FILE}, {POS} FROM {scan.relation} AS {quote_identifier(alias)}{where}"
     query = ctx.prepare_query(sql)
-    return ctx.duck.sql(query, params=params_for(query, ctx.params)).to_arrow_table()
+    return arrow_rows(ctx.duck, query, params_for(query, ctx.params))
 
 
 # -- running SQL with the statement's parameters ---------------------------------------------
@@ -243,8 +244,5 @@ def params_for(sql: str, params: Any) -> Any:
 
 
 def run_sql(ctx: OpContext, sql: str) -> list[tuple[Any, ...]]:
-    """Execute ``sql`` on the statement's cursor with the parameters it uses; its rows.
-
-    Every result is fetched to the end: DuckDB refuses more work on a connection whose
-    last result is unfinished."""
-    return ctx.duck.execute(sql, params_for(sql, ctx.params)).fetchall()
+    """Execute ``sql`` on the statement's cursor with the parameters it uses; its rows."""
+    return rows(ctx.duck, sql, params_for(sql, ctx.params))

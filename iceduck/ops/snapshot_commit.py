@@ -5,9 +5,9 @@ Every data operation ends the same way: the files it wrote become a
 builds the manifests, manifest list and snapshot on whatever base the commit attempt is
 given, and :func:`iceduck.txn.commit.commit` swaps the metadata with retries ("Commit
 Conflict Resolution and Retry": appends always apply; deletes and rewrites re-validate
-their files on the refreshed base). "A failed statement leaves no snapshot behind and
-cleans up the files it wrote" (issue 4): :class:`WrittenFiles` deletes them on any error
-before the commit, and the commit deletes them when it finally fails -- unless the swap
+their files on the refreshed base). A failed statement leaves no snapshot behind and
+cleans up the files it wrote: :class:`WrittenFiles` deletes them on any error before the
+commit, and the commit deletes them when it finally fails -- unless the swap
 may have landed, when every file is kept.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from iceduck.catalog.base import LoadedTable
-from iceduck.engine.write import WriteTarget as FileTarget
+from iceduck.engine.write import FileTarget
 from iceduck.errors import ValidationError
 from iceduck.io import fileio
 from iceduck.ops.context import OpContext, WriteTarget
@@ -28,8 +28,6 @@ from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.commit import PendingCommit, commit
 from iceduck.txn.snapshot import SnapshotChanges, produce
 from iceduck.txn.validation import ISOLATION_LEVELS, IsolationLevel
-
-COPY_ON_WRITE = props.COPY_ON_WRITE
 
 
 def data_location(metadata: TableMetadata) -> str:

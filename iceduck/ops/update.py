@@ -19,7 +19,8 @@ concurrently that may hold rows the WHERE matches fails the commit, as in Spark.
 
 from __future__ import annotations
 
-from iceduck.engine.types import quote_identifier
+from iceduck.engine.queries import temp_table
+from iceduck.engine.types import quote_identifier, typed_null
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.ops.assignments import assigned_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
@@ -30,6 +31,7 @@ from iceduck.ops.rows import (
     POS,
     ROW_ID,
     has_lineage,
+    params_for,
     plan_target,
     register_target,
     run_sql,
@@ -39,12 +41,12 @@ from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
+from iceduck.spec.types import LongType
 from iceduck.sql.condition import Condition
 from iceduck.sql.filters import row_filter
 from iceduck.sql.qualifiers import requalify_update, table_qualifiers
 from iceduck.sql.statements import Update
 
-UPDATE_MODE = props.UPDATE_MODE
 RID = "__iceduck_rid"
 
 
@@ -77,14 +79,15 @@ def rows_sql(table: str, count: int, lineage: bool, row_id: str | None, where: s
     kept ``_row_id`` (``row_id`` SQL, None for new rows) and a null last-updated number."""
     items = new_row_columns(count)
     if lineage:
-        items += [f"{row_id or 'CAST(NULL AS BIGINT)'} AS _row_id", "CAST(NULL AS BIGINT) AS _lusn"]
+        null = typed_null(LongType())
+        items += [f"{row_id or null} AS _row_id", f"{null} AS _lusn"]
     return f"SELECT {', '.join(items)} FROM {quote_identifier(table)}{where}"
 
 
 def update(ctx: OpContext, stmt: Update) -> OpResult:
     target = ctx.resolve_target(stmt.name)
     metadata = target.table.metadata
-    mode = row_level_mode(metadata, UPDATE_MODE)
+    mode = row_level_mode(metadata, props.UPDATE_MODE)
     isolation = isolation_level(metadata, props.UPDATE_ISOLATION_LEVEL)
     alias = stmt.alias or target.identifier.name
     if stmt.alias is None:  # db.t.v, iceduck.db.t.v name the target's columns too
@@ -101,13 +104,10 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
     items += [f"{v} AS {n}" for v, n in zip(values, new_row_columns(len(values)), strict=True)]
     source = f"{scan.relation} AS {a}" + (f", {stmt.from_}" if stmt.from_ else "")
     where = f" WHERE ({stmt.where.text})" if stmt.where else ""
-    table = unique_name("updated")
+    name = unique_name("updated")
     query = ctx.prepare_query(f"SELECT {', '.join(items)} FROM {source}{where}")
-    run_sql(ctx, f"CREATE TEMP TABLE {quote_identifier(table)} AS {query}")
-    try:
-        ((count, distinct),) = run_sql(
-            ctx, f"SELECT count(*), count(DISTINCT ({FILE}, {POS})) FROM {quote_identifier(table)}"
-        )
+    with temp_table(ctx.duck, name, query, params_for(query, ctx.params)) as table:
+        ((count, distinct),) = run_sql(ctx, f"SELECT count(*), count(DISTINCT ({FILE}, {POS})) FROM {table}")
         if count != distinct:
             raise UserError(
                 f"UPDATE of {target.identifier}: a target row matched more than one row of the FROM "
@@ -115,13 +115,11 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
             )
         changes = RowChanges(
             plan,
-            addresses=f"(SELECT {FILE}, {POS} FROM {quote_identifier(table)})",
-            new_rows=rows_sql(table, len(values), lineage, RID) if count else None,
+            addresses=f"(SELECT {FILE}, {POS} FROM {table})",
+            new_rows=rows_sql(name, len(values), lineage, RID) if count else None,
         )
         conflicts = conflict_detection(
             f"UPDATE {target.identifier}", plan, isolation, props.UPDATE_ISOLATION_LEVEL
         )
         apply_row_changes(ctx, target, changes, mode, conflicts)
-    finally:
-        run_sql(ctx, f"DROP TABLE IF EXISTS {quote_identifier(table)}")
     return OpResult(rowcount=count, message=f"updated {row_count(count)} of {target.identifier}")

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from iceduck.engine.connection import open_database
-from iceduck.engine.write import WriteTarget, escape_path_segment, write_data_files
+from iceduck.engine.write import FileTarget, escape_path_segment, write_data_files
 from iceduck.errors import ValidationError
 from iceduck.formats.parquet_metrics import leaf_field_ids
 from iceduck.spec import values
@@ -92,8 +92,8 @@ def _target(
     spec: PartitionSpec = UNPARTITIONED,
     order: SortOrder = UNSORTED,
     **properties: str,
-) -> WriteTarget:
-    return WriteTarget(schema, spec, order, dict(properties), str(tmp_path / "data"), 2)
+) -> FileTarget:
+    return FileTarget(schema, spec, order, dict(properties), str(tmp_path / "data"), 2)
 
 
 def test_parquet_types_and_field_ids(con: Any, tmp_path: Path):

@@ -13,7 +13,7 @@ import pytest
 
 from iceduck.engine.connection import open_database
 from iceduck.engine.delete_write import write_deletion_vector_file, write_position_deletes
-from iceduck.engine.write import WriteTarget, write_data_files
+from iceduck.engine.write import FileTarget, write_data_files
 from iceduck.errors import ValidationError
 from iceduck.formats.puffin import read_deletion_vector
 from iceduck.scan.tasks import DeleteFile, FileScanTask
@@ -35,7 +35,7 @@ def con() -> Any:
 
 
 def _data_files(con: Any, tmp_path: Path, n: int) -> list[DataFile]:
-    target = WriteTarget(SCHEMA, UNPARTITIONED, UNSORTED, {}, str(tmp_path / "data"), 2)
+    target = FileTarget(SCHEMA, UNPARTITIONED, UNSORTED, {}, str(tmp_path / "data"), 2)
     return [write_data_files(con, f"SELECT {k} * 100 + i FROM range(10) t(i)", target)[0] for k in range(n)]
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from iceduck.engine.connection import open_database
-from iceduck.engine.write import WriteTarget, write_data_files
+from iceduck.engine.write import FileTarget, write_data_files
 from iceduck.formats.metadata_json import read_table_metadata
 from iceduck.io.fileio import read_bytes
 from iceduck.spec.manifest import DataFile
@@ -126,7 +126,7 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dic
     location = jtable.operations().current().metadataFileLocation()
     metadata = read_table_metadata(read_bytes(location), location)
     schema, spec, order = metadata.schema(), metadata.spec(), metadata.sort_order()
-    target = WriteTarget(
+    target = FileTarget(
         schema, spec, order, metadata.properties, f"{metadata.location}/data", metadata.format_version
     )
     files = write_data_files(con, f"SELECT * FROM read_parquet('{rows_file}')", target)
@@ -214,7 +214,7 @@ def test_spark_reads_every_type_written_by_iceduck(spark: SparkSession, spark_wa
         for r in spark.sql(f"SELECT file_path FROM {source_name}.files WHERE content = 0").collect()
     ]
     assert snapshot is not None and paths
-    target = WriteTarget(
+    target = FileTarget(
         metadata.schema(),
         metadata.spec(),
         metadata.sort_order(),
@@ -272,7 +272,7 @@ def test_vectorised_read_of_uuid_fixed_decimal_and_java_buckets(spark: SparkSess
     )
     location = table.operations().current().metadataFileLocation()
     metadata = read_table_metadata(read_bytes(location), location)
-    target = WriteTarget(
+    target = FileTarget(
         metadata.schema(),
         metadata.spec(),
         metadata.sort_order(),

@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 from iceduck.catalog.base import TableIdentifier
+from iceduck.engine.write import write_data_files
 from iceduck.errors import NotFoundError, UserError, ValidationError
-from iceduck.ops.insert import write_query
 from iceduck.ops.snapshot_commit import file_target
 from tests.ops.conftest import create_events
 from tests.ops.harness import Pair
@@ -130,16 +130,17 @@ def test_dynamic_overwrite_by_transformed_partitions(pair: Pair) -> None:
     pair.check("ns.m")
 
 
-def test_write_query_leaves_files_uncommitted(pair: Pair) -> None:
-    """``write_query`` (CREATE TABLE AS) writes the rows cast to the schema and commits
-    nothing: the caller commits or deletes the files."""
+def test_written_files_stay_uncommitted(pair: Pair) -> None:
+    """Writing a query's rows as data files of a table (what CREATE TABLE AS and INSERT do
+    before their commit) casts them to the schema and commits nothing: the caller commits
+    or deletes the files."""
     pair.run("CREATE TABLE ns.w (id BIGINT, s STRING)", reference="CREATE TABLE ns.w (id BIGINT, s VARCHAR)")
     session = pair.ice.con.session
     loaded = session.catalog.load_table(TableIdentifier(("ns",), "w"))
     duck = session.database.cursor()
     try:
         query = "SELECT 1, 'a' UNION ALL SELECT 2, 'b'"
-        files = write_query(pair.ice.context(duck), file_target(loaded.metadata), query)
+        files = write_data_files(duck, query, file_target(loaded.metadata))
     finally:
         duck.close()
     assert sum(f.record_count for f in files) == 2

@@ -1,0 +1,127 @@
+"""Running SQL on a statement's DuckDB cursor: the calls the session and the table
+operations make, so that only the engine calls DuckDB.
+
+The session runs the statement itself (:func:`run`), its ``EXPLAIN`` (:func:`explain`),
+the rows of ``SHOW`` and of EXPLAIN's text (:func:`select_lists`), the time of a
+``TIMESTAMP AS OF`` expression (:func:`epoch_ms`) and registers metadata tables
+(:func:`register_arrow`). Table operations ask for a query's rows (:func:`rows`,
+:func:`arrow_rows`), its columns (:func:`describe`: one ``LIMIT 0`` probe, which binds
+the query without computing a row), an Arrow table registered for a while
+(:func:`registered`) and temporary tables (:func:`temp_table`).
+
+Parameters are passed as DuckDB takes them (:func:`duck_params`); a piece of a statement
+gets only the parameters it names, which the caller picks (DuckDB refuses unused ones).
+Every result is fetched to the end: DuckDB refuses more work on a cursor whose last
+result is unfinished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from iceduck.engine.errors import duckdb_call
+from iceduck.engine.types import quote_identifier
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from iceduck.engine.connection import Duck
+
+#: the alias of a query probed for its columns
+_PROBED = "__iceduck_q"
+
+
+def duck_params(params: Any) -> Any:
+    """Parameters as DuckDB takes them (``$1`` numbering keeps positional lists as they are)."""
+    if params is None:
+        return None
+    if isinstance(params, dict):
+        return params
+    return list(params)
+
+
+def run(duck: Duck, sql: str, params: Any = None) -> None:
+    """Run ``sql``, leaving its rows on ``duck`` for the statement's result to fetch."""
+    duck.execute(sql, params)
+
+
+def rows(duck: Duck, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+    """The rows of ``sql``, all fetched."""
+    return duck.execute(sql, params).fetchall()
+
+
+def arrow_rows(duck: Duck, sql: str, params: Any = None) -> pa.Table:
+    """The rows of ``sql`` as a ``pyarrow.Table``."""
+    return duck.sql(sql, params=params).to_arrow_table()
+
+
+def describe(duck: Duck, query: str, params: Any = None) -> list[tuple[str, Any]]:
+    """(name, DuckDB type) of each column ``query`` yields, without computing a row.
+
+    Duplicate names come back renamed as DuckDB names them (``a``, ``a_1``): the query is
+    read as a derived table.
+    """
+    cursor = duck.execute(f"SELECT * FROM ({query}) AS {_PROBED} LIMIT 0", params)
+    described = [(d[0], d[1]) for d in cursor.description or ()]
+    cursor.fetchall()  # leave no unfinished result on the cursor
+    return described
+
+
+def explain(duck: Duck, sql: str, params: Any = None) -> list[str]:
+    """DuckDB's plan text of ``sql`` (an ``EXPLAIN [ANALYZE] ...`` statement), one string
+    per plan it prints."""
+    return [str(plan) for _, plan in duck.execute(sql, params).fetchall()]
+
+
+def select_lists(duck: Duck, columns: Mapping[str, Sequence[str]]) -> None:
+    """Run a query whose rows are ``columns`` (name -> text values, all the same length),
+    leaving them on ``duck`` as a statement's rows: how SHOW and EXPLAIN answer."""
+    items = ", ".join(
+        f"unnest(${n}::VARCHAR[]) AS {quote_identifier(name)}" for n, name in enumerate(columns, 1)
+    )
+    duck.execute(f"SELECT {items}", [list(values) for values in columns.values()])
+
+
+def epoch_ms(duck: Duck, expression: str) -> int | None:
+    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
+    row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def register_arrow(duck: Duck, name: str, table: pa.Table) -> None:
+    """Make ``table`` readable as ``name`` on ``duck`` (until the cursor closes)."""
+    duck.register(name, table)
+
+
+@contextmanager
+def registered(duck: Duck, name: str, table: pa.Table) -> Iterator[str]:
+    """``table`` readable as ``name`` on ``duck`` for the block; yields the quoted name."""
+    duck.register(name, table)
+    try:
+        yield quote_identifier(name)
+    finally:
+        duck.unregister(name)
+
+
+def create_temp_table(duck: Duck, name: str, query: str, params: Any = None) -> str:
+    """Store the rows of ``query`` as temporary table ``name``; its quoted name."""
+    table = quote_identifier(name)
+    rows(duck, f"CREATE TEMP TABLE {table} AS {query}", params)
+    return table
+
+
+def drop_temp_table(duck: Duck, name: str) -> None:
+    rows(duck, f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+
+
+@contextmanager
+def temp_table(duck: Duck, name: str, query: str, params: Any = None) -> Iterator[str]:
+    """The rows of ``query`` as temporary table ``name`` for the block (dropped after it,
+    whatever happens); yields the quoted name."""
+    table = create_temp_table(duck, name, query, params)
+    try:
+        yield table
+    finally:
+        drop_temp_table(duck, name)
