@@ -97,13 +97,13 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _unparen(node: exp.Expression) -> exp.Expression:
+def _unparen(node: exp.Expr) -> exp.Expr:
     while isinstance(node, exp.Paren):
         node = node.this
     return node
 
 
-def _true(node: exp.Expression, target: Target, negate: bool) -> BooleanExpression | None:
+def _true(node: exp.Expr, target: Target, negate: bool) -> BooleanExpression | None:
     """Iceberg filter that holds exactly when ``node`` (``NOT node`` with ``negate``) is TRUE."""
     node = _unparen(node)
     if isinstance(node, exp.Not):
@@ -119,7 +119,7 @@ def _true(node: exp.Expression, target: Target, negate: bool) -> BooleanExpressi
     return _leaf(node, target, negate)
 
 
-def _leaf(node: exp.Expression, target: Target, negate: bool) -> BooleanExpression | None:
+def _leaf(node: exp.Expr, target: Target, negate: bool) -> BooleanExpression | None:
     converted = convert(node, target)
     if converted is None:
         return None
@@ -146,7 +146,7 @@ def _has_null_item(node: exp.In, target: Target) -> bool:
     return False
 
 
-def _not_null(result: BooleanExpression, node: exp.Expression, target: Target) -> BooleanExpression:
+def _not_null(result: BooleanExpression, node: exp.Expr, target: Target) -> BooleanExpression:
     """``result`` restricted to rows where the leaf's columns are not null (where SQL's
     comparison is not NULL); required columns need no guard."""
     guards: list[BooleanExpression] = []

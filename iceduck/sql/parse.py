@@ -210,10 +210,10 @@ def _parse(text: str, tokens: list[Token]) -> exp.Expression:
         raise UserError(_parse_error_message(e)) from e
     except RecursionError:  # sqlglot parses recursively: deep nesting exhausts Python's stack
         raise UserError(NESTED_TOO_DEEPLY) from None
-    trees = [t for t in trees if t is not None]
-    if len(trees) != 1:
-        raise UserError(f"expected one statement, found {len(trees)}")
-    return trees[0]
+    found = [t for t in trees if isinstance(t, exp.Expression)]  # every parsed node is one; not None
+    if len(found) != 1:
+        raise UserError(f"expected one statement, found {len(found)}")
+    return found[0]
 
 
 def _parse_error_message(e: ParseError) -> str:
