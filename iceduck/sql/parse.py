@@ -253,9 +253,21 @@ def statement_kind(tree: exp.Expression, tokens: list[Token]) -> str:
     return tokens[0].text.upper() if tokens else tree.key.upper()
 
 
+#: statement kinds that would open or end a transaction: iceduck commits each statement on its own
+TRANSACTION_KINDS = frozenset({"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT"})
+
+#: what iceduck does run, for the refusal of everything else
+RUNS = "iceduck runs queries (SELECT, EXPLAIN, DESCRIBE, SHOW), INSERT, UPDATE, DELETE, MERGE and table DDL"
+
+
 def require_supported(statement: Statement, supported: frozenset[str]) -> None:
     """Refuse, by name, a statement kind iceduck does not run (yet)."""
     if statement.kind not in supported:
         if statement.explain:
             raise UnsupportedError(f"EXPLAIN {statement.kind} is not supported yet: only queries")
-        raise UnsupportedError(f"{statement.kind} is not supported yet: iceduck runs queries (SELECT)")
+        if statement.kind in TRANSACTION_KINDS:
+            raise UnsupportedError(
+                f"{statement.kind} is not supported yet: iceduck has no multi-statement transactions, "
+                "each statement commits on its own"
+            )
+        raise UnsupportedError(f"{statement.kind} is not supported yet: {RUNS}")

@@ -167,3 +167,10 @@ def test_a_repeated_statement_and_its_condition_are_parsed_once(
     assert parsed.count("id = $1") == 1
     assert con.execute("SELECT count(*) FROM db.t").fetchall() == [(7,)]
     con.close()
+
+
+@pytest.mark.parametrize("text", ["BEGIN", "BEGIN TRANSACTION", "START TRANSACTION", "COMMIT", "ROLLBACK"])
+def test_a_transaction_statement_is_refused_as_one(text):
+    """Not "iceduck runs queries": the shell and DB-API users of DuckDB type BEGIN first."""
+    with pytest.raises(UnsupportedError, match="no multi-statement transactions, each statement commits"):
+        classify(text)
