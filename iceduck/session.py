@@ -58,8 +58,8 @@ cached by text, so a repeated query (with new parameters) skips sqlglot.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +70,9 @@ from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
+from iceduck.engine.deletes import PositionCache
 from iceduck.engine.errors import duckdb_call, translate_duckdb_error
+from iceduck.engine.layout import LayoutCache
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
 from iceduck.engine.results import StatementRows
@@ -78,6 +80,7 @@ from iceduck.errors import (
     NotFoundError,
     UserError,
 )
+from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
@@ -181,13 +184,16 @@ class Session:
             else ManifestCache(max_entries=_positive(manifest_cache_entries, "manifest_cache_entries"))
         )
         self.metadata_files = MetadataCache()
+        #: Parquet schemas and decoded deletes of the files this session's scans read
+        self.layouts = LayoutCache()
+        self.positions = PositionCache()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
         self._lock = threading.Lock()
-        self._views = 0
+        self._names = itertools.count(1)
         #: statements run, and queries inside write statements, parsed: by text
-        self._statements: OrderedDict[str, Classified] = OrderedDict()
-        self._queries: OrderedDict[str, Statement] = OrderedDict()
+        self._statements: LRUCache[str, Classified] = LRUCache(PARSED_STATEMENTS)
+        self._queries: LRUCache[str, Statement] = LRUCache(PARSED_STATEMENTS)
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Duck] = set()
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
@@ -285,6 +291,9 @@ class Session:
         return OpContext(
             catalog=self.catalog,
             manifests=self.manifests,
+            layouts=self.layouts,
+            positions=self.positions,
+            unique_name=self.unique_name,
             duck=duck,
             params=queries.duck_params(params),
             timezone=self.timezone,
@@ -311,20 +320,14 @@ class Session:
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
     def _parsed(
-        self, cache: OrderedDict[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
+        self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
     ) -> _Parsed:
         """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
         modified), so a repeated statement, with new parameters, skips parsing."""
-        with self._lock:
-            statement = cache.get(text)
-            if statement is not None:
-                cache.move_to_end(text)
-                return statement
-        statement = parse(text)
-        with self._lock:
-            cache[text] = statement
-            while len(cache) > PARSED_STATEMENTS:
-                cache.popitem(last=False)
+        statement = cache.get(text)
+        if statement is None:
+            statement = parse(text)
+            cache.put(text, statement)
         return statement
 
     # -- resolving and planning ----------------------------------------------------------------
@@ -372,19 +375,26 @@ class Session:
                 case_sensitive=True,
                 cache=self.manifests,
             )
-            source.view = self._view_name()
+            source.view = self.unique_name()
             if statement.kind == "DESCRIBE":  # DESCRIBE takes a name, not a subquery
-                register_scan(duck, source.plan, source.view, field_ids)
+                register_scan(
+                    duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
+                )
                 source.relation = quote_identifier(source.view)
             else:
-                source.relation = f"({attach_scan(duck, source.plan, source.view, field_ids)})"
+                scan = attach_scan(
+                    duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
+                )
+                source.relation = f"({scan})"
             planned[key] = source
         return sources
 
-    def _view_name(self) -> str:
+    def unique_name(self, kind: str = "") -> str:
+        """A DuckDB object name no other statement of this session uses (``kind`` says what
+        it is for, ``__iceduck_<kind>_<n>``; scans are ``__iceduck_<n>``)."""
         with self._lock:
-            self._views += 1
-            return f"__iceduck_{self._views}"
+            n = next(self._names)
+        return f"__iceduck_{kind}_{n}" if kind else f"__iceduck_{n}"
 
     def _register_metadata_table(self, duck: Duck, source: _Source) -> None:
         assert source.metadata_table is not None
@@ -396,7 +406,7 @@ class Session:
             snapshot_id=snapshot_id,
             reader=self.manifests,
         )
-        source.view = self._view_name()
+        source.view = self.unique_name()
         source.rows = table.num_rows
         queries.register_arrow(duck, source.view, table)
         source.relation = quote_identifier(source.view)

@@ -290,12 +290,10 @@ def damaged(table_version: int, kind: str, how: str, equality: bool = False) -> 
         path = faults.table_files(con, "db.t")[kind]
         con.close()
         original = faults.damage(path, how)
-        faults.clear_process_caches()
         con = iceduck.connect(tmp / "wh")
         error = caught(lambda: con.execute("SELECT k, v FROM db.t").fetchall())
         con.close()
         faults.restore(path, original)
-        faults.clear_process_caches()
         con = iceduck.connect(tmp / "wh")
         assert count(con, "db.t") == expected  # only that file was at fault
         con.close()

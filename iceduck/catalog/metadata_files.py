@@ -21,9 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import threading
 import uuid
-from collections import OrderedDict
 from pathlib import Path
 
 from iceduck.errors import IceduckError, NotFoundError, UserError, ValidationError
@@ -38,6 +36,7 @@ from iceduck.formats.metadata_json import (
     write_table_metadata,
 )
 from iceduck.io.fileio import MissingFileError, delete, read_bytes, to_local_path, write_new
+from iceduck.lru import LRUCache
 from iceduck.spec import properties as props
 from iceduck.spec.snapshot import MetadataLogEntry
 from iceduck.spec.table_metadata import TableMetadata
@@ -58,12 +57,11 @@ def read_metadata(location: str) -> TableMetadata:
 
 
 class MetadataCache:
-    """A small LRU of parsed metadata files, keyed by location, size and mtime."""
+    """Parsed metadata files, least recently used dropped first, keyed by location, size and
+    mtime (a small :class:`~iceduck.lru.LRUCache`: a connection loads few tables)."""
 
     def __init__(self, capacity: int = 128) -> None:
-        self._capacity = capacity
-        self._entries: OrderedDict[tuple[str, int, int], TableMetadata] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: LRUCache[tuple[str, int, int], TableMetadata] = LRUCache(capacity)
 
     def load(self, location: str) -> TableMetadata:
         try:
@@ -71,16 +69,11 @@ class MetadataCache:
         except FileNotFoundError:
             raise MissingFileError("file does not exist", location) from None
         key = (location, st.st_size, st.st_mtime_ns)
-        with self._lock:
-            cached = self._entries.get(key)
-            if cached is not None:
-                self._entries.move_to_end(key)
-                return cached
+        cached = self._entries.get(key)
+        if cached is not None:
+            return cached
         metadata = read_metadata(location)
-        with self._lock:
-            self._entries[key] = metadata
-            while len(self._entries) > self._capacity:
-                self._entries.popitem(last=False)
+        self._entries.put(key, metadata)
         return metadata
 
 

@@ -5,8 +5,8 @@ The planner has already decided which delete files apply to which data file
 
 *Position deletes and deletion vectors* are read here into sorted positions per data file
 (``pos``, "the ordinal position of the deleted row", is DuckDB's ``file_row_number``) and
-cached; the scan drops them with a few ranges when the deletes are clustered
-(:func:`range_predicate`), else with a bitmap filter (:mod:`iceduck.engine.bitmaps`).
+cached in the session's :class:`PositionCache`; the scan drops them with a few ranges when the
+deletes are clustered (:func:`range_predicate`), else with a bitmap filter (:mod:`iceduck.engine.bitmaps`).
 
 *Equality deletes* are matched by a hash join on the delete columns with ``IS NOT DISTINCT
 FROM`` ("A null value in a delete column matches a row if the row's value is null"),
@@ -23,8 +23,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +35,7 @@ from iceduck.engine.types import quote_string
 from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.puffin import read_deletion_vector
 from iceduck.io import fileio
+from iceduck.lru import LRUCache
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import FileFormat
 
@@ -46,44 +46,20 @@ DELETE_POS_ID = 2147483545
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
-class PositionCache:
+#: the default bound of a session's decoded positions: 8 bytes each, so about 800 MB
+MAX_POSITIONS = 100_000_000
+
+
+class PositionCache(LRUCache[Hashable, Any]):
     """Decoded position deletes, least recently used dropped first (delete files are
-    immutable): deletion vectors by blob, position delete files by file. ``max_positions``
-    bounds the positions held (8 bytes each); shared by every connection, hence the lock."""
+    immutable): deletion vectors by blob, position delete files by file, equality deletes by
+    data file and delete set (:mod:`iceduck.engine.equality`). Each entry weighs its
+    positions, so ``max_positions`` bounds the memory. Each session owns one and shares it
+    between its cursors (the :class:`~iceduck.lru.LRUCache` locks)."""
 
-    def __init__(self, max_positions: int = 100_000_000) -> None:
-        self.max_positions = max_positions
-        self._size = 0
-        self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, max_positions: int = MAX_POSITIONS) -> None:
+        super().__init__(max_positions)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._size = 0
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is None:
-                return None
-            self._entries.move_to_end(key)
-            return hit[0]
-
-    def put(self, key: Any, value: Any, size: int) -> None:
-        with self._lock:
-            previous = self._entries.pop(key, None)
-            if previous is not None:
-                self._size -= previous[1]
-            self._entries[key] = (value, size)
-            self._size += size
-            while self._size > self.max_positions and len(self._entries) > 1:
-                _, (_, dropped) = self._entries.popitem(last=False)
-                self._size -= dropped
-
-
-#: the process-wide cache the engine uses by default
-POSITIONS = PositionCache()
 
 _DERIVED: dict[tuple[int, Any], tuple[weakref.ref[np.ndarray], Any]] = {}
 _DERIVED_LOCK = threading.RLock()  # a weakref callback may run while it is held
@@ -96,6 +72,12 @@ def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any
     derives from them (runs, bitmap segments: 10-25 ms per 5M-row file in Python) is
     computed once; the entry goes when the array does (a weak reference), so the cache's
     bound holds for these too.
+
+    This is a memo tied to the arrays' lifetime, not a second cache: it has no bound or
+    eviction of its own (the :class:`PositionCache` that holds the arrays decides how long
+    they live), and it cannot be one of that cache's entries, because what it is keyed by is
+    an array's identity, which only a weak reference can follow. Being keyed by identity,
+    it is harmless to share between sessions: two sessions never hold the same array.
     """
     slot = (id(positions), key)
     with _DERIVED_LOCK:
@@ -116,9 +98,13 @@ def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any
 
 
 def deleted_positions(
-    con: Any, tasks: Sequence[FileScanTask], cache: PositionCache = POSITIONS
+    con: Any, tasks: Sequence[FileScanTask], cache: PositionCache | None = None
 ) -> dict[str, np.ndarray]:
-    """Each task's deleted positions (sorted, unique int64), for tasks with any."""
+    """Each task's deleted positions (sorted, unique int64), for tasks with any.
+
+    ``cache`` is the session's; without one, nothing decoded is kept."""
+    if cache is None:
+        cache = PositionCache()
     pos_files = {d.path: d for t in tasks if t.deletion_vector is None for d in t.position_deletes}
     by_file = _position_files(con, list(pos_files.values()), cache)
     result = {}

@@ -16,8 +16,6 @@ nodes DuckDB reads positionally (element; key and value), whatever the file name
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,13 +23,14 @@ from typing import Any
 from iceduck.engine.file_errors import reading_files
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import to_local_path
+from iceduck.lru import LRUCache
 
 STRUCT = "struct"
 LIST = "list"
 MAP = "map"
 PRIMITIVE = "primitive"
 
-#: how many file schemas the process keeps (a few hundred bytes each)
+#: how many file schemas a session keeps by default (a few hundred bytes each)
 MAX_CACHED_LAYOUTS = 200_000
 
 
@@ -73,50 +72,34 @@ def find(schema: FileSchema, field_id: int) -> FileField | None:
 
 class LayoutCache:
     """File schemas by path, least recently used dropped first (data files are immutable).
-    Shared by every connection of the process, hence the lock."""
+
+    Each session owns one (:class:`~iceduck.session.Session` passes it to every scan it
+    attaches) and uses it from several cursors at once: the underlying
+    :class:`~iceduck.lru.LRUCache` locks."""
 
     def __init__(self, max_entries: int = MAX_CACHED_LAYOUTS) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[str, FileSchema] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: LRUCache[str, FileSchema] = LRUCache(max_entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
 
     def missing(self, paths: Iterable[str]) -> int:
         """How many of ``paths`` have no cached schema (nothing is read)."""
-        with self._lock:
-            return sum(1 for p in paths if p not in self._entries)
+        return self._entries.count_missing(paths)
 
     def get_many(self, con: Any, paths: Sequence[str]) -> dict[str, FileSchema]:
         """The schema of every path (a location as in the manifest), reading missing ones
         with one ``parquet_schema`` call."""
-        found: dict[str, FileSchema] = {}
-        missing: list[str] = []
-        with self._lock:
-            for p in paths:
-                schema = self._entries.get(p)
-                if schema is None:
-                    missing.append(p)
-                else:
-                    self._entries.move_to_end(p)
-                    found[p] = schema
+        found = self._entries.get_many(paths)
+        missing = [p for p in paths if p not in found]
         if missing:
             read = read_file_schemas(con, missing)  # outside the lock: footers take time
             found.update(read)
-            with self._lock:
-                self._entries.update(read)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+            self._entries.put_many(read.items())
         return found
-
-
-#: the process-wide cache the engine uses by default
-LAYOUTS = LayoutCache()
 
 
 def read_file_schemas(con: Any, locations: Sequence[str]) -> dict[str, FileSchema]:

@@ -40,11 +40,11 @@ import numpy as np
 import pyarrow as pa
 
 from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
-from iceduck.engine.deletes import POSITIONS, PositionCache, deleted_positions, range_predicate
+from iceduck.engine.deletes import PositionCache, deleted_positions, range_predicate
 from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
-from iceduck.engine.layout import LAYOUTS, LayoutCache, parse_name_mapping
+from iceduck.engine.layout import LayoutCache, parse_name_mapping
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
 from iceduck.engine.projection import needs_layouts, output_fields, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 #: ``<view>__f<n>``: :func:`file_errors.scan_files` reads them back to name a broken file
 #: after a failure)
 AUX = "__"
-#: footers a scan reads (once per process: :class:`LayoutCache`) to prove a plain read
+#: footers a scan reads (once per session: :class:`LayoutCache`) to prove a plain read
 #: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
 PLAIN_READ_FOOTERS = 256
 
@@ -82,8 +82,8 @@ def register_scan(
     view_name: str,
     field_ids: Sequence[int] | None = None,
     *,
-    layouts: LayoutCache = LAYOUTS,
-    positions: PositionCache = POSITIONS,
+    layouts: LayoutCache | None = None,
+    positions: PositionCache | None = None,
 ) -> None:
     """Create the temporary view ``view_name`` reading ``plan`` on connection ``con``.
 
@@ -107,8 +107,8 @@ def attach_scan(
     prefix: str,
     field_ids: Sequence[int] | None = None,
     *,
-    layouts: LayoutCache = LAYOUTS,
-    positions: PositionCache = POSITIONS,
+    layouts: LayoutCache | None = None,
+    positions: PositionCache | None = None,
 ) -> str:
     """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
@@ -151,10 +151,17 @@ def scan_sql(
     view_name: str,
     field_ids: Sequence[int] | None = None,
     *,
-    layouts: LayoutCache = LAYOUTS,
-    positions: PositionCache = POSITIONS,
+    layouts: LayoutCache | None = None,
+    positions: PositionCache | None = None,
 ) -> ScanSql:
-    """The SELECT behind the view of ``plan`` (see the module docstring)."""
+    """The SELECT behind the view of ``plan`` (see the module docstring).
+
+    ``layouts`` and ``positions`` are the session's caches of file schemas and decoded
+    deletes; without them, what this scan reads is not kept for the next one."""
+    if layouts is None:
+        layouts = LayoutCache()
+    if positions is None:
+        positions = PositionCache()
     fields = tuple(output_fields(plan.schema, field_ids))
     if not fields:
         raise UserError("a scan must read at least one column")

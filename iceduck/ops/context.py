@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.engine.deletes import PositionCache
+from iceduck.engine.layout import LayoutCache
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.spec.snapshot import MAIN_BRANCH
 
@@ -57,6 +59,11 @@ def rows(count: int) -> str:
 class OpContext:
     catalog: Catalog
     manifests: ManifestCache
+    #: the session's caches of Parquet schemas and decoded deletes (scans of writes use them)
+    layouts: LayoutCache
+    positions: PositionCache
+    #: a DuckDB object name no other statement of the session uses, ``kind`` saying what for
+    unique_name: Callable[[str], str]
     #: the DuckDB cursor this statement runs on (scans attached by ``prepare_query`` live
     #: here); operations hand it to the engine's functions and never call it themselves
     duck: Duck

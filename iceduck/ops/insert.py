@@ -57,7 +57,6 @@ from iceduck.ops.rows import (
     params_for,
     plan_target,
     run_sql,
-    unique_name,
 )
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, file_target
 from iceduck.scan.tasks import FileScanTask
@@ -228,10 +227,10 @@ def _static_overwrite(ctx: OpContext, target: WriteTarget, stmt: Insert, select:
         f"{quote_identifier(alias)}.{quote_identifier(find_column(schema, c).name)} = ({v})"
         for c, v in stmt.static_partition.items()
     )
-    with temp_table(ctx.duck, unique_name("overwrite"), select, params_for(select, ctx.params)) as table:
+    with temp_table(ctx.duck, ctx.unique_name("overwrite"), select, params_for(select, ctx.params)) as table:
         count = run_sql(ctx, f"SELECT count(*) FROM {table}")[0][0]
         matches = find_matches(ctx, target, Condition(condition), alias)
-        with registered(ctx.duck, unique_name("replaced"), matches.addresses) as addresses:
+        with registered(ctx.duck, ctx.unique_name("replaced"), matches.addresses) as addresses:
             changes = RowChanges(
                 matches.plan,
                 matches.whole,

@@ -46,7 +46,6 @@ from iceduck.ops.rows import (
     plan_target,
     register_target,
     run_sql,
-    unique_name,
 )
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql, target_parts
@@ -207,7 +206,7 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     source = f"(SELECT *, true AS {SOURCE_PRESENT} FROM {stmt.source})"
     relation = f"{scan.relation} AS {t} FULL OUTER JOIN {source} AS {s} ON {stmt.on.text}"
     joined = f"SELECT {', '.join(items)} FROM {relation}"
-    table = unique_name("merged")
+    table = ctx.unique_name("merged")
     query = ctx.prepare_query(joined)
     kept = f"SELECT * FROM ({query}) WHERE {CLAUSE} IS NOT NULL OR {MATCHED}"
     try:

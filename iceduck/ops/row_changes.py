@@ -236,7 +236,7 @@ def _merge_on_read(
     metadata = target.table.metadata
     location = data_location(metadata)
     if metadata.format_version >= 3:
-        existing = deleted_positions(ctx.duck, [t for t in affected if t.has_deletes])
+        existing = deleted_positions(ctx.duck, [t for t in affected if t.has_deletes], ctx.positions)
         vectors = {}
         for t in affected:
             vector = DeletionVector(positions[t.path])

@@ -20,7 +20,7 @@ from iceduck.engine.queries import registered
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
-from iceduck.ops.rows import find_matches, unique_name
+from iceduck.ops.rows import find_matches
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.update import target_parts
 from iceduck.spec import properties as props
@@ -37,7 +37,7 @@ def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     mode = row_level_mode(target.table.metadata, props.DELETE_MODE)
     isolation = isolation_level(target.table.metadata, props.DELETE_ISOLATION_LEVEL)
     matches = find_matches(ctx, target, stmt.where, alias)
-    with registered(ctx.duck, unique_name("deleted"), matches.addresses) as addresses:
+    with registered(ctx.duck, ctx.unique_name("deleted"), matches.addresses) as addresses:
         changes = RowChanges(matches.plan, matches.whole, addresses)
         conflicts = conflict_detection(
             f"DELETE FROM {target.identifier}", matches.plan, isolation, props.DELETE_ISOLATION_LEVEL

@@ -19,7 +19,6 @@ StrictMetricsEvaluator`) is deleted without reading its data.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,13 +43,6 @@ from iceduck.sql.parameters import parameters_used
 
 #: metadata column names the target relation carries besides the table's columns
 FILE, POS, ROW_ID, LAST_UPDATED = "_file", "_pos", "_row_id", "_last_updated_sequence_number"
-
-_views = itertools.count()
-
-
-def unique_name(kind: str) -> str:
-    """A DuckDB object name no other statement of this process uses."""
-    return f"__iceduck_{kind}_{next(_views)}"
 
 
 def relation_name(view: str) -> str:
@@ -107,8 +99,9 @@ class TargetRelation:
 
 
 def register_target(ctx: OpContext, plan: ScanPlan, lineage: bool, kind: str = "target") -> TargetRelation:
-    view = unique_name(kind)
-    register_scan(ctx.duck, plan, view, scan_field_ids(plan.schema, lineage))
+    view = ctx.unique_name(kind)
+    field_ids = scan_field_ids(plan.schema, lineage)
+    register_scan(ctx.duck, plan, view, field_ids, layouts=ctx.layouts, positions=ctx.positions)
     return TargetRelation(plan, view, lineage)
 
 
@@ -139,7 +132,7 @@ class Matches:
 
 def live_rows(ctx: OpContext, tasks: Sequence[FileScanTask]) -> int:
     """Rows of ``tasks`` not deleted by their position deletes/DVs (no equality deletes)."""
-    deleted = deleted_positions(ctx.duck, [t for t in tasks if t.has_deletes])
+    deleted = deleted_positions(ctx.duck, [t for t in tasks if t.has_deletes], ctx.positions)
     total = 0
     for t in tasks:
         gone = deleted.get(t.path)

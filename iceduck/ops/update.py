@@ -35,7 +35,6 @@ from iceduck.ops.rows import (
     plan_target,
     register_target,
     run_sql,
-    unique_name,
 )
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.scan.tasks import MATCH_ALL
@@ -104,7 +103,7 @@ def update(ctx: OpContext, stmt: Update) -> OpResult:
     items += [f"{v} AS {n}" for v, n in zip(values, new_row_columns(len(values)), strict=True)]
     source = f"{scan.relation} AS {a}" + (f", {stmt.from_}" if stmt.from_ else "")
     where = f" WHERE ({stmt.where.text})" if stmt.where else ""
-    name = unique_name("updated")
+    name = ctx.unique_name("updated")
     query = ctx.prepare_query(f"SELECT {', '.join(items)} FROM {source}{where}")
     with temp_table(ctx.duck, name, query, params_for(query, ctx.params)) as table:
         ((count, distinct),) = run_sql(ctx, f"SELECT count(*), count(DISTINCT ({FILE}, {POS})) FROM {table}")

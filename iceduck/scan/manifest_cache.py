@@ -18,8 +18,8 @@ A manifest list is kept as a :class:`~iceduck.scan.manifest_index.ManifestListIn
 its rows plus the interval indexes that let a point query test only the rows whose
 partition summaries can overlap it.
 
-The cache is an LRU bounded by the number of entries (manifest entries plus manifest-list
-rows) it holds, not by files, because a manifest's cost is its entry count
+The cache is an :class:`~iceduck.lru.LRUCache` bounded by the number of entries (manifest
+entries plus manifest-list rows) it holds, not by files, because a manifest's cost is its entry count
 (:data:`DEFAULT_MAX_ENTRIES`; ``iceduck.connect(..., manifest_cache_entries=N)``). Cached
 objects are shared by every plan: callers must treat them as read-only.
 
@@ -32,7 +32,6 @@ GIL, and measured on 2 cores a pool of 2 or 4 threads planned a cold full scan o
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from iceduck.errors import CorruptDataError
 from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import ManifestMeta, read_manifest
 from iceduck.io import fileio
+from iceduck.lru import LRUCache
 from iceduck.scan.manifest_index import ManifestListIndex
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import (
@@ -234,53 +234,40 @@ class ManifestCache:
         read: Reader = fileio.read_bytes,
         workers: int = DEFAULT_WORKERS,
     ) -> None:
-        self.max_entries = max_entries
         #: threads reading manifests that are not cached (see :meth:`parsed_manifests`)
         self.workers = workers
         self._read = read
-        self._lock = threading.Lock()
-        self._items: OrderedDict[Any, tuple[int, Any]] = OrderedDict()
-        self._size = 0
+        #: manifests and indexed manifest lists, each weighed by its entries or rows
+        self._items: LRUCache[tuple[Any, ...], Any] = LRUCache(max_entries)
+        #: guards the two counters below (several threads may parse at once)
+        self._counting = threading.Lock()
         #: how many manifests / manifest lists were decoded (tests assert "parsed once")
         self.manifests_parsed = 0
         self.lists_parsed = 0
-        self.hits = 0
 
-    # -- generic LRU ------------------------------------------------------------------------
+    @property
+    def max_entries(self) -> int:
+        """The bound, in manifest entries plus manifest-list rows."""
+        return self._items.max_weight
 
-    def _get(self, key: Any) -> Any:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return item[1]
+    @property
+    def hits(self) -> int:
+        """Lookups answered without decoding."""
+        return self._items.hits
 
-    def _put(self, key: Any, value: Any, size: int, counter: str) -> None:
-        """Store ``value``, evicting the least recently used beyond the bound, and count it
-        in ``counter`` (under the lock: several threads may parse at once)."""
-        size = max(size, 1)
-        with self._lock:
+    def _put(self, key: tuple[Any, ...], value: Any, size: int, counter: str) -> None:
+        """Store ``value`` weighing ``size`` and count it as decoded in ``counter``."""
+        self._items.put(key, value, size)
+        with self._counting:
             setattr(self, counter, getattr(self, counter) + 1)
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._size -= old[0]
-            self._items[key] = (size, value)
-            self._size += size
-            while self._size > self.max_entries and len(self._items) > 1:
-                _, (evicted, _) = self._items.popitem(last=False)
-                self._size -= evicted
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._size = 0
+        self._items.clear()
 
     @property
     def size(self) -> int:
         """Entries and manifest-list rows currently held."""
-        return self._size
+        return self._items.weight
 
     def __len__(self) -> int:
         return len(self._items)
@@ -291,7 +278,7 @@ class ManifestCache:
         """The manifest list at ``location``, read once and kept with its index (lists are
         immutable: the key is the path)."""
         key = ("list", location)
-        cached = self._get(key)
+        cached = self._items.get(key)
         if cached is None:
             rows = read_manifest_list(self._read(location), location, format_version)
             cached = ManifestListIndex(rows)
@@ -326,13 +313,13 @@ class ManifestCache:
     ) -> CachedManifest:
         """A manifest, parsed with the inherited values of its manifest-list row."""
         key = _manifest_key(manifest)
-        cached = self._get(key)
+        cached = self._items.get(key)
         if cached is None:
             cached = self._parse(key, manifest, specs_by_id)
         return cached
 
     def _parse(
-        self, key: Any, manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None
+        self, key: tuple[Any, ...], manifest: ManifestFile, specs_by_id: dict[int, PartitionSpec] | None
     ) -> CachedManifest:
         parsed = parse_manifest(self._read(manifest.manifest_path), manifest, specs_by_id)
         self._put(key, parsed, len(parsed.entries), "manifests_parsed")
@@ -349,7 +336,7 @@ class ManifestCache:
         sequential ones.
         """
         keys = [_manifest_key(m) for m in manifests]
-        found: list[CachedManifest | None] = [self._get(k) for k in keys]
+        found: list[CachedManifest | None] = [self._items.get(k) for k in keys]
         missing = [i for i, cm in enumerate(found) if cm is None]
         if self.workers > 1 and len(missing) >= PARALLEL_MIN:
             with ThreadPoolExecutor(min(self.workers, len(missing))) as pool:

@@ -127,7 +127,6 @@ def test_broken_data_file_in_a_statement_is_named(con: Any, tmp_path: Path) -> N
 
 def test_broken_equality_delete_file_is_named(con: Any, tmp_path: Path) -> None:
     """Equality deletes are matched while the scan is attached: the broken file is named then."""
-    faults.clear_process_caches()
     a = numbers(con, tmp_path / "a.parquet")
     eq = equality_delete_file(con, tmp_path / "eq.parquet", "SELECT 3::BIGINT AS id", {"id": 1}, [1])
     faults.damage(eq.path, "footer-garbage")
@@ -139,7 +138,6 @@ def test_broken_equality_delete_file_is_named(con: Any, tmp_path: Path) -> None:
 
 
 def test_broken_position_delete_file_is_named(con: Any, tmp_path: Path) -> None:
-    faults.clear_process_caches()
     a = numbers(con, tmp_path / "a.parquet")
     pd = position_delete_file(con, tmp_path / "pd.parquet", [(str(a), 1), (str(a), 2)])
     faults.damage(pd.path, "footer-garbage")

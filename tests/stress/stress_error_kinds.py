@@ -496,7 +496,6 @@ def run_files(trials: int, rng: random.Random, root: Path) -> Tally:
         path = files[table][kind]
         read = rng.choice(READS).format(t=table, n=trial)
         original = random_damage(path, rng)
-        faults.clear_process_caches()
         con = iceduck.connect(warehouse)
         label, error, problem = outcome_of(fetch, con, read)
         if problem is None and isinstance(error, errors.CorruptDataError):
@@ -514,7 +513,6 @@ def run_files(trials: int, rng: random.Random, root: Path) -> Tally:
                 problem = f"{other}, not damaged, did not read: {bad}"
         con.close()
         faults.restore(path, original)
-        faults.clear_process_caches()
         problem = problem or _undo_writes(warehouse, table, expected)
         tally.record(f"{kind}: {label}", problem, f"{read} with {kind} {path} damaged")
     return tally

@@ -250,13 +250,3 @@ def add_equality_deletes(con: Any, namespace: str, table: str, column: str, valu
         ),
     )
     return path
-
-
-def clear_process_caches() -> None:
-    """Forget decoded deletes and file layouts (process-wide caches keyed by path): a file
-    damaged in place must be read again."""
-    from iceduck.engine.deletes import POSITIONS
-    from iceduck.engine.layout import LAYOUTS
-
-    POSITIONS.clear()
-    LAYOUTS.clear()
