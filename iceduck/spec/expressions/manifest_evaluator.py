@@ -25,13 +25,10 @@ from iceduck.errors import CorruptDataError, ValidationError
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.bound import BoundPredicate
 from iceduck.spec.expressions.bounds import Domain, domains, is_nan
+from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
     BooleanExpression,
     Op,
-    Or,
     rewrite_not,
 )
 from iceduck.spec.expressions.projection import inclusive_projection
@@ -186,23 +183,15 @@ def _leaf(pred: BoundPredicate, dom: Domain) -> SummaryTest:
     raise ValidationError(f"unsupported operation {op}")
 
 
-def _compile(expr: BooleanExpression) -> SummaryTest:
-    if isinstance(expr, AlwaysTrue):
-        return lambda ss: True
-    if isinstance(expr, AlwaysFalse):
-        return lambda ss: False
-    if isinstance(expr, And):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda ss: left(ss) and right(ss)
-    if isinstance(expr, Or):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda ss: left(ss) or right(ss)
-    if isinstance(expr, BoundPredicate):
-        tests = [_leaf(expr, dom) for dom in domains(expr.ref.field_type, expr.ref.field_id)]
-        if len(tests) == 1:
-            return tests[0]
-        return lambda ss: any(test(ss) for test in tests)  # kept if any order keeps it
-    raise ValidationError(f"cannot evaluate {expr!r} on partition summaries: bind it first")
+def _predicate(pred: BoundPredicate) -> SummaryTest:
+    tests = [_leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda ss: any(test(ss) for test in tests)  # kept if any order keeps it
+
+
+def _refusal(expr: BooleanExpression) -> str:
+    return f"cannot evaluate {expr!r} on partition summaries: bind it first"
 
 
 class ManifestEvaluator:
@@ -216,7 +205,7 @@ class ManifestEvaluator:
         use :meth:`for_row_filter` to start from a filter on table columns."""
         self.spec = spec
         self.partition_filter = rewrite_not(partition_filter)
-        self._test = _compile(self.partition_filter)
+        self._test = compile_expression(self.partition_filter, _predicate, _refusal)
 
     @classmethod
     def for_row_filter(

@@ -35,13 +35,10 @@ from iceduck.errors import CorruptDataError, ValidationError
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.bound import BoundPredicate
 from iceduck.spec.expressions.bounds import Domain, domains, is_nan
+from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
     BooleanExpression,
     Op,
-    Or,
     rewrite_not,
 )
 from iceduck.spec.manifest import DataFile
@@ -232,25 +229,17 @@ def _leaf(pred: BoundPredicate, dom: Domain) -> FileTest:
     raise ValidationError(f"unsupported operation {op}")
 
 
-def _compile(expr: BooleanExpression) -> FileTest:
-    if isinstance(expr, AlwaysTrue):
-        return lambda f: True
-    if isinstance(expr, AlwaysFalse):
-        return lambda f: False
-    if isinstance(expr, And):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda f: left(f) and right(f)
-    if isinstance(expr, Or):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda f: left(f) or right(f)
-    if isinstance(expr, BoundPredicate):
-        if expr.op.is_unary:
-            return _unary(expr)
-        tests = [_leaf(expr, dom) for dom in domains(expr.ref.field_type, expr.ref.field_id)]
-        if len(tests) == 1:
-            return tests[0]
-        return lambda f: any(test(f) for test in tests)  # kept if any order keeps it
-    raise ValidationError(f"cannot evaluate {expr!r} on file metrics: bind it first")
+def _predicate(pred: BoundPredicate) -> FileTest:
+    if pred.op.is_unary:
+        return _unary(pred)
+    tests = [_leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda f: any(test(f) for test in tests)  # kept if any order keeps it
+
+
+def _refusal(expr: BooleanExpression) -> str:
+    return f"cannot evaluate {expr!r} on file metrics: bind it first"
 
 
 class InclusiveMetricsEvaluator:
@@ -262,7 +251,7 @@ class InclusiveMetricsEvaluator:
     def __init__(self, schema: Schema, row_filter: BooleanExpression, case_sensitive: bool = True) -> None:
         self.schema = schema
         self.expr = rewrite_not(bind(schema, row_filter, case_sensitive))
-        self._test = _compile(self.expr)
+        self._test = compile_expression(self.expr, _predicate, _refusal)
 
     def may_match(self, data_file: DataFile) -> bool:
         """False only if no row of ``data_file`` can match the filter."""

@@ -19,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from iceduck.errors import ValidationError
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.bound import BoundPredicate, BoundReference
+from iceduck.spec.expressions.compile import Logic, compile_expression
 from iceduck.spec.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
-    And,
     BooleanExpression,
-    Or,
     and_,
     or_,
     rewrite_not,
@@ -39,6 +37,26 @@ from iceduck.spec.schema import Schema
 
 Residual = Callable[[Any], BooleanExpression]
 _CACHE_LIMIT = 65_536
+
+
+def _constant(expr: AlwaysTrue | AlwaysFalse) -> Residual:
+    return lambda _p: expr
+
+
+def _and(left: Residual, right: Residual) -> Residual:
+    return lambda p: and_(left(p), right(p))
+
+
+def _or(left: Residual, right: Residual) -> Residual:
+    return lambda p: or_(left(p), right(p))
+
+
+#: residuals are expressions, simplified as they are combined (``true AND x`` is ``x``)
+_SIMPLIFIED: Logic[BooleanExpression] = Logic(_constant, _and, _or)
+
+
+def _refusal(expr: BooleanExpression) -> str:
+    return f"cannot compute residuals of {expr!r}"
 
 
 class ResidualEvaluator:
@@ -56,7 +74,7 @@ class ResidualEvaluator:
                 self._parts.setdefault(pf.source_id, []).append(
                     (pf.transform, BoundReference(field, (pos,), pf.name))
                 )
-        self._residual = self._compile(self.expr)
+        self._residual = compile_expression(self.expr, self._predicate, _refusal, _SIMPLIFIED)
         self._cache: dict[tuple[Any, ...], BooleanExpression] = {}
 
     def residual_for(self, partition: tuple[Any, ...]) -> BooleanExpression:
@@ -72,17 +90,6 @@ class ResidualEvaluator:
         return cached
 
     __call__ = residual_for
-
-    def _compile(self, expr: BooleanExpression) -> Residual:
-        if isinstance(expr, AlwaysTrue | AlwaysFalse):
-            return lambda _p: expr
-        if isinstance(expr, And | Or):
-            left, right = self._compile(expr.left), self._compile(expr.right)
-            combine = and_ if isinstance(expr, And) else or_
-            return lambda p: combine(left(p), right(p))
-        if isinstance(expr, BoundPredicate):
-            return self._predicate(expr)
-        raise ValidationError(f"cannot compute residuals of {expr!r}")
 
     def _predicate(self, pred: BoundPredicate) -> Residual:
         tests: list[tuple[Callable[[Any], bool] | None, Callable[[Any], bool] | None]] = []

@@ -20,13 +20,10 @@ from typing import Any
 
 from iceduck.errors import ValidationError
 from iceduck.spec.expressions.bound import BoundPredicate
+from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
     BooleanExpression,
     Op,
-    Or,
     UnboundPredicate,
     rewrite_not,
 )
@@ -34,35 +31,15 @@ from iceduck.spec.expressions.predicates import (
 RowPredicate = Callable[[Any], bool]
 
 
-def _always_true(_row: Any) -> bool:
-    return True
-
-
-def _always_false(_row: Any) -> bool:
-    return False
-
-
 def compile_row_filter(expr: BooleanExpression) -> RowPredicate:
     """A function ``row -> bool`` deciding whether ``row`` matches the bound ``expr``."""
-    return _compile(rewrite_not(expr))
+    return compile_expression(rewrite_not(expr), _leaf, _refusal)
 
 
-def _compile(expr: BooleanExpression) -> RowPredicate:
-    if isinstance(expr, AlwaysTrue):
-        return _always_true
-    if isinstance(expr, AlwaysFalse):
-        return _always_false
-    if isinstance(expr, And):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda row: left(row) and right(row)
-    if isinstance(expr, Or):
-        left, right = _compile(expr.left), _compile(expr.right)
-        return lambda row: left(row) or right(row)
-    if isinstance(expr, BoundPredicate):
-        return _leaf(expr)
+def _refusal(expr: BooleanExpression) -> str:
     if isinstance(expr, UnboundPredicate):
-        raise ValidationError(f"cannot evaluate unbound predicate {expr}: bind it first")
-    raise ValidationError(f"cannot evaluate {expr!r}")
+        return f"cannot evaluate unbound predicate {expr}: bind it first"
+    return f"cannot evaluate {expr!r}"
 
 
 def _leaf(pred: BoundPredicate) -> RowPredicate:

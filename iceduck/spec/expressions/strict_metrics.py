@@ -30,13 +30,10 @@ from typing import Any
 from iceduck.errors import ValidationError
 from iceduck.spec.expressions.bound import BoundPredicate
 from iceduck.spec.expressions.bounds import Domain, domains, is_nan
+from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
     BooleanExpression,
     Op,
-    Or,
     rewrite_not,
 )
 from iceduck.spec.manifest import DataFile
@@ -130,27 +127,19 @@ def _unary(pred: BoundPredicate) -> FileTest:
     return lambda f: _count(f.nan_value_counts, fid) == 0 and _no_nulls(f, fid)
 
 
-def _compile(expr: BooleanExpression, schema: Schema) -> FileTest:
-    if isinstance(expr, AlwaysTrue):
-        return lambda f: True
-    if isinstance(expr, AlwaysFalse):
+def _predicate(pred: BoundPredicate, schema: Schema) -> FileTest:
+    if schema.is_in_list_or_map(pred.ref.field_id):
         return lambda f: False
-    if isinstance(expr, And):
-        left, right = _compile(expr.left, schema), _compile(expr.right, schema)
-        return lambda f: left(f) and right(f)
-    if isinstance(expr, Or):
-        left, right = _compile(expr.left, schema), _compile(expr.right, schema)
-        return lambda f: left(f) or right(f)
-    if isinstance(expr, BoundPredicate):
-        if schema.is_in_list_or_map(expr.ref.field_id):
-            return lambda f: False
-        if expr.op.is_unary:
-            return _unary(expr)
-        tests = [_leaf(expr, dom) for dom in domains(expr.ref.field_type, expr.ref.field_id)]
-        if len(tests) == 1:
-            return tests[0]
-        return lambda f: all(test(f) for test in tests)  # proven only if proven in every order
-    raise ValidationError(f"cannot evaluate {expr!r} on file metrics: bind it first")
+    if pred.op.is_unary:
+        return _unary(pred)
+    tests = [_leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda f: all(test(f) for test in tests)  # proven only if proven in every order
+
+
+def _refusal(expr: BooleanExpression) -> str:
+    return f"cannot evaluate {expr!r} on file metrics: bind it first"
 
 
 class StrictMetricsEvaluator:
@@ -158,7 +147,9 @@ class StrictMetricsEvaluator:
 
     def __init__(self, schema: Schema, bound_filter: BooleanExpression) -> None:
         self.schema = schema
-        self._test = _compile(rewrite_not(bound_filter), schema)
+        self._test = compile_expression(
+            rewrite_not(bound_filter), lambda pred: _predicate(pred, schema), _refusal
+        )
 
     def must_match(self, data_file: DataFile) -> bool:
         """True only if every row of ``data_file`` matches the filter."""
