@@ -154,7 +154,9 @@ class _Source:
 
 
 class Session:
-    """What a connection owns: the catalog, the manifest cache and the DuckDB database.
+    """What a connection owns: the catalog, the DuckDB database and the caches of what its
+    statements decoded (manifests, metadata files, Parquet footers, deleted positions, parsed
+    statements), none shared with another connection.
 
     ``warehouse`` is the warehouse folder; ``catalog`` the catalog name (rows of the
     shared SQLite catalog are per name; Spark's default here is ``iceduck``);

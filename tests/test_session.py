@@ -157,6 +157,27 @@ def test_the_manifest_cache_bound_is_a_connection_option(warehouse: dict[str, An
             iceduck.connect(warehouse["path"], manifest_cache_entries=bad)  # type: ignore[arg-type]
 
 
+def test_decoded_deletes_and_file_layouts_belong_to_the_connection(tmp_path: Path) -> None:
+    """What a scan decodes (deleted positions, Parquet footers) is kept by the connection that
+    read it, within its bound, and never shared with another connection."""
+    with iceduck.connect(tmp_path / "wh") as writer:
+        writer.execute("CREATE NAMESPACE db")
+        writer.execute(
+            "CREATE TABLE db.t (id bigint, s struct<a: int>) USING iceberg "
+            "TBLPROPERTIES ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')"
+        )
+        writer.execute("INSERT INTO db.t SELECT i, {'a': i::INT} FROM range(10) r(i)")
+        writer.execute("DELETE FROM db.t WHERE id % 3 = 0")
+    with iceduck.connect(tmp_path / "wh") as one, iceduck.connect(tmp_path / "wh") as other:
+        assert rows(one, "SELECT count(*) FROM db.t") == [(6,)]
+        positions, layouts = one.session.positions, one.session.layouts
+        assert positions.weight == 4 and len(layouts) == 1  # rows 0, 3, 6, 9 of one file
+        assert rows(one, "SELECT sum(s.a) FROM db.t") == [(1 + 2 + 4 + 5 + 7 + 8,)]
+        assert positions.hits >= 1 and positions.weight == 4  # read again from the cache
+        assert len(other.session.positions) == len(other.session.layouts) == 0
+        assert positions.max_weight == 100_000_000  # about 800 MB of positions
+
+
 def test_parameters_qmark_numbered_and_named(con: Connection) -> None:
     assert scalar(con, "SELECT count(*) FROM ns.events WHERE device = ? AND id < ?", ["d0", 30]) == len(
         [i for i in range(5, 30) if i % 3 == 0]

@@ -3,6 +3,8 @@ equality deletes (null matching, several columns, scope per data file, dropped c
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 from iceduck.engine.connection import open_database
-from iceduck.engine.deletes import PositionCache, deleted_positions, runs
+from iceduck.engine.deletes import PositionCache, deleted_positions, derived, runs
 from iceduck.engine.read import register_scan, scan_sql
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import MissingFileError
@@ -311,19 +313,18 @@ def test_all_kinds_of_deletes_in_one_scan(con: Any, tmp_path: Path) -> None:
 def test_derived_is_computed_once_per_array() -> None:
     """Warm reads get the cached arrays back: what scans derive from them is remembered, and
     forgotten with the array."""
-    from iceduck.engine import deletes
-
     calls: list[int] = []
 
-    def count(p: np.ndarray) -> int:
+    def halves(p: np.ndarray) -> np.ndarray:
         calls.append(1)
-        return int(p.sum())
+        return p // 2
 
     a = np.array([1, 2, 3])
-    assert deletes.derived(a, "sum", count) == 6 and deletes.derived(a, "sum", count) == 6
-    assert len(calls) == 1
+    first = derived(a, "halves", halves)
+    assert derived(a, "halves", halves) is first and len(calls) == 1
     b = np.array([1, 2, 3])  # equal, but another array: computed again
-    assert deletes.derived(b, "sum", count) == 6 and len(calls) == 2
-    slot = (id(a), "sum")
-    del a
-    assert slot not in deletes._DERIVED
+    assert derived(b, "halves", halves).tolist() == [0, 1, 1] and len(calls) == 2
+    remembered = weakref.ref(first)
+    del a, first
+    gc.collect()
+    assert remembered() is None  # the value went with its array: nothing outlives the cache
