@@ -22,12 +22,13 @@ Decoding is memoised per domain: manifests of one table repeat the same bound by
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from iceduck.errors import CorruptDataError, ValidationError
+from iceduck.spec.expressions.bound import BoundPredicate
 from iceduck.spec.types import (
     BinaryType,
     DoubleType,
@@ -111,6 +112,20 @@ def domains(t: IcebergType, field_id: int) -> tuple[Domain, ...]:
         return bound_from_bytes(t, data)
 
     return (Domain(_decoder(t, field_id, decode), _identity, isinstance(t, FloatType | DoubleType)),)
+
+
+def across_domains(
+    pred: BoundPredicate,
+    leaf: Callable[[BoundPredicate, Domain], Callable[[Any], bool]],
+    combine: Callable[[Iterable[bool]], bool],
+) -> Callable[[Any], bool]:
+    """The test of ``pred`` in each of its column's :func:`domains`, joined by ``combine``:
+    ``any`` for inclusive evaluators (kept if any order keeps it), ``all`` for strict ones
+    (proven only if proven in every order)."""
+    tests = [leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda x: combine(test(x) for test in tests)
 
 
 def is_nan(key: Any) -> bool:

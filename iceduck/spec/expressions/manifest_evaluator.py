@@ -24,7 +24,7 @@ from typing import Any
 from iceduck.errors import CorruptDataError, ValidationError
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.bound import BoundPredicate
-from iceduck.spec.expressions.bounds import Domain, domains, is_nan
+from iceduck.spec.expressions.bounds import Domain, across_domains, is_nan
 from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
     BooleanExpression,
@@ -184,10 +184,7 @@ def _leaf(pred: BoundPredicate, dom: Domain) -> SummaryTest:
 
 
 def _predicate(pred: BoundPredicate) -> SummaryTest:
-    tests = [_leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
-    if len(tests) == 1:
-        return tests[0]
-    return lambda ss: any(test(ss) for test in tests)  # kept if any order keeps it
+    return across_domains(pred, _leaf, any)
 
 
 def _refusal(expr: BooleanExpression) -> str:

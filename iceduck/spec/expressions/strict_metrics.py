@@ -29,7 +29,7 @@ from typing import Any
 
 from iceduck.errors import ValidationError
 from iceduck.spec.expressions.bound import BoundPredicate
-from iceduck.spec.expressions.bounds import Domain, domains, is_nan
+from iceduck.spec.expressions.bounds import Domain, across_domains, is_nan
 from iceduck.spec.expressions.compile import compile_expression
 from iceduck.spec.expressions.predicates import (
     BooleanExpression,
@@ -132,10 +132,7 @@ def _predicate(pred: BoundPredicate, schema: Schema) -> FileTest:
         return lambda f: False
     if pred.op.is_unary:
         return _unary(pred)
-    tests = [_leaf(pred, dom) for dom in domains(pred.ref.field_type, pred.ref.field_id)]
-    if len(tests) == 1:
-        return tests[0]
-    return lambda f: all(test(f) for test in tests)  # proven only if proven in every order
+    return across_domains(pred, _leaf, all)
 
 
 def _refusal(expr: BooleanExpression) -> str:
