@@ -8,10 +8,11 @@ layouts and deleted positions it read (:mod:`iceduck.engine.layout`,
 :mod:`iceduck.engine.deletes`), the session its parsed statements. They differ only in
 what they hold and what an entry costs, so they share this one structure.
 
-It lives at the top of the package, beside :mod:`iceduck.errors`, because it belongs to no
-layer: it does no I/O and imports nothing of iceduck, so ``catalog/``, ``scan/``,
-``engine/`` and the session may all import it without bending the layer order. It is not
-in ``spec/``, which models the Iceberg spec and nothing else.
+It lives at the top of the package, beside :mod:`iceduck.errors` and in the same lowest
+layer of the import contracts, because it belongs to no layer: it does no I/O and imports
+nothing of iceduck, so ``catalog/``, ``scan/``, ``engine/`` and the session may all import
+it without bending the layer order. It is not in ``spec/``, which models the Iceberg spec
+and nothing else.
 
 The bound is a *weight*: each entry states its own (1 by default, so the bound is then an
 entry count; the manifest cache weighs a manifest by its entries, the position cache a
