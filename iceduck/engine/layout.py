@@ -224,6 +224,7 @@ def _lookup(mapping: Iterable[MappedField], name: str) -> MappedField | None:
 
 def _map_field(f: FileField, m: MappedField | None) -> FileField:
     sub = m.fields if m is not None else ()
+    children: tuple[FileField, ...]
     if f.kind == LIST:
         children = (_map_field(f.children[0], _lookup(sub, "element")),)
     elif f.kind == MAP:
