@@ -2,8 +2,8 @@
 
 The strict counterpart of :mod:`.metrics_evaluator`: ``must_match`` returning ``True`` is a
 proof, ``False`` means "maybe not". A DELETE whose condition every row of a file meets
-removes the file without reading it (issue 4: "A DELETE whose predicate covers whole
-files (by partition or metrics) drops them without reading data"). Decisions follow
+removes the file without reading it: a DELETE whose predicate covers whole files (by
+partition or metrics) drops them without reading data. Decisions follow
 Iceberg Java's ``StrictMetricsEvaluator``, made stricter where SQL and Iceberg disagree:
 
 * a file with ``record_count`` 0 matches (no row fails); a negative count proves nothing;
