@@ -1,4 +1,4 @@
-"""The error-kind table (issue 9, item 5): every fault a hostile user or an unlucky machine
+"""The error-kind table: every fault a hostile user or an unlucky machine
 can cause reaches the caller as one iceduck error kind that is also the right PEP 249
 class, and names the file when a file is at fault.
 

@@ -1,4 +1,4 @@
-"""The acceptance suite of issue 4: tables iceduck writes, read back by Spark and checked.
+"""The write acceptance suite: tables iceduck writes, read back by Spark and checked.
 
 Every scenario of ``sql/tests/e2e_*.sql`` (the step format: tests/support/scenario_script.py)
 is replayed through ``iceduck.connect(warehouse).cursor().execute(sql)`` -- and, for the

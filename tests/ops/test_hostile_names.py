@@ -1,4 +1,4 @@
-"""Hostile names through SQL (issue 9, item 3): no name puts a file outside the warehouse.
+"""Hostile names through SQL: no name puts a file outside the warehouse.
 
 Every statement runs through ``iceduck.connect`` with quoted identifiers, on the SQLite
 and the Hadoop catalog. The warehouse is ``<tmp>/outer/wh``; the whole of ``<tmp>`` is

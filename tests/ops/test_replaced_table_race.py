@@ -1,4 +1,4 @@
-"""The drop-and-recreate race, end to end through SQL (issue 9, item 1).
+"""The drop-and-recreate race, end to end through SQL.
 
 Statement A writes rows into ``db.t(k bigint, v bigint)``; meanwhile another writer drops
 ``db.t`` and creates a new ``db.t(name varchar, note varchar)`` (or renames the old one away

@@ -1,4 +1,4 @@
-"""Stress: commits racing a replaced table, and interrupts at random moments (issue 9, items 1-2).
+"""Stress: commits racing a replaced table, and interrupts at random moments.
 
 Not collected by pytest (bounded versions run in CI: tests/ops/test_replaced_table_race.py,
 tests/catalog/test_commit_interrupts.py). Run::

@@ -1,4 +1,4 @@
-"""Stress: every failure is an iceduck error and a DB-API exception (issue 9, item 5).
+"""Stress: every failure is an iceduck error and a DB-API exception.
 
 Not collected by pytest (the bounded version runs in CI: tests/test_error_kinds.py). Run::
 

@@ -1,4 +1,4 @@
-"""Stress: random hostile names and locations never put a file outside the warehouse (issue 9, item 3).
+"""Stress: random hostile names and locations never put a file outside the warehouse.
 
 Not collected by pytest (the bounded version runs in CI: tests/ops/test_hostile_names.py). Run::
 

@@ -1,4 +1,4 @@
-"""Stress: random partition values of any length and precision (issue 9, item 4).
+"""Stress: random partition values of any length and precision.
 
 Not collected by pytest (bounded versions run in CI: tests/engine/test_partition_values.py
 and tests/engine/test_partition_values_spark.py). Run from the repository root::

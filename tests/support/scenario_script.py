@@ -1,6 +1,6 @@
 """Scenario scripts: ordered SQL steps, each run by one writer, as plain data.
 
-A scenario is what the end-to-end suite of issue 4 replays (:mod:`tests.support.scenario`
+A scenario is what the end-to-end write suite replays (:mod:`tests.support.scenario`
 runs it): an ordered list of :class:`Step`, each one SQL statement run by one *writer* --
 ``iceduck`` (``iceduck.connect(warehouse).cursor().execute(sql)``), ``spark`` (the
 reference Spark through the ``spark`` fixture) or ``query`` (a SELECT every reader runs

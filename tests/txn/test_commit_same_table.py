@@ -1,4 +1,4 @@
-"""A retried commit never lands in a different table (issue 9, item 1).
+"""A retried commit never lands in a different table.
 
 Another writer drops the table and creates a new one of the same name (or renames it away
 and creates one in its place) between our build and our swap. The swap fails; the retry
