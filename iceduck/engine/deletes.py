@@ -25,7 +25,7 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow.compute as pc
@@ -38,6 +38,9 @@ from iceduck.io import fileio
 from iceduck.lru import LRUCache
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import FileFormat
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 #: "file_path" and "pos" of position delete files (spec, "Position Delete Files")
 DELETE_FILE_PATH_ID = 2147483546
@@ -98,7 +101,7 @@ def derived(positions: np.ndarray, key: Any, compute: Callable[[np.ndarray], Any
 
 
 def deleted_positions(
-    con: Any, tasks: Sequence[FileScanTask], cache: PositionCache | None = None
+    con: Duck, tasks: Sequence[FileScanTask], cache: PositionCache | None = None
 ) -> dict[str, np.ndarray]:
     """Each task's deleted positions (sorted, unique int64), for tasks with any.
 
@@ -141,7 +144,7 @@ def _deletion_vector(dv: DeleteFile, cache: PositionCache) -> np.ndarray:
 
 
 def _position_files(
-    con: Any, files: Sequence[DeleteFile], cache: PositionCache
+    con: Duck, files: Sequence[DeleteFile], cache: PositionCache
 ) -> dict[str, dict[str, np.ndarray]]:
     """Position delete files as {delete file: {data file: positions}}, all uncached files
     read by one DuckDB query (the positions arrive grouped; no per-row Python)."""

@@ -161,7 +161,7 @@ def _matching_positions(
 
 
 def key_columns(
-    con: Any, schema: Schema, tasks: Sequence[FileScanTask], layouts: LayoutCache
+    con: Duck, schema: Schema, tasks: Sequence[FileScanTask], layouts: LayoutCache
 ) -> tuple[KeyColumn, ...]:
     """Where each equality delete column lives: in the schema (possibly inside structs), or
     -- "If a delete column in an equality delete file is later dropped from the table, it

@@ -18,12 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iceduck.engine.file_errors import reading_files
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import to_local_path
 from iceduck.lru import LRUCache
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
 
 STRUCT = "struct"
 LIST = "list"
@@ -90,7 +93,7 @@ class LayoutCache:
         """How many of ``paths`` have no cached schema (nothing is read)."""
         return self._entries.count_missing(paths)
 
-    def get_many(self, con: Any, paths: Sequence[str]) -> dict[str, FileSchema]:
+    def get_many(self, con: Duck, paths: Sequence[str]) -> dict[str, FileSchema]:
         """The schema of every path (a location as in the manifest), reading missing ones
         with one ``parquet_schema`` call."""
         found = self._entries.get_many(paths)
@@ -102,7 +105,7 @@ class LayoutCache:
         return found
 
 
-def read_file_schemas(con: Any, locations: Sequence[str]) -> dict[str, FileSchema]:
+def read_file_schemas(con: Duck, locations: Sequence[str]) -> dict[str, FileSchema]:
     """Read the schema trees of Parquet files (footers only), keyed by location."""
     local = {to_local_path(loc): loc for loc in locations}
     with reading_files(con, list(local)):  # a broken footer is named, even when DuckDB does not
