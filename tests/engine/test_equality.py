@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from iceduck.engine import bitmaps, equality
+from iceduck.engine import bitmaps
 from iceduck.engine.connection import open_database
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.read import scan_sql
@@ -78,21 +78,11 @@ def test_rows_match_plain_duckdb(
     assert actual == [r[0] for r in rows]
 
 
-def test_positions_are_cached_per_data_file_and_delete_set(
-    con: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_positions_are_cached_per_data_file_and_delete_set(con: Any, tmp_path: Path) -> None:
     a = data_file(con, tmp_path / "a.parquet", 0)
     eq1 = equality_delete_file(con, tmp_path / "e1.parquet", "SELECT 5::BIGINT AS id", {"id": 1}, [1])
     eq2 = equality_delete_file(con, tmp_path / "e2.parquet", "SELECT 7::BIGINT AS id", {"id": 1}, [1])
     cache = PositionCache()
-    joins = []
-    original = equality._matching_positions
-
-    def counting(*args: Any) -> Any:
-        joins.append([t.path for t in args[1]])
-        return original(*args)
-
-    monkeypatch.setattr(equality, "_matching_positions", counting)
 
     def read(*deletes: Any) -> list[int]:
         plan = ScanPlan(SCHEMA, 1, (data_task(con, a, equality_deletes=list(deletes)),))
@@ -102,10 +92,11 @@ def test_positions_are_cached_per_data_file_and_delete_set(
         return [r[0] for r in con.execute(f"SELECT id FROM ({sql.sql}) ORDER BY id").fetchall()]
 
     assert read(eq1) == [i for i in range(SIZE) if i != 5]
+    assert (len(cache), cache.hits) == (1, 0)  # the join ran and its positions were kept
     assert read(eq1) == [i for i in range(SIZE) if i != 5]
-    assert len(joins) == 1  # the second read found the positions cached
+    assert (len(cache), cache.hits) == (1, 1)  # the second read found them cached
     assert read(eq1, eq2) == [i for i in range(SIZE) if i not in (5, 7)]  # another scope: new key
-    assert len(joins) == 2
+    assert (len(cache), cache.hits) == (2, 1)
 
 
 def test_two_delete_column_sets_matching_one_row(con: Any, tmp_path: Path) -> None:
