@@ -46,7 +46,10 @@ def test_dbapi_tour(tmp_path: Path) -> None:
     assert "inserted 240 rows" in out
     assert "deleted 24 rows" in out
     assert "rows now: 216, at tag before_cleanup: 240" in out
-    assert "snapshots: [('append', '240'), ('delete', '240')]" in out
+    # rows per snapshot account for the deletion vectors
+    rows = "[('append', 240, 0, 240), ('delete', 240, 24, 216)]"
+    assert f"snapshots (operation, rows in files, deleted, live): {rows}" in out
+    assert "live files by content (0 data, 1 position deletes and deletion vectors): [(0, 6), (1, 2)]" in out
     assert "data files: 1 read, 5 skipped (5 by partition" in out
 
 
