@@ -88,7 +88,7 @@ def reader_environment(bin_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env["COLUMNS"] = "100"
+    env["COLUMNS"] = "100"  # the output shown must not depend on the terminal the tests run in
     return env
 
 
