@@ -95,6 +95,7 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
 from iceduck.sql.classify import Classified, Show, classify, parse_query
 from iceduck.sql.columns import names_used
+from iceduck.sql.describe import describe_columns, described_table
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
@@ -275,6 +276,8 @@ class Session:
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
         try:
+            if described_table(statement) is not None and _one_data_table(sources):
+                return self._describe_table(duck, sql, sources[0])
             if statement.explain:
                 return self._explain(duck, statement, sql, params, sources, scans)
             queries.run(duck, sql, queries.duck_params(params))
@@ -383,6 +386,10 @@ class Session:
                     duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
                 )
                 source.relation = quote_identifier(source.view)
+                if described_table(statement) is None:  # a query: DuckDB infers NOT NULL from tables
+                    required = [f.name for f in source.target.schema.fields if f.required]
+                    source.view = self.unique_name("describe")
+                    source.relation = queries.empty_table(duck, source.view, source.relation, required)
             else:
                 scan = attach_scan(
                     duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
@@ -493,6 +500,13 @@ class Session:
         queries.select_lists(duck, {"explain": lines})
         return Result(StatementRows(duck), keyword + sql, scans)
 
+    def _describe_table(self, duck: Duck, sql: str, source: _Source) -> Result:
+        """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
+        typed as DuckDB reads them (its DESCRIBE of the scan)."""
+        types = [str(row[1]) for row in queries.rows(duck, sql)]
+        queries.select_lists(duck, describe_columns(source.target.schema, types))
+        return Result(StatementRows(duck), sql)
+
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":
             parent = namespace or ()
@@ -526,6 +540,11 @@ def _scan_columns(
     if not extra and len(fields) == len(schema.fields):
         return None
     return (*fields, *extra)
+
+
+def _one_data_table(sources: list[_Source]) -> bool:
+    """Whether a DESCRIBE names one Iceberg table (not a metadata table, nor DuckDB's own)."""
+    return len(sources) == 1 and sources[0].metadata_table is None
 
 
 def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:

@@ -1,0 +1,168 @@
+"""``DESCRIBE ns.t``: a table's columns as its Iceberg schema declares them.
+
+DuckDB would describe the scan iceduck reads a table through, a ``read_parquet`` view that
+knows nothing of the schema: every column nullable, no default, no comment. The rows here
+come from the schema the statement reads (the snapshot's, under time travel or a
+``branch_``/``tag_`` suffix) instead, with DuckDB's column names plus Spark's ``comment``:
+
+=============  ==================================================================
+column_name    the field's name
+column_type    the type DuckDB reads the column as (what ``SELECT`` returns)
+null           ``NO`` for a required field, else ``YES``
+key            NULL (Iceberg has no keys; identifier fields are not constraints)
+default        the field's ``write-default`` as a SQL literal (``0.0``, ``'x'``,
+               ``DATE '2024-01-01'``), the value an INSERT gives an omitted column
+extra          NULL
+comment        the field's ``doc``
+=============  ==================================================================
+
+Literals are written as a user would type them in ``DEFAULT`` (:func:`default_sql`), not
+as DuckDB prints a parsed expression (``CAST('2024-01-01' AS DATE)``).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from iceduck.errors import CorruptDataError
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IcebergType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    StringType,
+    StructType,
+    TimestampNanoType,
+    TimestampType,
+    TimestamptzNanoType,
+    TimestamptzType,
+    TimeType,
+    UUIDType,
+)
+from iceduck.spec.values import to_json
+from iceduck.sql.parse import Statement
+
+#: the columns of a table's DESCRIBE: DuckDB's, then Spark's ``comment``
+COLUMNS = ("column_name", "column_type", "null", "key", "default", "extra", "comment")
+
+#: a date-time's seconds fraction, whose trailing zeros a literal leaves out
+_FRACTION = re.compile(r"(?P<head>[^.]*)\.(?P<fraction>\d+)(?P<tail>.*)")
+
+#: the typed-literal keyword of each date/time type (DuckDB's type names)
+_TYPED: dict[type, str] = {
+    DateType: "DATE",
+    TimeType: "TIME",
+    TimestampType: "TIMESTAMP",
+    TimestamptzType: "TIMESTAMPTZ",
+    TimestampNanoType: "TIMESTAMP_NS",
+    TimestamptzNanoType: "TIMESTAMP_NS",
+}
+
+
+def described_table(statement: Statement) -> exp.Table | None:
+    """The table ``DESCRIBE [TABLE] name`` names (also ``DESCRIBE iceduck_scan('path')``);
+    None for DESCRIBE of a query, which DuckDB describes."""
+    if statement.kind != "DESCRIBE" or statement.explain:
+        return None
+    subject = statement.tree.this
+    if isinstance(subject, exp.Schema):  # a table function: DESCRIBE iceduck_scan('path')
+        subject = subject.this
+    return subject if isinstance(subject, exp.Table) else None
+
+
+def describe_columns(schema: Schema, types: Sequence[str]) -> dict[str, list[str | None]]:
+    """The rows of DESCRIBE (by column, as :data:`COLUMNS` names them) of the top-level
+    fields of ``schema``; ``types`` are the DuckDB type names the scan gives them, in order."""
+    fields = schema.fields
+    if len(types) != len(fields):
+        raise CorruptDataError(
+            f"the scan read {len(types)} columns of a schema with {len(fields)}: cannot describe it"
+        )
+    return {
+        "column_name": [f.name for f in fields],
+        "column_type": list(types),
+        "null": ["NO" if f.required else "YES" for f in fields],
+        "key": [None] * len(fields),
+        "default": [default_sql(f.field_type, f.write_default) for f in fields],
+        "extra": [None] * len(fields),
+        "comment": [f.doc for f in fields],
+    }
+
+
+def default_sql(t: IcebergType, value: Any) -> str | None:
+    """``value`` (of :mod:`iceduck.spec.types`' representation) as a SQL literal of type
+    ``t``, as it would be written after ``DEFAULT``; None for no default."""
+    if value is None:
+        return None
+    if isinstance(t, StructType):
+        ids = [f.field_id for f in t.fields]
+        by_id = value if isinstance(value, Mapping) else dict(zip(ids, value, strict=True))
+        items = [f"{_quote(f.name)}: {_item(f.field_type, by_id.get(f.field_id))}" for f in t.fields]
+        return "{" + ", ".join(items) + "}"
+    if isinstance(t, ListType):
+        return "[" + ", ".join(_item(t.element_type, v) for v in value) + "]"
+    if isinstance(t, MapType):
+        pairs = [f"{_item(t.key_type, k)}: {_item(t.value_type, v)}" for k, v in value.items()]
+        return "MAP {" + ", ".join(pairs) + "}"
+    text = to_json(t, value)  # validates the value against its type
+    if isinstance(t, BooleanType):
+        return "true" if value else "false"
+    if isinstance(t, IntegerType | LongType | DecimalType):
+        return str(text)
+    if isinstance(t, FloatType):
+        return _float32_text(float(value))
+    if isinstance(t, DoubleType):
+        return repr(float(value))
+    if isinstance(t, StringType):
+        return _quote(str(value))
+    if isinstance(t, UUIDType):
+        return f"UUID {_quote(str(text))}"
+    if isinstance(t, FixedType | BinaryType):
+        return f"X'{str(text).upper()}'"
+    keyword = _TYPED.get(type(t))
+    if keyword is not None:
+        return f"{keyword} {_quote(_trim_fraction(str(text).replace('T', ' ')))}"
+    return _quote(str(text))
+
+
+def _item(t: IcebergType, value: Any) -> str:
+    """A value inside a struct, list or map literal: a null is written ``NULL``."""
+    return default_sql(t, value) or "NULL"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same 32-bit float (``0.1``, not
+    ``0.10000000149011612``), with a decimal point so it reads as a number, not an integer."""
+    packed = struct.pack("<f", value)
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        if struct.pack("<f", float(text)) == packed:
+            break
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def _trim_fraction(text: str) -> str:
+    """``10:00:00.000000`` -> ``10:00:00``, ``...20.120000+00:00`` -> ``...20.12+00:00``."""
+    m = _FRACTION.fullmatch(text)
+    if m is None:
+        return text
+    fraction = m["fraction"].rstrip("0")
+    return m["head"] + ("." + fraction if fraction else "") + m["tail"]
