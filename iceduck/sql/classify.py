@@ -79,6 +79,10 @@ def classify(text: str) -> Classified:
         show = parse_show(text)
         if show is not None:
             return show
+    if keyword in ("DESCRIBE", "DESC"):
+        from iceduck.sql.describe import parse_describe
+
+        return parse_describe(text)
     statement = parse_statement(text)
     require_supported(statement, RUNNABLE_KINDS)
     return statement

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.tokens import TokenType
 
 from iceduck.errors import CorruptDataError
 from iceduck.spec.schema import Schema
@@ -54,7 +55,7 @@ from iceduck.spec.types import (
     UUIDType,
 )
 from iceduck.spec.values import to_json
-from iceduck.sql.parse import Statement
+from iceduck.sql.parse import Statement, parse_statement, tokenize
 
 #: the columns of a table's DESCRIBE: DuckDB's, then Spark's ``comment``
 COLUMNS = ("column_name", "column_type", "null", "key", "default", "extra", "comment")
@@ -82,6 +83,47 @@ def described_table(statement: Statement) -> exp.Table | None:
     if isinstance(subject, exp.Schema):  # a table function: DESCRIBE iceduck_scan('path')
         subject = subject.this
     return subject if isinstance(subject, exp.Table) else None
+
+
+def parse_describe(text: str) -> Statement:
+    """A DESCRIBE statement, parsed. What it describes is a table (:func:`described_table`)
+    when it names one: ``DESCRIBE [TABLE] name``, ``DESCRIBE FROM name`` (DuckDB's form),
+    also with a time-travel clause (``DESCRIBE ns.t VERSION AS OF 123``: the table's
+    schema as of then) or as a table function (``DESCRIBE iceduck_scan('path')``).
+
+    sqlglot reads time travel and table functions only in a FROM, so such a name is read
+    as ``DESCRIBE FROM name ...`` and the table put back as what is described.
+    """
+    statement = parse_statement(_with_from(text))
+    subject = statement.tree.this
+    words = [t.text.upper() for t in statement.tokens[:2]]
+    if words[1:] == ["FROM"] and isinstance(subject, exp.Select):
+        source = subject.args.get("from_") or subject.args.get("from")
+        others = [k for k, v in subject.args.items() if v and k not in ("expressions", "from_", "from")]
+        if isinstance(source, exp.From) and isinstance(source.this, exp.Table) and not others:
+            statement.tree.set("this", source.this)
+    return statement
+
+
+def _with_from(text: str) -> str:
+    """``DESCRIBE [TABLE] name <time travel>`` and ``DESCRIBE [TABLE] name(args)`` with
+    ``FROM`` before the name; any other text as it is."""
+    tokens = tokenize(text)
+    words = [t.text.upper() for t in tokens]
+    if not words or words[0] not in ("DESCRIBE", "DESC"):
+        return text
+    start = 2 if words[1:2] == ["TABLE"] else 1
+    end = start + 1  # the name: parts separated by dots
+    while end + 1 < len(tokens) and tokens[end].token_type is TokenType.DOT:
+        end += 2
+    clause = words[end + 1 : end + 4] if words[end : end + 1] == ["FOR"] else words[end : end + 3]
+    travel = clause[:1] in (["VERSION"], ["TIMESTAMP"], ["SYSTEM_TIME"], ["SYSTEM_VERSION"])
+    called = end < len(tokens) and tokens[end].token_type is TokenType.L_PAREN
+    if not called and not (travel and clause[1:3] == ["AS", "OF"]):
+        return text
+    if start == 2:  # DESCRIBE TABLE name -> DESCRIBE FROM name
+        return text[: tokens[1].start] + "FROM" + text[tokens[1].end + 1 :]
+    return text[: tokens[0].end + 1] + " FROM" + text[tokens[0].end + 1 :]
 
 
 def describe_columns(schema: Schema, types: Sequence[str]) -> dict[str, list[str | None]]:
