@@ -100,9 +100,18 @@ def parse_describe(text: str) -> Statement:
     if words[1:] == ["FROM"] and isinstance(subject, exp.Select):
         source = subject.args.get("from_") or subject.args.get("from")
         others = [k for k, v in subject.args.items() if v and k not in ("expressions", "from_", "from")]
-        if isinstance(source, exp.From) and isinstance(source.this, exp.Table) and not others:
+        if isinstance(source, exp.From) and _bare_table(source.this) and not others:
             statement.tree.set("this", source.this)
     return statement
+
+
+def _bare_table(node: exp.Expression) -> bool:
+    """Whether ``node`` is one table (named, or a table function), joined to nothing."""
+    if not isinstance(node, exp.Table):
+        return False
+    return not [
+        k for k, v in node.args.items() if v and k not in ("this", "db", "catalog", "alias", "version")
+    ]
 
 
 def _with_from(text: str) -> str:
