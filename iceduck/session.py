@@ -95,7 +95,7 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
 from iceduck.sql.classify import Classified, Show, classify, parse_query
 from iceduck.sql.columns import names_used
-from iceduck.sql.describe import describe_columns, described_table
+from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
@@ -152,6 +152,8 @@ class _Source:
     relation: str = ""
     plan: ScanPlan | None = None
     rows: int | None = None
+    #: a metadata table's columns: (name, required)
+    required: tuple[tuple[str, bool], ...] = ()
 
 
 class Session:
@@ -276,7 +278,7 @@ class Session:
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
         try:
-            if described_table(statement) is not None and _one_data_table(sources):
+            if described_table(statement) is not None and len(sources) == 1:
                 return self._describe_table(duck, sql, sources[0])
             if statement.explain:
                 return self._explain(duck, statement, sql, params, sources, scans)
@@ -417,6 +419,7 @@ class Session:
         )
         source.view = self.unique_name()
         source.rows = table.num_rows
+        source.required = tuple((f.name, not f.nullable) for f in table.schema)
         queries.register_arrow(duck, source.view, table)
         source.relation = quote_identifier(source.view)
 
@@ -502,9 +505,14 @@ class Session:
 
     def _describe_table(self, duck: Duck, sql: str, source: _Source) -> Result:
         """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
-        typed as DuckDB reads them (its DESCRIBE of the scan)."""
+        typed as DuckDB reads them (its DESCRIBE of the scan); of a metadata table, which
+        columns are required."""
         types = [str(row[1]) for row in queries.rows(duck, sql)]
-        queries.select_lists(duck, describe_columns(source.target.schema, types))
+        if source.metadata_table is None:
+            columns = describe_columns(source.target.schema.fields, types)
+        else:
+            columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
+        queries.select_lists(duck, columns)
         return Result(StatementRows(duck), sql)
 
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
@@ -540,11 +548,6 @@ def _scan_columns(
     if not extra and len(fields) == len(schema.fields):
         return None
     return (*fields, *extra)
-
-
-def _one_data_table(sources: list[_Source]) -> bool:
-    """Whether a DESCRIBE names one Iceberg table (not a metadata table, nor DuckDB's own)."""
-    return len(sources) == 1 and sources[0].metadata_table is None
 
 
 def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:

@@ -123,10 +123,21 @@ def test_errors_name_the_user_s_table(cur: iceduck.Cursor) -> None:
         cur.execute("DESCRIBE ns.t VERSION")
 
 
-def test_metadata_tables_and_duckdb_relations_are_duckdb_s_to_describe(cur: iceduck.Cursor) -> None:
-    cur.execute("DESCRIBE ns.t.snapshots")
-    assert cur.description is not None and len(cur.description) == 6
-    assert [r[0] for r in cur.fetchall()][:2] == ["committed_at", "snapshot_id"]
+def test_metadata_tables_show_their_required_columns(cur: iceduck.Cursor) -> None:
+    """As Spark's schema of the metadata table marks them ``nullable = false``."""
+    assert described(cur, "DESCRIBE ns.t.history") == [
+        ("made_current_at", "TIMESTAMP WITH TIME ZONE", "NO", None, None, None, None),
+        ("snapshot_id", "BIGINT", "NO", None, None, None, None),
+        ("parent_id", "BIGINT", "YES", None, None, None, None),
+        ("is_current_ancestor", "BOOLEAN", "NO", None, None, None, None),
+    ]
+    assert [r[:3] for r in described(cur, "DESCRIBE ns.t.files")][1:3] == [
+        ("file_path", "VARCHAR", "NO"),
+        ("file_format", "VARCHAR", "NO"),
+    ]
+
+
+def test_duckdb_relations_are_duckdb_s_to_describe(cur: iceduck.Cursor) -> None:
     cur.execute("DESCRIBE SELECT 1 AS one")
     assert cur.fetchall() == [("one", "INTEGER", "YES", None, None, None)]
     cur.execute("DESCRIBE range(2)")

@@ -31,7 +31,6 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import CorruptDataError
-from iceduck.spec.schema import Schema
 from iceduck.spec.types import (
     BinaryType,
     BooleanType,
@@ -45,6 +44,7 @@ from iceduck.spec.types import (
     ListType,
     LongType,
     MapType,
+    NestedField,
     StringType,
     StructType,
     TimestampNanoType,
@@ -135,22 +135,33 @@ def _with_from(text: str) -> str:
     return text[: tokens[0].end + 1] + " FROM" + text[tokens[0].end + 1 :]
 
 
-def describe_columns(schema: Schema, types: Sequence[str]) -> dict[str, list[str | None]]:
-    """The rows of DESCRIBE (by column, as :data:`COLUMNS` names them) of the top-level
-    fields of ``schema``; ``types`` are the DuckDB type names the scan gives them, in order."""
-    fields = schema.fields
-    if len(types) != len(fields):
+def describe_columns(fields: Sequence[NestedField], types: Sequence[str]) -> dict[str, list[str | None]]:
+    """The rows of DESCRIBE (by column, as :data:`COLUMNS` names them) of a table's
+    top-level ``fields``; ``types`` are the DuckDB type names the scan gives them, in order."""
+    columns = plain_columns([f.name for f in fields], types, [f.required for f in fields])
+    columns["default"] = [default_sql(f.field_type, f.write_default) for f in fields]
+    columns["comment"] = [f.doc for f in fields]
+    return columns
+
+
+def plain_columns(
+    names: Sequence[str], types: Sequence[str], required: Sequence[bool]
+) -> dict[str, list[str | None]]:
+    """The rows of DESCRIBE of columns without defaults or comments (a metadata table's,
+    whose required columns are Spark's ``nullable = false``)."""
+    if not len(names) == len(types) == len(required):
         raise CorruptDataError(
-            f"the scan read {len(types)} columns of a schema with {len(fields)}: cannot describe it"
+            f"the scan read {len(types)} columns of a relation with {len(names)}: cannot describe it"
         )
+    none: list[str | None] = [None] * len(names)
     return {
-        "column_name": [f.name for f in fields],
+        "column_name": list(names),
         "column_type": list(types),
-        "null": ["NO" if f.required else "YES" for f in fields],
-        "key": [None] * len(fields),
-        "default": [default_sql(f.field_type, f.write_default) for f in fields],
-        "extra": [None] * len(fields),
-        "comment": [f.doc for f in fields],
+        "null": ["NO" if r else "YES" for r in required],
+        "key": none,
+        "default": none,
+        "extra": none,
+        "comment": none,
     }
 
 

@@ -13,7 +13,6 @@ from sqlglot import exp
 
 from iceduck.errors import CorruptDataError, ValidationError
 from iceduck.spec.datetimes import date_to_days
-from iceduck.spec.schema import Schema
 from iceduck.spec.types import (
     BinaryType,
     BooleanType,
@@ -37,7 +36,14 @@ from iceduck.spec.types import (
     UUIDType,
 )
 from iceduck.sql.classify import classify
-from iceduck.sql.describe import COLUMNS, default_sql, describe_columns, described_table, parse_describe
+from iceduck.sql.describe import (
+    COLUMNS,
+    default_sql,
+    describe_columns,
+    described_table,
+    parse_describe,
+    plain_columns,
+)
 from iceduck.sql.parse import Statement
 
 MICROS = 1_000_000
@@ -99,14 +105,12 @@ def test_a_bad_describe_is_a_syntax_error() -> None:
 
 
 def test_columns_follow_the_schema() -> None:
-    schema = Schema(
-        (
-            NestedField(1, "id", LongType(), required=True, doc="the key"),
-            NestedField(2, "v", DoubleType(), write_default=0.0),
-            NestedField(3, "s", StringType(), doc="it's", write_default="x"),
-        )
+    fields = (
+        NestedField(1, "id", LongType(), required=True, doc="the key"),
+        NestedField(2, "v", DoubleType(), write_default=0.0),
+        NestedField(3, "s", StringType(), doc="it's", write_default="x"),
     )
-    rows = describe_columns(schema, ["BIGINT", "DOUBLE", "VARCHAR"])
+    rows = describe_columns(fields, ["BIGINT", "DOUBLE", "VARCHAR"])
     assert tuple(rows) == COLUMNS
     assert list(zip(*rows.values(), strict=True)) == [
         ("id", "BIGINT", "NO", None, None, None, "the key"),
@@ -116,9 +120,19 @@ def test_columns_follow_the_schema() -> None:
 
 
 def test_columns_refuse_types_that_do_not_match_the_schema() -> None:
-    schema = Schema((NestedField(1, "id", LongType()),))
-    with pytest.raises(CorruptDataError, match="2 columns of a schema with 1"):
-        describe_columns(schema, ["BIGINT", "VARCHAR"])
+    fields = (NestedField(1, "id", LongType()),)
+    with pytest.raises(CorruptDataError, match="2 columns of a relation with 1"):
+        describe_columns(fields, ["BIGINT", "VARCHAR"])
+    with pytest.raises(CorruptDataError, match="1 columns of a relation with 2"):
+        plain_columns(["a", "b"], ["BIGINT"], [True, False])
+
+
+def test_plain_columns_have_only_nullability() -> None:
+    rows = plain_columns(["a", "b"], ["BIGINT", "VARCHAR"], [True, False])
+    assert list(zip(*rows.values(), strict=True)) == [
+        ("a", "BIGINT", "NO", None, None, None, None),
+        ("b", "VARCHAR", "YES", None, None, None, None),
+    ]
 
 
 STRUCT = StructType((NestedField(10, "a", IntegerType()), NestedField(11, "b", StringType())))
