@@ -31,7 +31,8 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
 9. DuckDB runs the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
    the :class:`~iceduck.result.Result` reads its rows through the engine
    (:class:`~iceduck.engine.results.StatementRows`). ``EXPLAIN`` instead returns
-   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan.
+   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan, and
+   ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.sql.describe`).
 
 Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
 
