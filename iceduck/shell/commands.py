@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.errors import UserError
 from iceduck.shell.render import MODES
+from iceduck.sql.describe import default_sql
 
 if TYPE_CHECKING:
     from iceduck.shell.core import Shell
@@ -179,7 +180,8 @@ def all_namespaces(catalog: Catalog) -> list[Namespace]:
 
 
 def describe_table(catalog_name: str, table: LoadedTable) -> str:
-    """What ``.schema`` prints: fields with ids, partitioning, sort order, properties."""
+    """What ``.schema`` prints: fields with ids, required or optional, write-defaults (as
+    DESCRIBE writes them) and docs; partitioning, sort order, properties."""
     metadata = table.metadata
     schema = metadata.schema()
     lines = [f"table {catalog_name}.{table.identifier} (format v{metadata.format_version})"]
@@ -187,9 +189,11 @@ def describe_table(catalog_name: str, table: LoadedTable) -> str:
     type_width = max((len(str(f.field_type)) for f in schema.fields), default=0)
     for f in schema.fields:
         required = "required" if f.required else "optional"
+        literal = default_sql(f.field_type, f.write_default)
+        default = f" default {literal}" if literal is not None else ""
         doc = f"  -- {f.doc}" if f.doc else ""
         kind = str(f.field_type).ljust(type_width)
-        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{doc}")
+        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{default}{doc}")
     name = lambda field_id: schema.column_name(field_id) or f"field {field_id}"  # noqa: E731
     spec = metadata.spec()
     if not spec.is_unpartitioned:

@@ -10,7 +10,8 @@ the text, so each statement is parsed by exactly one parser:
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
-  :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``;
+  :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
+  (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
   other kinds are refused by name (``SET is not supported yet``).
 
 A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is
@@ -79,7 +80,12 @@ def classify(text: str) -> Classified:
         show = parse_show(text)
         if show is not None:
             return show
-    statement = parse_statement(text)
+    if keyword in ("DESCRIBE", "DESC"):
+        from iceduck.sql.describe import parse_describe
+
+        statement = parse_describe(text)
+    else:
+        statement = parse_statement(text)
     require_supported(statement, RUNNABLE_KINDS)
     return statement
 
