@@ -34,7 +34,7 @@ from iceduck.spark_shim import build_jackson_shim
 
 ICEBERG_PACKAGE = "snowpark_connect_deps_iceberg"
 DEPS_PACKAGE = "snowpark_connect_deps_2"
-PIP_HINT = "python3 -m pip install 'iceduck[spark]'"
+PIP_HINT = "python3 -m pip install -e '.[spark]' (in iceduck's folder)"
 
 ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 JACKSON_JARS = ("jackson-core-2.18.8.jar", "jackson-databind-2.18.8.jar", "jackson-annotations-2.18.8.jar")
