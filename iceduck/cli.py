@@ -48,6 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     interactive = not args.command and not args.file and sys.stdin.isatty()
     # absolute: the catalog records table locations under it, which must not depend on the cwd
     warehouse = Path(args.warehouse).expanduser().resolve()
+    if warehouse.exists() and not warehouse.is_dir():
+        print(
+            f"Error: the warehouse {args.warehouse} is a file, not a folder: "
+            "name a warehouse folder (created if missing)",
+            file=sys.stderr,
+        )
+        return 1
     if not warehouse.exists() and not args.read_only:
         try:
             warehouse.mkdir(parents=True)
