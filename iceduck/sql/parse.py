@@ -31,6 +31,7 @@ from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.parser import SENTINEL_NONE
+from sqlglot.parsers.duckdb import DuckDBParser
 from sqlglot.tokens import Token, TokenType
 
 from iceduck.errors import UnsupportedError, UserError
@@ -39,7 +40,7 @@ from iceduck.sql.syntax import parse_error, unterminated
 DIALECT = DuckDB()
 
 
-class _Parser(DuckDB.Parser):  # type: ignore[misc,name-defined]
+class _Parser(DuckDBParser):
     """DuckDB's parser, remembering where it failed: sqlglot's error says only a line and the
     column a token *ends* at, and cannot tell a failure at the last token from one after it."""
 

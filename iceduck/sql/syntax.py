@@ -42,6 +42,9 @@ _CLAUSE_WORDS = (
     "QUALIFY", "WINDOW", "PARTITION", "VALUES", "USING", "NATURAL",
 )  # fmt: skip
 
+#: words after which a word is a name (of a table, an alias), never a misspelt keyword
+_NAME_BEFORE = frozenset({"FROM", "JOIN", "AS", "INTO", "UPDATE", "TABLE", "USING"})
+
 #: what a sqlglot node left without its operand stands for, by class name
 _MISSING = {
     "Where": "a condition",
@@ -182,12 +185,22 @@ def _index(tokens: list[Token], token: Token | None) -> int | None:
 
 def _misspelt(tokens: list[Token], stop: int) -> tuple[Token, str] | None:
     """A plain word among the three tokens up to ``stop`` (inclusive) that is close to a
-    clause keyword but is none: ``FORM`` read as an alias makes sqlglot fail a token later."""
-    for token in tokens[max(0, stop - 2) : stop + 1]:
-        if token.token_type is not TokenType.VAR or len(token.text) < 4 or not token.text.isalpha():
+    clause keyword but is none: ``FORM`` read as an alias makes sqlglot fail a token later.
+    Words in the places of names (after FROM, AS, a dot; before a dot or a parenthesis) and
+    words extending a keyword (``orders``) are names, not typos."""
+    for k in range(max(0, stop - 2), min(stop + 1, len(tokens))):
+        token = tokens[k]
+        word = token.text.upper()
+        if token.token_type is not TokenType.VAR or len(word) < 4 or not word.isalpha():
             continue
-        close = difflib.get_close_matches(token.text.upper(), _CLAUSE_WORDS, n=1, cutoff=0.75)
-        if close and close[0] != token.text.upper():
+        before = tokens[k - 1] if k > 0 else None
+        after = tokens[k + 1] if k + 1 < len(tokens) else None
+        if before is not None and (before.token_type is TokenType.DOT or before.text.upper() in _NAME_BEFORE):
+            continue
+        if after is not None and after.token_type in (TokenType.DOT, TokenType.L_PAREN):
+            continue
+        close = difflib.get_close_matches(word, _CLAUSE_WORDS, n=1, cutoff=0.75)
+        if close and not word.startswith(close[0]):
             return token, close[0]
     return None
 
