@@ -24,7 +24,7 @@ and lets the predicate layer find a placeholder's value from the tree alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlglot import exp
@@ -164,13 +164,22 @@ def parse_statement(sql: str, of: str = "") -> Statement:
     the part of a statement ``sql`` is, e.g. `` of the query``) and what was expected.
     """
     text = sql.strip().rstrip(";").strip()
-    explain = analyze = False
     m = _EXPLAIN.match(text)
     if m:
         explain, analyze = True, bool(m["analyze"])
-        text = text[m.end() :]
-        if not text.strip():
+        if not text[m.end() :].strip():
             raise UserError("EXPLAIN needs a query to explain")
+        try:
+            return replace(_statement(text[m.end() :], of), explain=explain, analyze=analyze)
+        except UserError:
+            # the same error, at its place in the user's statement: EXPLAIN blanked out
+            _statement(re.sub(r"[^\n]", " ", text[: m.end()]) + text[m.end() :], of)
+            raise
+    return _statement(text, of)
+
+
+def _statement(text: str, of: str) -> Statement:
+    """``text`` (one statement, no EXPLAIN) tokenized, normalised and parsed."""
     tokens = tokenize(text)
     normalised = _normalise(text, tokens)
     if normalised != text:
@@ -178,8 +187,7 @@ def parse_statement(sql: str, of: str = "") -> Statement:
     if not tokens:
         raise UserError("empty statement")
     tree = _parse(text, tokens, of)
-    kind = statement_kind(tree, tokens)
-    return Statement(text, tree, tuple(tokens), kind, explain, analyze)
+    return Statement(text, tree, tuple(tokens), statement_kind(tree, tokens))
 
 
 def parse(sql: str) -> list[Statement]:

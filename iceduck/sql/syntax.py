@@ -61,6 +61,8 @@ _MISSING = {
     "Table": "a table name",
     "From": "a table name",
 }
+#: white space and comments before a statement's first word
+_BLANKS = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
 _REQUIRED = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*?(\w+)'>")
 _OPENERS = {TokenType.L_PAREN: ")", TokenType.L_BRACKET: "]", TokenType.L_BRACE: "}"}
 _CLOSERS = {TokenType.R_PAREN: "(", TokenType.R_BRACKET: "[", TokenType.R_BRACE: "{"}
@@ -92,10 +94,10 @@ def unknown_statement(text: str, word: str) -> UserError | None:
     None for a known first word or none (``(SELECT ...)``)."""
     if not word or word in STATEMENT_WORDS:
         return None
-    start = text.upper().find(word)
+    start = _BLANKS.match(text).end()  # type: ignore[union-attr]  # matches the empty string too
     close = difflib.get_close_matches(word, sorted(STATEMENT_WORDS), n=1, cutoff=0.75)
-    line, column = position(text, max(start, 0))
-    shown = text[start : start + len(word)] if start >= 0 else word
+    line, column = position(text, start)
+    shown = text[start : start + len(word)]
     hint = f": did you mean {close[0]}?" if close else ": not the start of a SQL statement"
     return UserError(f'syntax error at or near "{shown}" (line {line}, column {column}){hint}')
 

@@ -34,6 +34,15 @@ CASES = [
     ("SELECT 1 + 2) FROM t", 'syntax error at or near ")" (line 1, column 13): this ) has no matching ('),
     ("SELEC 1", 'syntax error at or near "SELEC" (line 1, column 1): did you mean SELECT?'),
     ("  -- a comment\n  selec 1", 'syntax error at or near "selec" (line 2, column 3): did you mean SELECT?'),
+    (
+        "/* foo */ -- foo\nfoo 1",
+        'syntax error at or near "foo" (line 2, column 1): not the start of a SQL statement',
+    ),
+    (
+        "EXPLAIN SELECT * FROM t WHRE a = 1",
+        'syntax error at or near "WHRE" (line 1, column 25): did you mean WHERE?',
+    ),
+    ("EXPLAIN SELECT 'x", "syntax error: unterminated quoted string at line 1, column 16: 'x"),
     ("FOO BAR", 'syntax error at or near "FOO" (line 1, column 1): not the start of a SQL statement'),
     ("SELECT * FORM t", 'syntax error at or near "FORM" (line 1, column 10): did you mean FROM?'),
     (
