@@ -189,7 +189,8 @@ class Cursor:
         """Consume ``words``; the error names the word they had to follow (``FROM after DELETE``)."""
         if not self.accept(*words):
             last = self.tokens[self.i - 1] if self.i > 0 else None
-            before = "" if last is None else last.text if last.token_type in _QUOTED else last.text.upper()
+            named = last is not None and (last.token_type in _QUOTED or last.token_type is TokenType.VAR)
+            before = "" if last is None else last.text if named else last.text.upper()
             raise self.error(" ".join(words) + (f" after {before}" if before else ""))
 
     def accept_type(self, token_type: TokenType) -> bool:

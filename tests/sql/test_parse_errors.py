@@ -95,6 +95,7 @@ CASES = [
     ("DELETE FROM db.t WHERE", "syntax error at end of input: expected a condition after WHERE"),
     ("UPDATE db.t SET", "syntax error at end of input: expected a column to assign"),
     ("MERGE INTO db.t USING", "syntax error at end of input: expected the source table"),
+    ("MERGE INTO db.t tgt", "syntax error at end of input: expected USING after tgt"),
 ]
 
 
