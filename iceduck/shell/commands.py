@@ -65,7 +65,7 @@ class Commands:
             return self._fail(str(e))
 
     def _fail(self, message: str) -> bool:
-        self.shell.runner.note(f"Error: {message}")
+        self.shell.runner.failure(f"Error: {message}")
         return False
 
     def _print(self, text: str) -> None:
@@ -155,7 +155,7 @@ class Commands:
     def dot_read(self, args: list[str]) -> bool:
         if len(args) != 1:
             return self._fail("usage: .read FILE")
-        return self.shell.run_script(Path(args[0]).expanduser().read_text(encoding="utf-8"))
+        return self.shell.run_script(Path(args[0]).expanduser().read_text(encoding="utf-8"), source=args[0])
 
     def dot_output(self, args: list[str]) -> bool:
         if len(args) > 1:

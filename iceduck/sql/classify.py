@@ -35,6 +35,7 @@ from iceduck.sql.parse import (
     tokenize,
 )
 from iceduck.sql.statements import WriteStatement
+from iceduck.sql.syntax import unknown_statement
 
 #: statement kinds a session runs through sqlglot: queries, plus DESCRIBE of a table or query
 RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
@@ -66,6 +67,9 @@ def classify(text: str) -> Classified:
     or the feature, for ones iceduck does not run.
     """
     keyword = leading_word(text)
+    unknown = unknown_statement(text, keyword)
+    if unknown is not None:
+        raise unknown
     if keyword == "CALL":
         raise UnsupportedError("CALL procedures are not supported")
     if keyword in WRITE_KEYWORDS:
@@ -92,7 +96,7 @@ def classify(text: str) -> Classified:
 
 def parse_query(text: str) -> Statement:
     """A query that is part of a write statement; anything else is refused."""
-    statement = parse_statement(text)
+    statement = parse_statement(text, of=" of the query")
     require_supported(statement, QUERY_KINDS)
     if statement.explain:
         raise UserError("EXPLAIN cannot be part of a write statement")
