@@ -132,7 +132,7 @@ _USE = re.compile(
 def parse_use(sql: str) -> Use:
     """``USE [NAMESPACE|SCHEMA|DATABASE] name`` -> ``Use(parts)``, Spark's and DuckDB's
     spellings (``NAMESPACE`` is a keyword only before a name: ``USE namespace`` names one)."""
-    m = _USE.fullmatch(sql)
+    m = _USE.fullmatch(sql.strip().rstrip(";"))
     if m is None or m["name"] is None:
         raise UserError("USE takes a namespace: USE ns, or USE catalog.ns")
     return Use(dotted_name(m["name"], "USE"))

@@ -165,8 +165,9 @@ def _reference(
     else:
         identifiers = node.parts
         named = bool(identifiers) and all(isinstance(p, exp.Identifier) for p in identifiers)
-        if named and len(identifiers) == 1 and bare_names:
-            named = not _is_cte(node)
+        if named and len(identifiers) == 1 and bare_names:  # FROM 'x.csv' is a file, not a name
+            start = identifiers[0].meta.get("start")
+            named = start is not None and statement.text[start] != "'" and not _is_cte(node)
         elif len(identifiers) < 2:
             named = False
         if not named:
