@@ -4,24 +4,22 @@ and ``iceduck WAREHOUSE --namespace ns`` for scripts."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.shell.terminal import Terminal, shell_env
 from tests.shell.test_batch import iceduck
 
 
-@pytest.fixture
-def terminal(warehouse: Path, tmp_path: Path) -> Iterator[Terminal]:
-    t = Terminal([str(warehouse)], shell_env(tmp_path / "history"))
-    t.wait_prompt()
-    yield t
-    t.close()
+def test_use_then_unqualified_queries(warehouse: Path, tmp_path: Path) -> None:
+    terminal = Terminal([str(warehouse)], shell_env(tmp_path / "history"))
+    try:
+        _use_then_unqualified_queries(terminal)
+    finally:
+        terminal.close()
 
 
-def test_use_then_unqualified_queries(terminal: Terminal) -> None:
+def _use_then_unqualified_queries(terminal: Terminal) -> None:
+    terminal.wait_prompt()
     terminal.run("SELECT * FROM orders;")
     screen = terminal.text().replace("\n", "")  # the error's one line wraps at the screen's edge
     assert "Error: table orders does not exist (no namespace is in use" in screen
