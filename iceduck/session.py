@@ -13,9 +13,10 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    names its kind (other kinds are refused by name: ``SET is not supported yet``).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
-4. :meth:`Session._source` resolves each one: :func:`iceduck.sql.references.resolve_name`
+4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
    asks the catalog which reading of the dotted name exists (table, metadata table,
-   ``branch_``/``tag_``), :meth:`Catalog.load_table` loads the metadata, and
+   ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
+   :meth:`Catalog.load_table` loads the metadata, and
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
