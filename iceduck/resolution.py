@@ -16,6 +16,7 @@ never with DuckDB's guess among its own system tables.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 
@@ -123,20 +124,27 @@ def _elsewhere(catalog: Catalog, parts: tuple[str, ...], namespace: Namespace) -
     wanted, suffix = parts[-1], ""
     if len(parts) >= 2 and is_selector(parts[-1]):  # orders.snapshots: a table orders
         wanted, suffix = parts[-2], "." + parts[-1]
-    found = sorted(
-        (space, f"{identifier}{suffix}")
-        for space in all_namespaces(catalog)
-        for identifier in catalog.list_tables(space)
-        if identifier.name.lower() == wanted.lower()
-    )
+    tables = [t for space in all_namespaces(catalog) for t in catalog.list_tables(space)]
+    found = sorted((t.namespace, f"{t}{suffix}") for t in tables if t.name.lower() == wanted.lower())
     if not found:
-        return ""
+        return _close_names(tables, wanted, suffix)
     spaces = list(dict.fromkeys(namespace_display(space) for space, _ in found))
     has = f"namespace {spaces[0]} has" if len(spaces) == 1 else f"namespaces {', '.join(spaces[:HINTS])} have"
     more = f" (and {len(spaces) - HINTS} more)" if len(spaces) > HINTS else ""
     names = ", ".join(name for _, name in found[:HINTS])
     use = f" or USE {spaces[0]}" if len(parts) == 1 and not namespace else ""
     return f"; {has} a table {wanted}{more}: write {names}{use}"
+
+
+def _close_names(tables: list[TableIdentifier], wanted: str, suffix: str) -> str:
+    """``; did you mean shop.orders?`` for a misspelt name (what DuckDB's own suggestion
+    did, among Iceberg tables instead of DuckDB's system tables); empty when none is close."""
+    by_name: dict[str, list[TableIdentifier]] = {}
+    for t in tables:
+        by_name.setdefault(t.name.lower(), []).append(t)
+    close = difflib.get_close_matches(wanted.lower(), list(by_name), n=3, cutoff=0.75)
+    names = sorted(f"{t}{suffix}" for name in close for t in by_name[name])[:HINTS]
+    return f"; did you mean {' or '.join(names)}?" if names else ""
 
 
 def missing_relation(catalog: Catalog, message: str, namespace: Namespace = ()) -> NotFoundError | None:

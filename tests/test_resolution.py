@@ -77,6 +77,16 @@ def test_a_name_no_namespace_has_says_only_that(con: Connection) -> None:
     )
 
 
+def test_a_misspelt_name_gets_the_close_iceberg_names(con: Connection) -> None:
+    assert missing(con, "SELECT * FROM shop.ordres") == (
+        "table shop.ordres not found in catalog 'iceduck'; did you mean archive.orders or shop.orders?"
+    )
+    con.execute("USE deep.er")
+    assert missing(con, "SELECT * FROM nestd") == (
+        "table nestd does not exist in namespace deep.er; did you mean deep.er.nested?"
+    )
+
+
 @pytest.mark.parametrize(
     "sql",
     [
