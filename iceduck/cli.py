@@ -42,6 +42,9 @@ def parser() -> argparse.ArgumentParser:
         help="run every statement of -c/-f/stdin even after one fails (the exit code is still 1)",
     )
     p.add_argument("--catalog", default="iceduck", help="catalog name (default iceduck)")
+    p.add_argument(
+        "--namespace", metavar="NS", help="current namespace, as after USE NS (one-part table names)"
+    )
     p.add_argument("--catalog-type", default="sql", choices=("sql", "hadoop"), help="catalog kind")
     p.add_argument("--read-only", action="store_true", help="never write to the catalog")
     p.add_argument("--debug", action="store_true", help="print full tracebacks of errors")
@@ -74,7 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         connection = iceduck.connect(
-            warehouse, args.catalog, catalog_type=args.catalog_type, read_only=args.read_only
+            warehouse,
+            args.catalog,
+            catalog_type=args.catalog_type,
+            read_only=args.read_only,
+            namespace=args.namespace,
         )
     except Exception as e:
         if args.debug:

@@ -47,6 +47,7 @@ def connect(
     catalog_type: str = "sql",
     read_only: bool = False,
     manifest_cache_entries: int | None = None,
+    namespace: str | Sequence[str] | None = None,
 ) -> Connection:
     """Open the warehouse folder ``warehouse`` through catalog ``catalog``.
 
@@ -58,6 +59,10 @@ def connect(
     manifest lists, in manifest entries plus list rows (default
     :data:`iceduck.scan.manifest_cache.DEFAULT_MAX_ENTRIES`; about 3.7 KB each for a table of
     four columns with metrics, more for wider tables); least recently used go first.
+
+    ``namespace`` is the current namespace to start with, as after ``USE namespace``
+    (``"db"``, ``"iceduck.db"``, or the levels ``("deep", "er")``): one-part table names
+    are read and created in it. It must exist (ProgrammingError naming it otherwise).
     """
     # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
     # for tools that only need the module globals, such as ``iceduck --help``.
@@ -70,6 +75,7 @@ def connect(
             catalog_type=catalog_type,
             read_only=read_only,
             manifest_cache_entries=manifest_cache_entries,
+            namespace=namespace,
         )
     )
     return Connection(session)
@@ -119,6 +125,11 @@ class Connection:
     @property
     def closed(self) -> bool:
         return self.session.closed
+
+    @property
+    def namespace(self) -> str | None:
+        """The current namespace (``USE``, ``connect(namespace=)``), dotted; None when none is."""
+        return ".".join(self.session.namespace) or None
 
     def _check(self) -> None:
         if self.session.closed:

@@ -13,9 +13,10 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    names its kind (other kinds are refused by name: ``SET is not supported yet``).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
-4. :meth:`Session._source` resolves each one: :func:`iceduck.sql.references.resolve_name`
+4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
    asks the catalog which reading of the dotted name exists (table, metadata table,
-   ``branch_``/``tag_``), :meth:`Catalog.load_table` loads the metadata, and
+   ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
+   :meth:`Catalog.load_table` loads the metadata, and
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
@@ -66,7 +67,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine import connection as engine
@@ -84,7 +85,16 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
-from iceduck.resolution import fold_case, new_identifier, not_found_message, resolve_target
+from iceduck.resolution import (
+    all_namespaces,
+    missing_relation,
+    new_identifier,
+    not_found_message,
+    resolve_table_name,
+    resolve_target,
+    use_namespace,
+    written_namespace,
+)
 from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
@@ -94,7 +104,7 @@ from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
-from iceduck.sql.classify import Classified, Show, classify, parse_query
+from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.columns import names_used
 from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
@@ -105,7 +115,6 @@ from iceduck.sql.references import (
     ResolvedName,
     TableRef,
     metadata_columns_named,
-    resolve_name,
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
@@ -165,7 +174,9 @@ class Session:
     ``warehouse`` is the warehouse folder; ``catalog`` the catalog name (rows of the
     shared SQLite catalog are per name; Spark's default here is ``iceduck``);
     ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``) or ``hadoop``;
-    ``manifest_cache_entries`` bounds the manifest cache (see :func:`iceduck.connect`).
+    ``manifest_cache_entries`` bounds the manifest cache (see :func:`iceduck.connect`);
+    ``namespace`` is the current namespace to start with (as after ``USE``: a dotted name or
+    its levels).
     """
 
     def __init__(
@@ -177,6 +188,7 @@ class Session:
         read_only: bool = False,
         catalog_impl: Catalog | None = None,
         manifest_cache_entries: int | None = None,
+        namespace: str | Sequence[str] | None = None,
     ) -> None:
         self.warehouse = Path(warehouse)
         self.catalog = (
@@ -205,6 +217,26 @@ class Session:
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
+        #: the current namespace (``USE``): where one-part table names are read and created
+        self.namespace: Namespace = ()
+        if namespace is not None:
+            try:
+                self.use(namespace)
+            except BaseException:
+                self.close()
+                raise
+
+    def use(self, namespace: str | Sequence[str]) -> Namespace:
+        """Make ``namespace`` current, as ``USE`` does: a dotted name (``db``,
+        ``iceduck.db``) or its levels; the namespace as the catalog spells it."""
+        if isinstance(namespace, str):
+            parts = dotted_name(namespace, "the namespace")
+        else:
+            parts = tuple(namespace)
+            if not parts or not all(isinstance(p, str) and p for p in parts):
+                raise UserError(f"a namespace is a dotted name or its levels, not {namespace!r}")
+        self.namespace = use_namespace(self.catalog, parts)
+        return self.namespace
 
     def close(self) -> None:
         if not self.closed:
@@ -242,6 +274,14 @@ class Session:
             if self.track_progress:
                 engine.track_progress(duck)
             return duckdb_call(self._run, duck, text, parameters, con=duck)
+        except NotFoundError as e:
+            engine.close(duck)
+            # DuckDB's guess among its system tables ("Did you mean pg_prepared_statements?")
+            # helps no one: say where Iceberg tables of that name are
+            named = missing_relation(self.catalog, str(e), self.namespace)
+            if named is None:
+                raise
+            raise named from e
         except BaseException:
             engine.close(duck)
             raise
@@ -271,6 +311,10 @@ class Session:
         statement = self._parsed(self._statements, text, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
+        if isinstance(statement, Use):
+            namespace = self.use(statement.name)
+            shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
+            return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
         if not isinstance(statement, Statement):
             return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
         sources = self._prepare(statement, params, duck)
@@ -306,8 +350,8 @@ class Session:
             params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params),
-            resolve_target=lambda parts: resolve_target(self.catalog, parts),
-            new_identifier=lambda parts: new_identifier(self.catalog.name, parts),
+            resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
+            new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
         )
 
     def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
@@ -324,7 +368,12 @@ class Session:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
         qualified by an unaliased table's full name pointed at its alias."""
         refs = [s.ref for s in sources]
-        more = query_edits(statement.tree, refs, self.catalog.name)
+        identifiers = {
+            id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
+            for s in sources
+            if s.metadata_table is None and len(s.ref.parts) == 1
+        }
+        more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
     def _parsed(
@@ -344,7 +393,9 @@ class Session:
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources = [
             s
-            for ref in table_refs(statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text))
+            for ref in table_refs(
+                statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
+            )
             if (s := self._source(ref, loaded)) is not None
         ]
         data = [s for s in sources if s.metadata_table is None]
@@ -429,15 +480,16 @@ class Session:
         if ref.path is not None:
             direct = load_table_from_path(ref.path, self.metadata_files)
             return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
-        exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
-        name = resolve_name(ref.parts, self.catalog.name, exists)
-        if name is None:  # DuckDB matches names without case: so does iceduck, when unambiguous
-            folded = fold_case(self.catalog, ref.parts)
-            name = resolve_name(folded, self.catalog.name, exists) if folded else None
+        bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
+        name = None
+        if not bare or self.namespace:
+            exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
+            name = resolve_table_name(self.catalog, ref.parts, self.namespace, exists)
         if name is None:
-            if ref.parts[0].lower() in DUCKDB_SCHEMAS:
+            # DuckDB's own (pg_tables, main.t), or a name DuckDB reports missing (see run)
+            if (bare and ref.time_travel is None) or ref.parts[0].lower() in DUCKDB_SCHEMAS:
                 return None
-            raise NotFoundError(not_found_message(self.catalog, ref.parts))
+            raise NotFoundError(not_found_message(self.catalog, ref.parts, self.namespace))
         table = loaded.get(name.identifier)
         if table is None:
             table = loaded[name.identifier] = self.catalog.load_table(name.identifier)
@@ -522,7 +574,11 @@ class Session:
             names = [".".join(ns) for ns in self.catalog.list_namespaces(parent)]
             queries.select_lists(duck, {"namespace": names})
             return Result(StatementRows(duck), text)
-        spaces = [namespace] if namespace is not None else _all_namespaces(self.catalog)
+        if namespace is not None:
+            namespace = written_namespace(self.catalog, namespace)
+        elif self.namespace:  # as in Spark: the current namespace's tables
+            namespace = self.namespace
+        spaces = [namespace] if namespace is not None else all_namespaces(self.catalog)
         tables = [t for ns in spaces for t in self.catalog.list_tables(ns)]
         queries.select_lists(
             duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
@@ -549,17 +605,6 @@ def _scan_columns(
     if not extra and len(fields) == len(schema.fields):
         return None
     return (*fields, *extra)
-
-
-def _all_namespaces(catalog: Catalog) -> list[tuple[str, ...]]:
-    """Every namespace, nested ones included, in tree order."""
-    found: list[tuple[str, ...]] = []
-    pending = list(reversed(catalog.list_namespaces(())))
-    while pending:
-        namespace = pending.pop()
-        found.append(namespace)
-        pending.extend(reversed(catalog.list_namespaces(namespace)))
-    return found
 
 
 def _positive(value: Any, name: str) -> int:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
-from iceduck.errors import UserError
+from iceduck.errors import NotFoundError, UserError
+from iceduck.resolution import not_found_message, resolve_table_name
 from iceduck.shell.render import MODES
 from iceduck.sql.describe import default_sql
 
@@ -114,16 +115,13 @@ class Commands:
         return True
 
     def _identifier(self, text: str) -> TableIdentifier:
+        """The table ``text`` names, as SQL resolves it (``orders`` in the current namespace)."""
+        session = self.shell.connection.session
         parts = tuple(p.strip('"`') for p in text.split("."))
-        catalog = self.shell.connection.session.catalog
-        if len(parts) >= 3 and parts[0].lower() == catalog.name.lower():
-            parts = parts[1:]
-        if len(parts) < 2:
-            raise UserError(f"name the namespace of table {text}: write ns.{text}")
-        identifier = TableIdentifier(parts[:-1], parts[-1])
-        if not catalog.table_exists(identifier):
-            raise UserError(f"table {text} not found in catalog {catalog.name!r}")
-        return identifier
+        name = resolve_table_name(session.catalog, parts, session.namespace)
+        if name is None:
+            raise NotFoundError(not_found_message(session.catalog, parts, session.namespace))
+        return name.identifier
 
     def dot_mode(self, args: list[str]) -> bool:
         settings = self.shell.settings

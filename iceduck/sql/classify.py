@@ -9,6 +9,8 @@ the text, so each statement is parsed by exactly one parser:
   reads never loads it), giving a :mod:`iceduck.sql.statements` object;
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
+* ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
+  namespace, as in Spark and DuckDB);
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
   :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
   (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
@@ -55,8 +57,15 @@ class Show:
     namespace: tuple[str, ...] | None = None
 
 
+@dataclass(frozen=True)
+class Use:
+    """``USE ns``: the namespace (maybe led by the catalog name) one-part names mean next."""
+
+    name: tuple[str, ...]
+
+
 #: what a statement the session runs is
-Classified = Statement | Show | WriteStatement
+Classified = Statement | Show | Use | WriteStatement
 
 
 def classify(text: str) -> Classified:
@@ -80,6 +89,8 @@ def classify(text: str) -> Classified:
         from iceduck.sql.ddl import refuse_write_after_with
 
         refuse_write_after_with(text)
+    elif keyword == "USE":
+        return parse_use(text)
     elif keyword == "SHOW":
         show = parse_show(text)
         if show is not None:
@@ -119,9 +130,33 @@ def parse_show(sql: str) -> Show | None:
     what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
     if m["name"] is None:
         return Show(what)
-    tokens = tokenize(m["name"])
+    return Show(what, dotted_name(m["name"], f"SHOW {what} IN"))
+
+
+_USE = re.compile(
+    r"\s*USE(?:\s+(?:NAMESPACE|SCHEMA|DATABASE)(?=\s+\S))?(?:\s+(?P<name>.+?))?\s*;?\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def parse_use(sql: str) -> Use:
+    """``USE [NAMESPACE|SCHEMA|DATABASE] name`` -> ``Use(parts)``, Spark's and DuckDB's
+    spellings (``NAMESPACE`` is a keyword only before a name: ``USE namespace`` names one)."""
+    m = _USE.fullmatch(sql.strip().rstrip(";"))
+    if m is None or m["name"] is None:
+        raise UserError("USE takes a namespace: USE ns, or USE catalog.ns")
+    return Use(dotted_name(m["name"], "USE"))
+
+
+def dotted_name(text: str, what: str = "a namespace") -> tuple[str, ...]:
+    """``a.b`` (or ``"a b".c``) as its parts; a UserError naming ``what`` otherwise."""
+    tokens = tokenize(text.strip())
     names = [t.text for t in tokens if t.token_type is not TokenType.DOT]
     dots = [t for t in tokens if t.token_type is TokenType.DOT]
-    if not names or len(dots) != len(names) - 1:
-        raise UserError(f"SHOW {what} IN takes a namespace name, got {m['name']!r}")
-    return Show(what, tuple(names))
+    well_formed = all(
+        (t.token_type is TokenType.DOT) == (i % 2 == 1) and t.token_type is not TokenType.UNKNOWN
+        for i, t in enumerate(tokens)
+    )
+    if not names or len(dots) != len(names) - 1 or not well_formed:
+        raise UserError(f"{what} takes a namespace name, got {text.strip()!r}")
+    return tuple(names)

@@ -23,7 +23,7 @@ fields.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlglot import exp, parse_one
 from sqlglot.errors import ParseError, TokenError
@@ -104,13 +104,21 @@ def _requalified(text: str, tree: exp.Expr, names: Sequence[Name], alias: str, s
     return splice(text, edits) if edits else text
 
 
-def query_edits(tree: exp.Expression, refs: Sequence[TableRef], catalog: str) -> list[Edit]:
+def query_edits(
+    tree: exp.Expression,
+    refs: Sequence[TableRef],
+    catalog: str,
+    identifiers: Mapping[int, Name] | None = None,
+) -> list[Edit]:
     """The edits that let a query name columns by the full name of a table it reads
     without an alias (``SELECT db.t.k FROM db.t``, ``iceduck.db.t.k``): the reference
     becomes ``(SELECT ...) AS "t"`` (:func:`iceduck.sql.rewrite.replacement`), so each
-    such qualifier is replaced by that alias, as :func:`requalify` does for DML."""
+    such qualifier is replaced by that alias, as :func:`requalify` does for DML.
+    ``identifiers`` gives, by ``id(ref.node)``, the namespace and name a reference was
+    resolved to (``orders`` read in the current namespace ``db`` is also ``db.orders``)."""
+    resolved = identifiers or {}
     targets = [
-        (table_qualifiers(catalog, (), ref.parts), ref.parts[-1])
+        (table_qualifiers(catalog, resolved.get(id(ref.node), ()), ref.parts), ref.parts[-1])
         for ref in refs
         if ref.parts and not ref.alias and isinstance(ref.node.parent, exp.From | exp.Join)
     ]

@@ -14,8 +14,11 @@ the same table in both engines:
 * ``iceduck_scan('<metadata file | table folder>')`` reads a table without a catalog
   (named to stay clear of DuckDB's own ``iceberg_scan``).
 
-Every other name (one part: CTEs, DuckDB tables; DuckDB functions like ``read_parquet``)
-passes through to DuckDB untouched.
+A one-part name (``orders``) is a reference only when asked for (``bare_names``: the
+session reads it in its current namespace, set by ``USE``), and never when a CTE in scope
+has that name: the CTE wins, as in Spark and DuckDB. A one-part name that names no Iceberg table, and
+every other name (DuckDB functions like ``read_parquet``, ``range(10)``), passes through to
+DuckDB untouched.
 """
 
 from __future__ import annotations
@@ -120,8 +123,12 @@ def table_refs(
     timezone: str = "UTC",
     params: object = None,
     evaluate: Evaluator | None = None,
+    bare_names: bool = False,
 ) -> list[TableRef]:
     """The references in ``statement`` that may name Iceberg tables, in text order.
+
+    ``bare_names`` includes one-part names that no CTE in scope claims (see the module
+    docstring); without it, time travel on a one-part name is refused.
 
     ``timezone`` reads ``TIMESTAMP AS OF`` values without an offset, as Spark reads them
     in its session time zone; ``evaluate`` computes a ``TIMESTAMP AS OF`` value that is an
@@ -130,7 +137,7 @@ def table_refs(
     """
     refs: list[TableRef] = []
     for node in statement.tree.find_all(exp.Table):
-        ref = _reference(statement, node, timezone, params, evaluate)
+        ref = _reference(statement, node, timezone, params, evaluate, bare_names)
         if ref is not None:
             refs.append(ref)
     refs.sort(key=lambda r: r.span[0])
@@ -138,7 +145,12 @@ def table_refs(
 
 
 def _reference(
-    statement: Statement, node: exp.Table, timezone: str, params: object, evaluate: Evaluator | None
+    statement: Statement,
+    node: exp.Table,
+    timezone: str,
+    params: object,
+    evaluate: Evaluator | None,
+    bare_names: bool,
 ) -> TableRef | None:
     function = node.this if isinstance(node.this, exp.Anonymous) else None
     alias = node.alias or None
@@ -152,7 +164,13 @@ def _reference(
         parts: tuple[str, ...] = ()
     else:
         identifiers = node.parts
-        if len(identifiers) < 2 or not all(isinstance(p, exp.Identifier) for p in identifiers):
+        named = bool(identifiers) and all(isinstance(p, exp.Identifier) for p in identifiers)
+        if named and len(identifiers) == 1 and bare_names:  # FROM 'x.csv' is a file, not a name
+            start = identifiers[0].meta.get("start")
+            named = start is not None and statement.text[start] != "'" and not _is_cte(node)
+        elif len(identifiers) < 2:
+            named = False
+        if not named:
             if version is not None:
                 raise UnsupportedError(
                     f"time travel on {node.sql(dialect=DIALECT)}: not an Iceberg table name"
@@ -168,6 +186,19 @@ def _reference(
         value_text = statement.text[begin:end]
         travel = time_travel(version, timezone, params, (lambda: evaluate(value_text)) if evaluate else None)
     return TableRef(node, parts, alias, (start, end), travel, path)
+
+
+def _is_cte(node: exp.Table) -> bool:
+    """Whether a one-part name is a CTE of a query around it (``WITH t AS (...) ... t``),
+    compared without case as DuckDB compares names."""
+    name = node.name.lower()
+    parent = node.parent
+    while parent is not None:
+        ctes = parent.args.get("with_") or parent.args.get("with")
+        if isinstance(ctes, exp.With) and any(c.alias.lower() == name for c in ctes.expressions):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _function_path(function: exp.Anonymous) -> str:
@@ -296,16 +327,27 @@ def _timestamp_ms(value: SqlLiteral | None, timezone: str) -> int | None:
 # -- resolving names ------------------------------------------------------------------------------
 
 
-def name_candidates(parts: tuple[str, ...], catalog_name: str) -> Iterator[ResolvedName]:
+def name_candidates(
+    parts: tuple[str, ...], catalog_name: str, namespace: tuple[str, ...] = ()
+) -> Iterator[ResolvedName]:
     """Every reading of a dotted name, in the order Spark tries them.
 
     A leading catalog name is dropped first (and kept as a namespace level only if that
     finds nothing); the whole name is a table before a last part is read as a metadata
-    table, branch, tag or snapshot selector.
+    table, branch, tag or snapshot selector. With a current ``namespace`` (``USE``), a name
+    of one or two parts is then read inside it too (``orders``, ``orders.snapshots``,
+    ``orders.branch_dev``), after every reading of the name as written, so a name that
+    means a table today keeps meaning it.
     """
     readings = [parts]
     if len(parts) >= 3 and parts[0].lower() == catalog_name.lower():
         readings.insert(0, parts[1:])
+    yield from _readings(readings)
+    if namespace and len(parts) <= 2:
+        yield from _readings([(*namespace, *parts)])
+
+
+def _readings(readings: list[tuple[str, ...]]) -> Iterator[ResolvedName]:
     for names in readings:
         if len(names) >= 2:
             yield ResolvedName(TableIdentifier(tuple(names[:-1]), names[-1]))
@@ -316,6 +358,11 @@ def name_candidates(parts: tuple[str, ...], catalog_name: str) -> Iterator[Resol
             selector = _suffix(table, suffix)
             if selector is not None:
                 yield selector
+
+
+def is_selector(suffix: str) -> bool:
+    """Whether a last name part reads a table's metadata table, branch, tag or snapshot."""
+    return _suffix(TableIdentifier((), ""), suffix) is not None
 
 
 def _suffix(table: TableIdentifier, suffix: str) -> ResolvedName | None:
@@ -334,10 +381,14 @@ def _suffix(table: TableIdentifier, suffix: str) -> ResolvedName | None:
 
 
 def resolve_name(
-    parts: tuple[str, ...], catalog_name: str, table_exists: Callable[[TableIdentifier], bool]
+    parts: tuple[str, ...],
+    catalog_name: str,
+    table_exists: Callable[[TableIdentifier], bool],
+    namespace: tuple[str, ...] = (),
 ) -> ResolvedName | None:
-    """The first reading of ``parts`` (:func:`name_candidates`) whose table exists, else None."""
-    for candidate in name_candidates(parts, catalog_name):
+    """The first reading of ``parts`` (:func:`name_candidates`, in the current
+    ``namespace`` if any) whose table exists, else None."""
+    for candidate in name_candidates(parts, catalog_name, namespace):
         if table_exists(candidate.identifier):
             return candidate
     return None

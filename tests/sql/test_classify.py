@@ -14,7 +14,7 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.sql import classify as classify_module
 from iceduck.sql import condition as condition_module
 from iceduck.sql import ddl
-from iceduck.sql.classify import WRITE_KEYWORDS, Show, classify, parse_query
+from iceduck.sql.classify import WRITE_KEYWORDS, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.condition import Condition
 from iceduck.sql.parse import Statement
 from iceduck.sql.qualifiers import requalify_condition
@@ -174,3 +174,30 @@ def test_a_transaction_statement_is_refused_as_one(text):
     """Not "iceduck runs queries": the shell and DB-API users of DuckDB type BEGIN first."""
     with pytest.raises(UnsupportedError, match="no multi-statement transactions, each statement commits"):
         classify(text)
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("USE shop", ("shop",)),
+        ("use namespace shop;", ("shop",)),
+        ("USE SCHEMA iceduck.deep.er", ("iceduck", "deep", "er")),
+        ("USE DATABASE db", ("db",)),
+        ("USE namespace", ("namespace",)),  # a namespace named namespace
+        ('USE "my ns".x', ("my ns", "x")),
+    ],
+)
+def test_use(sql: str, expected: tuple[str, ...]) -> None:
+    assert classify(sql) == Use(expected)
+
+
+@pytest.mark.parametrize("sql", ["USE", "USE ;", "USE a b", "USE a..b", "USE a.", "USE 1 + 2", "USE `db`"])
+def test_use_needs_one_dotted_name(sql: str) -> None:
+    with pytest.raises(UserError, match="USE takes a namespace"):
+        classify(sql)
+
+
+def test_dotted_name_names_what_took_it() -> None:
+    assert dotted_name(" a.b ") == ("a", "b")
+    with pytest.raises(UserError, match="--namespace takes a namespace name, got 'a b'"):
+        dotted_name("a b", "--namespace")

@@ -135,3 +135,45 @@ def test_catalog_name_matches_without_case() -> None:
     assert resolve_name(("ICEDUCK", "ns", "t"), "iceduck", existing.__contains__) == ResolvedName(
         TableIdentifier(("ns",), "t")
     )
+
+
+def bare_refs(sql: str) -> list[tuple[str, ...]]:
+    return [r.parts for r in table_refs(parse_statement(sql), bare_names=True)]
+
+
+def test_bare_names_are_references_unless_a_cte_in_scope_has_the_name() -> None:
+    assert bare_refs("SELECT * FROM orders o JOIN ns.t ON o.a = t.a, range(3)") == [("orders",), ("ns", "t")]
+    assert bare_refs("WITH Orders AS (SELECT 1) SELECT * FROM orders, ns.orders") == [("ns", "orders")]
+    # a CTE of a subquery hides the name inside it only
+    assert bare_refs("SELECT * FROM (WITH o AS (SELECT 1) SELECT * FROM o), o") == [("o",)]
+    assert bare_refs("WITH a AS (SELECT * FROM b) SELECT * FROM a") == [("b",)]
+    assert bare_refs("SELECT * FROM read_parquet('x.parquet'), 'y.csv'") == []
+    [travel] = table_refs(parse_statement("SELECT * FROM t VERSION AS OF 1"), bare_names=True)
+    assert (travel.parts, travel.time_travel) == (("t",), TimeTravel(version=1))
+    with pytest.raises(UnsupportedError, match="not an Iceberg table name"):
+        bare_refs("WITH t AS (SELECT 1) SELECT * FROM t VERSION AS OF 1")
+
+
+def test_names_read_in_the_current_namespace_after_the_name_as_written() -> None:
+    shop = ("shop",)
+    assert [c.identifier for c in name_candidates(("orders",), "iceduck", shop)] == [
+        TableIdentifier(shop, "orders")
+    ]
+    found = list(name_candidates(("orders", "snapshots"), "iceduck", shop))
+    assert found == [
+        ResolvedName(TableIdentifier(("orders",), "snapshots")),  # as written first
+        ResolvedName(TableIdentifier(("shop", "orders"), "snapshots")),
+        ResolvedName(TableIdentifier(shop, "orders"), metadata_table="snapshots"),
+    ]
+    # three parts or more are never relative to the namespace
+    assert [c.identifier for c in name_candidates(("a", "b", "t"), "iceduck", shop)] == [
+        TableIdentifier(("a", "b"), "t")
+    ]
+    existing = {TableIdentifier(shop, "orders"), TableIdentifier(("archive",), "orders")}
+    assert resolve_name(("archive", "orders"), "iceduck", existing.__contains__, shop) == ResolvedName(
+        TableIdentifier(("archive",), "orders")
+    )
+    assert resolve_name(("orders", "branch_dev"), "iceduck", existing.__contains__, shop) == ResolvedName(
+        TableIdentifier(shop, "orders"), branch="dev"
+    )
+    assert resolve_name(("orders",), "iceduck", existing.__contains__) is None
