@@ -24,6 +24,7 @@ HELP = """\
 .namespaces            list namespaces
 .schema [TABLE]        columns, partitioning, sort order and properties of a table (or all)
 .snapshots TABLE       the snapshots of a table
+.files TABLE           the data and delete files of a table's current snapshot
 .mode [MODE]           output mode: box (default), csv, json, markdown, line
 .maxrows [N]           rows shown per result (0: all)
 .timer on|off          print how long each statement takes
@@ -99,6 +100,13 @@ class Commands:
             "SELECT committed_at, snapshot_id, parent_id, operation, summary "
             f"FROM {args[0]}.snapshots ORDER BY committed_at"
         )
+
+    def dot_files(self, args: list[str]) -> bool:
+        """The files table's columns that tell files apart (a cut path keeps its file name)."""
+        if len(args) != 1:
+            return self._fail("usage: .files TABLE")
+        columns = "^(content|file_path|partition|record_count|file_size_in_bytes)$"
+        return self.shell.runner.run_sql(f"SELECT COLUMNS('{columns}') FROM {args[0]}.files")
 
     def dot_schema(self, args: list[str]) -> bool:
         catalog = self.shell.connection.session.catalog

@@ -8,11 +8,14 @@ its prompt. Python-side work (planning, committing) cannot be stopped midway; th
 is repeated until DuckDB sees it or the statement ends.
 
 Results print through :mod:`iceduck.shell.render`; messages (``inserted 3 rows into db.t``,
-timings, errors) go to ``err`` so that ``--csv`` output stays clean.
+timings, errors) go to ``err`` so that ``--csv`` output stays clean. A result cut by the row
+limit still reports its size: the rows not shown are counted as Arrow batches and dropped
+(as DuckDB's CLI does), never held. EXPLAIN prints its lines as plain text, whole.
 """
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from iceduck.connection import Connection, Cursor
-from iceduck.shell.render import writer
+from iceduck.shell.render import format_value, writer
 from iceduck.shell.script import has_code
 from iceduck.shell.state import Settings
 from iceduck.sql.parse import split_statements
@@ -32,6 +35,12 @@ CHUNK = 10_000
 #: a statement running longer than this many seconds shows the spinner
 SPINNER_AFTER_S = 1.0
 _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+#: rows per Arrow batch while counting the rows a limited result does not show
+COUNT_BATCH = 100_000
+#: an EXPLAIN statement, after any leading comments
+_EXPLAIN = re.compile(r"(?:\s|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\b", re.IGNORECASE | re.DOTALL)
+#: output modes in which EXPLAIN keeps its one-column table (machine-readable ones)
+_TABULAR_EXPLAIN = ("csv", "json")
 
 
 def error_line(error: BaseException) -> str:
@@ -119,25 +128,29 @@ class Runner:
         started = time.monotonic()
         cursor = self.connection.cursor()
         try:
-            outcome = self._in_worker(lambda: self._execute(cursor, sql))
+            explain = _EXPLAIN.match(sql) is not None
+            outcome = self._in_worker(lambda: self._execute(cursor, sql, explain))
             if isinstance(outcome, _Interrupted):
                 self.note("Interrupted")
                 return False
             if isinstance(outcome, BaseException):
                 self.error(outcome)
                 return False
-            ok = self._show(cursor, outcome)
+            ok = self._show(cursor, outcome, explain)
             if self.settings.timer:
                 self.note(f"Run Time: {time.monotonic() - started:.3f} s")
             return ok
         finally:
             cursor.close()
 
-    def _execute(self, cursor: Cursor, sql: str) -> list[tuple[Any, ...]]:
-        """On the worker: run ``sql`` and fetch the first rows (all a limited result shows)."""
+    def _execute(self, cursor: Cursor, sql: str, explain: bool) -> list[tuple[Any, ...]]:
+        """On the worker: run ``sql`` and fetch the first rows (all a limited result shows;
+        every line of a plan)."""
         cursor.execute(sql)
         if cursor.description is None:
             return []
+        if explain:
+            return cursor.fetchall()
         limit = self.settings.maxrows
         return cursor.fetchmany(limit + 1 if limit > 0 else CHUNK)
 
@@ -177,7 +190,15 @@ class Runner:
 
     # -- results --------------------------------------------------------------------------------
 
-    def _show(self, cursor: Cursor, first: list[tuple[Any, ...]]) -> bool:
+    def _count_rest(self, cursor: Cursor) -> int | None:
+        """The rows left unread on ``cursor``, counted batch by batch and dropped; None when
+        Ctrl-C stopped the count or the rows cannot be read as Arrow."""
+        outcome = self._in_worker(
+            lambda: sum(batch.num_rows for batch in cursor.fetch_record_batch(COUNT_BATCH))
+        )
+        return outcome if isinstance(outcome, int) else None
+
+    def _show(self, cursor: Cursor, first: list[tuple[Any, ...]], explain: bool = False) -> bool:
         description = cursor.description
         if description is None:  # a write or DDL statement
             result = cursor.result
@@ -189,12 +210,21 @@ class Runner:
                 self.on_change()
             return True
         out = self.settings.out
+        if explain and len(description) == 1 and self.settings.mode not in _TABULAR_EXPLAIN:
+            out.write("".join(format_value(row[0]) + "\n" for row in first))
+            out.flush()
+            return True
         w = writer(self.settings.mode, out, self.settings.width())
         w.start([d[0] for d in description], [str(d[1]) for d in description])
         limit = self.settings.maxrows
         if limit > 0:
+            more = len(first) > limit
+            total = None
+            if more:
+                rest = self._count_rest(cursor)
+                total = len(first) + rest if rest is not None else None
             w.rows(first[:limit])
-            w.finish(more=len(first) > limit)
+            w.finish(more, total)
             out.flush()
             return True
         stop = threading.Event()  # Ctrl-C stops between chunks, never inside a DuckDB call
