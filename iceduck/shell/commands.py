@@ -102,11 +102,14 @@ class Commands:
         )
 
     def dot_files(self, args: list[str]) -> bool:
-        """The files table's columns that tell files apart (a cut path keeps its file name)."""
+        """The files table's columns that tell files apart, under short names so that the path
+        keeps room (a cut path keeps its file name)."""
         if len(args) != 1:
             return self._fail("usage: .files TABLE")
-        columns = "^(content|file_path|partition|record_count|file_size_in_bytes)$"
-        return self.shell.runner.run_sql(f"SELECT COLUMNS('{columns}') FROM {args[0]}.files")
+        return self.shell.runner.run_sql(
+            "SELECT COLUMNS('^(content|file_path|partition)$'), record_count AS records, "
+            f"file_size_in_bytes AS bytes FROM {args[0]}.files"
+        )
 
     def dot_schema(self, args: list[str]) -> bool:
         catalog = self.shell.connection.session.catalog
