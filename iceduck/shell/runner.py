@@ -9,7 +9,7 @@ is repeated until DuckDB sees it or the statement ends.
 
 Results print through :mod:`iceduck.shell.render`; messages (``inserted 3 rows into db.t``,
 timings, errors) go to ``err`` so that ``--csv`` output stays clean. A result cut by the row
-limit still reports its size: the rows not shown are counted as Arrow batches and dropped
+limit still reports its size: the rows not shown are fetched in chunks, counted and dropped
 (as DuckDB's CLI does), never held. EXPLAIN prints its lines as plain text, whole.
 """
 
@@ -35,8 +35,6 @@ CHUNK = 10_000
 #: a statement running longer than this many seconds shows the spinner
 SPINNER_AFTER_S = 1.0
 _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-#: rows per Arrow batch while counting the rows a limited result does not show
-COUNT_BATCH = 100_000
 #: an EXPLAIN statement, after any leading comments
 _EXPLAIN = re.compile(r"(?:\s|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\b", re.IGNORECASE | re.DOTALL)
 #: output modes in which EXPLAIN keeps its one-column table (machine-readable ones)
@@ -154,9 +152,10 @@ class Runner:
         limit = self.settings.maxrows
         return cursor.fetchmany(limit + 1 if limit > 0 else CHUNK)
 
-    def _in_worker(self, fn: Callable[[], Any]) -> Any:
+    def _in_worker(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> Any:
         """``fn()``'s value or exception (as a value); :class:`_Interrupted` after a Ctrl-C that
-        stopped it. The worker is a daemon: leaving the shell never waits for it."""
+        stopped it (Ctrl-C interrupts DuckDB and sets ``cancel``, for work DuckDB's interrupt
+        does not reach). The worker is a daemon: leaving the shell never waits for it."""
         box: list[Any] = []
 
         def work() -> None:
@@ -167,7 +166,7 @@ class Runner:
 
         thread = threading.Thread(target=work, name="iceduck-statement", daemon=True)
         spinner = Spinner(self.err, self.connection.session.progress, self.settings.interactive)
-        stop = threading.Event()
+        stop = cancel if cancel is not None else threading.Event()
         # Ctrl-C only sets a flag: a KeyboardInterrupt raised inside a DuckDB call (the spinner
         # asks for progress) would leave that DuckDB connection unusable
         previous = _on_sigint(lambda signum, frame: stop.set())
@@ -191,11 +190,21 @@ class Runner:
     # -- results --------------------------------------------------------------------------------
 
     def _count_rest(self, cursor: Cursor) -> int | None:
-        """The rows left unread on ``cursor``, counted batch by batch and dropped; None when
-        Ctrl-C stopped the count or the rows cannot be read as Arrow."""
-        outcome = self._in_worker(
-            lambda: sum(batch.num_rows for batch in cursor.fetch_record_batch(COUNT_BATCH))
-        )
+        """The rows left unread on ``cursor``, fetched chunk by chunk and dropped (DuckDB's
+        Arrow readers copy the whole result first, so they are not used); None when Ctrl-C
+        stopped the count (it looks at ``cancel`` between chunks) or a fetch failed."""
+        cancel = threading.Event()
+
+        def count() -> int | None:
+            total = 0
+            while not cancel.is_set():
+                rows = len(cursor.fetchmany(CHUNK))
+                if not rows:
+                    return total
+                total += rows
+            return None
+
+        outcome = self._in_worker(count, cancel)
         return outcome if isinstance(outcome, int) else None
 
     def _show(self, cursor: Cursor, first: list[tuple[Any, ...]], explain: bool = False) -> bool:

@@ -98,3 +98,17 @@ def test_the_row_limit_footer_counts_every_row(wide: Terminal) -> None:
     assert "5 rows shown of 1,000,000 (.maxrows N to change, 0 for all)" in wide.text()
     wide.run("SELECT * FROM shop.events;")
     assert "5 rows shown of 5,000 (" in wide.text()
+
+
+def test_ctrl_c_stops_the_count_and_keeps_the_rows_shown(wide: Terminal) -> None:
+    """Counting streams the rows (none is kept), so a huge result shows its first rows at once
+    and Ctrl-C stops only the count."""
+    wide.run(".maxrows 3")
+    wide.type("SELECT range AS i FROM range(100000000000);\r")
+    wide.wait_for(r"\d+\.\d s .*\(Ctrl-C cancels\)")
+    wide.child.sendintr()
+    wide.wait_for(r"^3 rows shown, more not counted \(\.maxrows N to change, 0 for all\)$", timeout=20)
+    wide.wait_prompt()
+    assert re.search(r"^│ +2 │$", wide.text(), re.MULTILINE), wide.text()  # the rows shown
+    wide.run("SELECT 6 * 7 AS answer;")  # the shell still works
+    assert "│      42 │" in wide.text()
