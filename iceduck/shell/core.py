@@ -54,8 +54,14 @@ class Shell:
         return self.runner.run_sql(text)
 
     def run_script(self, text: str) -> bool:
-        """Every piece of a script in order, stopping at the first failure (or ``.quit``)."""
+        """Every piece of a script in order, stopping at the first failure (or ``.quit``).
+
+        A line of its own that leaves (``exit``, ``\\q``) ends the script even without a ``;``,
+        as in psql: no statement can start with those words."""
         for piece in split_script(text):
+            if is_exit_command(piece.lstrip().split("\n", 1)[0]):
+                self.done = True
+                break
             if not self.run_input(piece):
                 return False
             if self.done:
