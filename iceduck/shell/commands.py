@@ -31,10 +31,11 @@ HELP = """\
 .read FILE             run the SQL and dot commands of FILE
 .output [FILE|stdout]  write results to FILE, or back to the terminal
 .help                  this text
-.quit, .exit           leave (Ctrl-D too)
+.quit, .exit           leave (so do exit, quit and \\q, and Ctrl-D on an empty prompt)
 
-SQL statements end with ';' and may span lines. Tab completes keywords, namespaces, tables,
-columns and metadata tables (ns.t.snapshots, ns.t.files, ...). Ctrl-C cancels a running query."""
+SQL statements end with ';' and may span lines; Ctrl-D clears a statement being typed. Tab
+completes keywords, namespaces, tables, columns and metadata tables (ns.t.snapshots, ns.t.files,
+...). Ctrl-C cancels a running query."""
 
 
 class Commands:

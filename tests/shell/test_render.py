@@ -51,7 +51,7 @@ def test_a_wide_terminal_shows_wide_values_whole() -> None:
 
 def test_paths_keep_their_end_and_timestamps_stay_whole() -> None:
     path = "/home/me/warehouse/shop/orders/data/ts_day=2024-05-01/00000-0-9816c75f-00001.parquet"
-    when = dt.datetime(2024, 5, 1, 10, 30, 15, 123456, tzinfo=dt.timezone.utc)
+    when = dt.datetime(2024, 5, 1, 10, 30, 15, 123456, tzinfo=dt.UTC)
     text = render(
         "box",
         ["committed_at", "file_path", "summary"],

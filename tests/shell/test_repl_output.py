@@ -28,7 +28,9 @@ def wide_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("wide") / ("a-rather-long-folder-name-" * 3) / "warehouse"
     with iceduck.connect(path) as con:
         con.execute("CREATE NAMESPACE shop")
-        con.execute("CREATE TABLE shop.events (id BIGINT, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))")
+        con.execute(
+            "CREATE TABLE shop.events (id BIGINT, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))"
+        )
         con.execute(
             "INSERT INTO shop.events SELECT i, TIMESTAMP '2024-05-01' + to_minutes(i) FROM range(5000) r(i)"
         )
