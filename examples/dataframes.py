@@ -9,11 +9,16 @@ import sys
 import tempfile
 import warnings
 
-import pandas as pd
-import polars as pl
 import pyarrow as pa
 
 import iceduck
+
+try:
+    import pandas as pd
+    import polars as pl
+except ImportError as missing:  # not dependencies of iceduck: say what to install
+    needed = "examples/dataframes.py needs pandas and polars: pip install pandas polars"
+    raise SystemExit(f"{needed} ({missing})") from None
 
 
 def main(warehouse: str) -> None:

@@ -47,12 +47,16 @@ def main(warehouse: str) -> None:
         cur.execute("SELECT count(*) FROM tour.readings VERSION AS OF 'before_cleanup'")
         print(f"rows now: {now}, at tag before_cleanup: {cur.fetchone()[0]}")
 
+        # a snapshot's total-records counts the rows in its data files; rows deleted by deletion
+        # vectors or position-delete files are counted apart, so the live rows are the difference
         cur.execute(
-            "SELECT operation, summary['total-records'] FROM tour.readings.snapshots ORDER BY committed_at"
+            "SELECT operation, summary['total-records']::BIGINT AS in_files, "
+            "summary['total-position-deletes']::BIGINT AS deleted, in_files - deleted AS live "
+            "FROM tour.readings.snapshots ORDER BY committed_at"
         )
-        print("snapshots:", cur.fetchall())
+        print("snapshots (operation, rows in files, deleted, live):", cur.fetchall())
         cur.execute("SELECT content, count(*) FROM tour.readings.files GROUP BY 1 ORDER BY 1")
-        print("live files by content (0 data, 1 position deletes):", cur.fetchall())
+        print("live files by content (0 data, 1 position deletes and deletion vectors):", cur.fetchall())
 
         cur.execute(
             "EXPLAIN SELECT * FROM tour.readings "

@@ -1,13 +1,13 @@
 """One table, two engines: iceduck creates and changes it, a PySpark job reads and appends to it.
 
-    python3 examples/spark_sharing.py WAREHOUSE --classpath JARS [--java-options OPTS]
+    python3 examples/spark_sharing.py [WAREHOUSE]      # default ./warehouse
 
-JARS is the class path Spark needs for Iceberg and the SQLite catalog (os.pathsep-separated):
-the Iceberg Spark runtime (``iceberg-spark-runtime-3.5_2.12-1.10.x.jar``) and a SQLite JDBC
-driver (Debian: ``/usr/share/java/sqlite-jdbc.jar``, which also needs
-``--java-options "-Dorg.sqlite.lib.path=/usr/lib/x86_64-linux-gnu/jni
--Dorg.sqlite.lib.name=libsqlitejdbc.so"``). ``iceduck.spark_conf(warehouse)`` gives every other
-setting: the JDBC catalog named ``iceduck`` on ``<warehouse>/catalog.db``.
+Needs Java 17, PySpark 3.5 and the jars Spark opens the catalog with:
+``python3 -m pip install -e '.[spark]'`` (PySpark, the Iceberg runtime) and
+``apt-get install -y libxerial-sqlite-jdbc-java`` (the SQLite JDBC driver).
+``iceduck.spark_conf(warehouse, jars=True)`` gives every setting: the JDBC catalog named
+``iceduck`` on ``<warehouse>/catalog.db`` and the class path assembled from those packages
+(or an error naming what is missing).
 """
 
 from __future__ import annotations
@@ -19,26 +19,21 @@ from pyspark.sql import SparkSession
 import iceduck
 
 
-def spark_for(warehouse: str, classpath: str, java_options: str) -> SparkSession:
+def spark_for(warehouse: str) -> SparkSession:
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("iceduck-sharing-example")
-        .config("spark.driver.memory", "2g")
-        .config("spark.driver.extraClassPath", classpath)
-        .config("spark.driver.extraJavaOptions", f"{java_options} -Duser.timezone=UTC")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
     )
-    for key, value in iceduck.spark_conf(warehouse).items():
+    for key, value in iceduck.spark_conf(warehouse, jars=True).items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("warehouse")
-    parser.add_argument("--classpath", required=True)
-    parser.add_argument("--java-options", default="")
+    parser.add_argument("warehouse", nargs="?", default="warehouse")
     args = parser.parse_args()
 
     # 1. iceduck creates the table (this also creates catalog.db, which Spark then opens)
@@ -57,7 +52,8 @@ def main() -> None:
     con.execute("DELETE FROM shared.orders WHERE customer = 'c3'")  # deletion vectors
 
     # 2. the Spark job reads what iceduck wrote, then appends
-    spark = spark_for(args.warehouse, args.classpath, args.java_options)
+    spark = spark_for(args.warehouse)
+    spark.sparkContext.setLogLevel("ERROR")
     query = "SELECT count(*) AS n, round(sum(amount), 1) AS total FROM iceduck.shared.orders"
     seen = spark.sql(query).first()
     print(f"spark reads: {seen.n} rows, total {seen.total}")

@@ -8,7 +8,8 @@
     echo "SHOW TABLES;" | iceduck WAREHOUSE   # SQL on stdin
 
 A missing warehouse folder is created (with a note saying so). Errors print one line,
-``Error: <message>``; ``--debug`` adds the traceback. Batch runs exit 1 on the first error.
+``Error: <message>`` (``FILE:LINE: Error: <message>`` in a script); ``--debug`` adds the
+traceback. Batch runs stop at the first error and exit 1; ``--continue-on-error`` runs on.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--json", dest="mode", action="store_const", const="json", help="print results as JSON")
     out.add_argument("--mode", choices=MODES, help="output mode (default box)")
     p.add_argument("--maxrows", type=int, default=None, help="rows shown per result (0: all)")
+    p.add_argument(
+        "--continue-on-error",
+        action="store_true",
+        help="run every statement of -c/-f/stdin even after one fails (the exit code is still 1)",
+    )
     p.add_argument("--catalog", default="iceduck", help="catalog name (default iceduck)")
     p.add_argument("--catalog-type", default="sql", choices=("sql", "hadoop"), help="catalog kind")
     p.add_argument("--read-only", action="store_true", help="never write to the catalog")
@@ -48,6 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     interactive = not args.command and not args.file and sys.stdin.isatty()
     # absolute: the catalog records table locations under it, which must not depend on the cwd
     warehouse = Path(args.warehouse).expanduser().resolve()
+    if warehouse.exists() and not warehouse.is_dir():
+        print(
+            f"Error: the warehouse {args.warehouse} is a file, not a folder: "
+            "name a warehouse folder (created if missing)",
+            file=sys.stderr,
+        )
+        return 1
     if not warehouse.exists() and not args.read_only:
         try:
             warehouse.mkdir(parents=True)
@@ -86,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from iceduck.shell.batch import run_batch
 
         shell = Shell(connection, settings, debug=args.debug)
+        shell.keep_going = args.continue_on_error
         stdin = sys.stdin if not args.command and not args.file else None
         return run_batch(shell, args.command, args.file, stdin)
     except KeyboardInterrupt:

@@ -31,7 +31,8 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
 9. DuckDB runs the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
    the :class:`~iceduck.result.Result` reads its rows through the engine
    (:class:`~iceduck.engine.results.StatementRows`). ``EXPLAIN`` instead returns
-   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan.
+   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan, and
+   ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.sql.describe`).
 
 Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
 
@@ -95,6 +96,7 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
 from iceduck.sql.classify import Classified, Show, classify, parse_query
 from iceduck.sql.columns import names_used
+from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
@@ -151,6 +153,8 @@ class _Source:
     relation: str = ""
     plan: ScanPlan | None = None
     rows: int | None = None
+    #: a metadata table's columns: (name, required)
+    required: tuple[tuple[str, bool], ...] = ()
 
 
 class Session:
@@ -275,6 +279,8 @@ class Session:
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
         try:
+            if described_table(statement) is not None and len(sources) == 1:
+                return self._describe_table(duck, sql, sources[0])
             if statement.explain:
                 return self._explain(duck, statement, sql, params, sources, scans)
             queries.run(duck, sql, queries.duck_params(params))
@@ -383,6 +389,10 @@ class Session:
                     duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
                 )
                 source.relation = quote_identifier(source.view)
+                if described_table(statement) is None:  # a query: DuckDB infers NOT NULL from tables
+                    required = [f.name for f in source.target.schema.fields if f.required]
+                    source.view = self.unique_name("describe")
+                    source.relation = queries.empty_table(duck, source.view, source.relation, required)
             else:
                 scan = attach_scan(
                     duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
@@ -410,6 +420,7 @@ class Session:
         )
         source.view = self.unique_name()
         source.rows = table.num_rows
+        source.required = tuple((f.name, not f.nullable) for f in table.schema)
         queries.register_arrow(duck, source.view, table)
         source.relation = quote_identifier(source.view)
 
@@ -492,6 +503,18 @@ class Session:
             lines.extend("  " + line for line in plan.rstrip().splitlines())
         queries.select_lists(duck, {"explain": lines})
         return Result(StatementRows(duck), keyword + sql, scans)
+
+    def _describe_table(self, duck: Duck, sql: str, source: _Source) -> Result:
+        """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
+        typed as DuckDB reads them (its DESCRIBE of the scan); of a metadata table, which
+        columns are required."""
+        types = [str(row[1]) for row in queries.rows(duck, sql)]
+        if source.metadata_table is None:
+            columns = describe_columns(source.target.schema.fields, types)
+        else:
+            columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
+        queries.select_lists(duck, columns)
+        return Result(StatementRows(duck), sql)
 
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":

@@ -8,15 +8,16 @@ Iceberg's JDBC catalog lays it out, so a Spark session configured with these set
     import iceduck
 
     builder = SparkSession.builder
-    for key, value in iceduck.spark_conf("warehouse").items():
+    for key, value in iceduck.spark_conf("warehouse", jars=True).items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()  # with the Iceberg runtime and SQLite JDBC jars on its class path
+    spark = builder.getOrCreate()
     spark.sql("SELECT * FROM iceduck.ns.events").show()
 
 The settings tell Spark not to create the catalog tables (see ``init-catalog-tables``
 below): open the warehouse with iceduck once first (``iceduck.connect(warehouse)`` creates
-``catalog.db``). The jars are the caller's business (``spark.jars.packages`` or a class path): iceduck does
-not know which Spark and Iceberg versions the job runs with.
+``catalog.db``). ``jars=True`` adds the class path of Spark 3.5 with Iceberg 1.10.2 from
+installed packages (:mod:`iceduck.spark_jars`); without it the jars are the caller's business
+(``spark.jars.packages``, e.g. :data:`iceduck.spark_jars.MAVEN_PACKAGES`, or a class path).
 """
 
 from __future__ import annotations
@@ -27,17 +28,22 @@ from pathlib import Path
 DEFAULT_CATALOG = "iceduck"
 
 
-def spark_conf(warehouse: str | Path, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
+def spark_conf(
+    warehouse: str | Path, catalog: str = DEFAULT_CATALOG, *, jars: bool = False
+) -> dict[str, str]:
     """Spark settings declaring catalog ``catalog`` over ``<warehouse>/catalog.db``.
 
     ``catalog`` must be the name iceduck opens the warehouse with
     (``iceduck.connect(warehouse, catalog)``): both sides store and filter rows by it.
+    ``jars=True`` adds the class path and JVM options of :func:`iceduck.spark_jars.spark_jar_conf`
+    (a clear ``SparkJarsMissingError`` names any missing piece and how to install it); they take
+    effect only in a new Spark session, which starts a JVM.
     """
     from iceduck.catalog.sqlite import CATALOG_DB  # here: ``import iceduck`` stays light
 
     warehouse = Path(warehouse).expanduser().resolve()
     prefix = f"spark.sql.catalog.{catalog}"
-    return {
+    conf = {
         prefix: "org.apache.iceberg.spark.SparkCatalog",
         f"{prefix}.type": "jdbc",
         f"{prefix}.uri": f"jdbc:sqlite:{warehouse / CATALOG_DB}",
@@ -55,3 +61,8 @@ def spark_conf(warehouse: str | Path, catalog: str = DEFAULT_CATALOG) -> dict[st
         # CALL procedures, ALTER TABLE ... WRITE ORDERED BY, branches and tags in SQL.
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
     }
+    if jars:
+        from iceduck.spark_jars import spark_jar_conf
+
+        conf.update(spark_jar_conf())
+    return conf

@@ -1,4 +1,5 @@
--- The events table of the post "Iceberg metadata as an index" (../shared/seeds, 003): daily
+-- The events table of Ryan Blue's blog post "Metadata Indexing in Iceberg", which shows how the
+-- manifest list, the manifests' partition tuples and their column metrics work as an index: daily
 -- partitions of event time, bucketed by device, and its one-device, one-time-window query.
 -- Run with  iceduck WAREHOUSE -f sql/events.sql ; EXPLAIN shows what the metadata index skipped.
 

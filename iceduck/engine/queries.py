@@ -75,9 +75,10 @@ def explain(duck: Duck, sql: str, params: Any = None) -> list[str]:
     return [str(plan) for _, plan in duck.execute(sql, params).fetchall()]
 
 
-def select_lists(duck: Duck, columns: Mapping[str, Sequence[str]]) -> None:
-    """Run a query whose rows are ``columns`` (name -> text values, all the same length),
-    leaving them on ``duck`` as a statement's rows: how SHOW and EXPLAIN answer."""
+def select_lists(duck: Duck, columns: Mapping[str, Sequence[str | None]]) -> None:
+    """Run a query whose rows are ``columns`` (name -> text values or None for NULL, all
+    the same length), leaving them on ``duck`` as a statement's rows: how SHOW, EXPLAIN and
+    DESCRIBE of a table answer."""
     items = ", ".join(
         f"unnest(${n}::VARCHAR[]) AS {quote_identifier(name)}" for n, name in enumerate(columns, 1)
     )
@@ -109,6 +110,17 @@ def create_temp_table(duck: Duck, name: str, query: str, params: Any = None) -> 
     """Store the rows of ``query`` as temporary table ``name``; its quoted name."""
     table = quote_identifier(name)
     rows(duck, f"CREATE TEMP TABLE {table} AS {query}", params)
+    return table
+
+
+def empty_table(duck: Duck, name: str, relation: str, not_null: Sequence[str]) -> str:
+    """An empty temporary table ``name`` with the columns of ``relation``, those named in
+    ``not_null`` declared NOT NULL; its quoted name. DESCRIBE of a query reads tables
+    through these: DuckDB then reports a column taken straight from a required one as
+    ``null = NO``, as it does over its own tables (a view's columns are all nullable)."""
+    table = create_temp_table(duck, name, f"SELECT * FROM {relation} LIMIT 0")
+    for column in not_null:
+        rows(duck, f"ALTER TABLE {table} ALTER COLUMN {quote_identifier(column)} SET NOT NULL")
     return table
 
 

@@ -93,7 +93,7 @@ def drop_namespace(ctx: OpContext, stmt: DropNamespace) -> OpResult:
     shown = namespace_display(namespace)
     if not namespace or not ctx.catalog.namespace_exists(namespace):
         if stmt.if_exists:
-            return OpResult(message=f"namespace {shown} does not exist")
+            return OpResult(message=f"no namespace {shown} to drop")  # not an error: IF EXISTS
         raise NotFoundError(f"namespace {shown} not found in catalog {ctx.catalog.name!r}")
     if stmt.cascade:
         dropped = _drop_contents(ctx, namespace)
@@ -306,7 +306,7 @@ def drop_table(ctx: OpContext, stmt: DropTable) -> OpResult:
         target = ctx.resolve_target(stmt.name)
     except NotFoundError:
         if stmt.if_exists:
-            return OpResult(message=f"table {'.'.join(stmt.name)} does not exist")
+            return OpResult(message=f"no table {'.'.join(stmt.name)} to drop")  # not an error: IF EXISTS
         raise
     if target.branch != MAIN_BRANCH:
         raise UserError(

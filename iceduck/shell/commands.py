@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.errors import UserError
 from iceduck.shell.render import MODES
+from iceduck.sql.describe import default_sql
 
 if TYPE_CHECKING:
     from iceduck.shell.core import Shell
@@ -66,7 +67,7 @@ class Commands:
             return self._fail(str(e))
 
     def _fail(self, message: str) -> bool:
-        self.shell.runner.note(f"Error: {message}")
+        self.shell.runner.failure(f"Error: {message}")
         return False
 
     def _print(self, text: str) -> None:
@@ -166,7 +167,7 @@ class Commands:
     def dot_read(self, args: list[str]) -> bool:
         if len(args) != 1:
             return self._fail("usage: .read FILE")
-        return self.shell.run_script(Path(args[0]).expanduser().read_text(encoding="utf-8"))
+        return self.shell.run_script(Path(args[0]).expanduser().read_text(encoding="utf-8"), source=args[0])
 
     def dot_output(self, args: list[str]) -> bool:
         if len(args) > 1:
@@ -191,7 +192,8 @@ def all_namespaces(catalog: Catalog) -> list[Namespace]:
 
 
 def describe_table(catalog_name: str, table: LoadedTable) -> str:
-    """What ``.schema`` prints: fields with ids, partitioning, sort order, properties."""
+    """What ``.schema`` prints: fields with ids, required or optional, write-defaults (as
+    DESCRIBE writes them) and docs; partitioning, sort order, properties."""
     metadata = table.metadata
     schema = metadata.schema()
     lines = [f"table {catalog_name}.{table.identifier} (format v{metadata.format_version})"]
@@ -199,9 +201,11 @@ def describe_table(catalog_name: str, table: LoadedTable) -> str:
     type_width = max((len(str(f.field_type)) for f in schema.fields), default=0)
     for f in schema.fields:
         required = "required" if f.required else "optional"
+        literal = default_sql(f.field_type, f.write_default)
+        default = f" default {literal}" if literal is not None else ""
         doc = f"  -- {f.doc}" if f.doc else ""
         kind = str(f.field_type).ljust(type_width)
-        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{doc}")
+        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{default}{doc}")
     name = lambda field_id: schema.column_name(field_id) or f"field {field_id}"  # noqa: E731
     spec = metadata.spec()
     if not spec.is_unpartitioned:

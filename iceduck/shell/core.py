@@ -10,7 +10,7 @@ from typing import TextIO
 from iceduck.connection import Connection
 from iceduck.shell.commands import Commands
 from iceduck.shell.runner import Runner
-from iceduck.shell.script import is_dot_command, split_script
+from iceduck.shell.script import is_dot_command, script_pieces
 from iceduck.shell.state import Settings
 
 #: what leaves the shell besides ``.quit``: psql's ``\q``, and sqlite3's and DuckDB's ``exit``
@@ -42,6 +42,8 @@ class Shell:
         self.commands = Commands(self)
         #: set by ``.quit`` (or ``exit``, ``quit``, ``\\q``): the REPL or script stops
         self.done = False
+        #: ``--continue-on-error``: a script runs on after a failed statement (and still fails)
+        self.keep_going = False
 
     def run_input(self, text: str) -> bool:
         """One entry: a dot command line, a word that leaves, or SQL statements. False when it
@@ -53,17 +55,27 @@ class Shell:
             return self.commands.run(text.strip())
         return self.runner.run_sql(text)
 
-    def run_script(self, text: str) -> bool:
-        """Every piece of a script in order, stopping at the first failure (or ``.quit``).
+    def run_script(self, text: str, source: str | None = None) -> bool:
+        """Every piece of a script in order, stopping at the first failure (or ``.quit``),
+        or after the last one with :attr:`keep_going`; False when any failed. Errors name
+        ``source:line`` when the script comes from a file (or ``<stdin>``).
 
         A line of its own that leaves (``exit``, ``\\q``) ends the script even without a ``;``,
         as in psql: no statement can start with those words."""
-        for piece in split_script(text):
+        ok = True
+        for line, piece in script_pieces(text):
             if is_exit_command(piece.lstrip().split("\n", 1)[0]):
                 self.done = True
                 break
-            if not self.run_input(piece):
-                return False
-            if self.done:
+            if is_dot_command(piece):
+                self.runner.location = f"{source}:{line}" if source is not None else None
+                try:
+                    done = self.commands.run(piece)
+                finally:
+                    self.runner.location = None
+            else:
+                done = self.runner.run_sql(piece, source=source, line=line, keep_going=self.keep_going)
+            ok = ok and done
+            if self.done or (not done and (not self.keep_going or self.runner.interrupted)):
                 break
-        return True
+        return ok

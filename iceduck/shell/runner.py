@@ -95,6 +95,11 @@ class Runner:
         self.err = err if err is not None else sys.stderr
         #: called after a write or DDL statement (completion forgets the catalog it cached)
         self.on_change = on_change
+        #: ``file:line`` of the script statement running (set by :meth:`Shell.run_script`):
+        #: its error says where it is, as ``script.sql:12: Error: ...``
+        self.location: str | None = None
+        #: set when Ctrl-C stopped a statement: a script stops even when it keeps going on errors
+        self.interrupted = False
         if settings.interactive:
             connection.session.track_progress = True
 
@@ -110,17 +115,40 @@ class Runner:
         self.settings.out.flush()
         if self.debug:
             traceback.print_exception(error, file=self.err)
-        self.note(error_line(error))
+        self.failure(error_line(error))
+
+    def failure(self, line: str) -> None:
+        """An error line (``Error: ...``), after the script location when one runs."""
+        self.note(f"{self.location}: {line}" if self.location else line)
 
     # -- running --------------------------------------------------------------------------------
 
-    def run_sql(self, text: str) -> bool:
-        """Run every statement of ``text`` in order; False (the rest skipped) on error or Ctrl-C."""
+    def run_sql(
+        self, text: str, *, source: str | None = None, line: int = 1, keep_going: bool = False
+    ) -> bool:
+        """Run every statement of ``text`` in order; False on error or Ctrl-C, which skips the
+        rest unless ``keep_going``. ``text`` starting on ``line`` of script ``source`` makes
+        each statement's error name its line there."""
         try:
             statements = split_statements(text)
         except Exception:  # an unterminated string: let the statement itself report it
             statements = [text.strip()]
-        return all(self.run_statement(s) for s in statements if has_code(s))
+        ok = True
+        offset = 0
+        for statement in statements:
+            found = text.find(statement, offset)
+            offset = found + len(statement) if found >= 0 else offset
+            if not has_code(statement):
+                continue
+            at = line + text.count("\n", 0, found) if found >= 0 else line
+            self.location = f"{source}:{at}" if source is not None else None
+            try:
+                ok = self.run_statement(statement) and ok
+            finally:
+                self.location = None
+            if not ok and (not keep_going or self.interrupted):
+                return False
+        return ok
 
     def run_statement(self, sql: str) -> bool:
         started = time.monotonic()
@@ -130,6 +158,7 @@ class Runner:
             outcome = self._in_worker(lambda: self._execute(cursor, sql, explain))
             if isinstance(outcome, _Interrupted):
                 self.note("Interrupted")
+                self.interrupted = True
                 return False
             if isinstance(outcome, BaseException):
                 self.error(outcome)
@@ -248,6 +277,7 @@ class Runner:
         if stop.is_set():
             out.write("\n")
             self.note("Interrupted")
+            self.interrupted = True
             return False
         w.finish()
         out.flush()

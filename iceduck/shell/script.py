@@ -62,19 +62,29 @@ def is_dot_command(text: str) -> bool:
 def split_script(text: str) -> Iterator[str]:
     """The pieces of a script in order: each dot command line, each SQL statement text
     (up to and including its ``;``; a last statement may lack it)."""
+    for _, piece in script_pieces(text):
+        yield piece
+
+
+def script_pieces(text: str) -> Iterator[tuple[int, str]]:
+    """The pieces of :func:`split_script`, each with the (1-based) line of the script it
+    starts on, so that an error can name it (``script.sql:12: Error: ...``). Blank and
+    comment lines before a piece are not part of it: it starts on its first line of code."""
     buffer: list[str] = []
-    for line in text.splitlines():
-        if is_dot_command(line) and not has_code("\n".join(buffer)):  # comments before it are dropped
-            buffer = []
-            yield line.strip()
+    first = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not buffer and is_dot_command(line):
+            yield number, line.strip()
             continue
-        if not buffer and not line.strip():
+        if not buffer and not has_code(line):  # blank or comment lines before a piece
             continue
+        if not buffer:
+            first = number
         buffer.append(line)
         joined = "\n".join(buffer)
         if is_complete(joined):
-            yield joined
+            yield first, joined
             buffer = []
     rest = "\n".join(buffer)
     if rest.strip() and has_code(rest):
-        yield rest
+        yield first, rest

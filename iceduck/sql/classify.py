@@ -10,7 +10,8 @@ the text, so each statement is parsed by exactly one parser:
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
-  :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``;
+  :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
+  (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
   other kinds are refused by name (``SET is not supported yet``).
 
 A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is
@@ -34,6 +35,7 @@ from iceduck.sql.parse import (
     tokenize,
 )
 from iceduck.sql.statements import WriteStatement
+from iceduck.sql.syntax import unknown_statement
 
 #: statement kinds a session runs through sqlglot: queries, plus DESCRIBE of a table or query
 RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
@@ -65,6 +67,9 @@ def classify(text: str) -> Classified:
     or the feature, for ones iceduck does not run.
     """
     keyword = leading_word(text)
+    unknown = unknown_statement(text, keyword)
+    if unknown is not None:
+        raise unknown
     if keyword == "CALL":
         raise UnsupportedError("CALL procedures are not supported")
     if keyword in WRITE_KEYWORDS:
@@ -79,14 +84,19 @@ def classify(text: str) -> Classified:
         show = parse_show(text)
         if show is not None:
             return show
-    statement = parse_statement(text)
+    if keyword in ("DESCRIBE", "DESC"):
+        from iceduck.sql.describe import parse_describe
+
+        statement = parse_describe(text)
+    else:
+        statement = parse_statement(text)
     require_supported(statement, RUNNABLE_KINDS)
     return statement
 
 
 def parse_query(text: str) -> Statement:
     """A query that is part of a write statement; anything else is refused."""
-    statement = parse_statement(text)
+    statement = parse_statement(text, of=" of the query")
     require_supported(statement, QUERY_KINDS)
     if statement.explain:
         raise UserError("EXPLAIN cannot be part of a write statement")

@@ -136,7 +136,9 @@ def _create(c: Cursor) -> WriteStatement:
         return _create_namespace(c)
     if c.accept("TABLE"):
         return _create_table(c, or_replace=or_replace, replace=False)
-    raise UnsupportedError(f"CREATE {c.word() or c.near()} is not supported: only namespaces and tables")
+    if not c.word():
+        raise c.error("TABLE, NAMESPACE or SCHEMA after CREATE")
+    raise UnsupportedError(f"CREATE {c.word()} is not supported: only namespaces and tables")
 
 
 def _replace(c: Cursor) -> WriteStatement:
@@ -255,7 +257,9 @@ def _drop(c: Cursor) -> WriteStatement:
         return DropNamespace(namespace, if_exists, cascade)
     if c.at("VIEW") or c.at("MATERIALIZED", "VIEW"):
         raise UnsupportedError("views are not supported")
-    raise UnsupportedError(f"DROP {c.word() or c.near()} is not supported: only namespaces and tables")
+    if not c.word():
+        raise c.error("TABLE, NAMESPACE or SCHEMA after DROP")
+    raise UnsupportedError(f"DROP {c.word()} is not supported: only namespaces and tables")
 
 
 def _alter(c: Cursor) -> WriteStatement:
@@ -263,7 +267,9 @@ def _alter(c: Cursor) -> WriteStatement:
         return ddl_alter.alter_table(c)
     if c.at("VIEW"):
         raise UnsupportedError("views are not supported")
-    raise UnsupportedError(f"ALTER {c.word() or c.near()} is not supported: only ALTER TABLE")
+    if not c.word():
+        raise c.error("TABLE after ALTER")
+    raise UnsupportedError(f"ALTER {c.word()} is not supported: only ALTER TABLE")
 
 
 #: leading keyword of a write statement -> its parser

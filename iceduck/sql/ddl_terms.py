@@ -130,9 +130,9 @@ def partition_terms(c: Cursor) -> tuple[PartitionTerm, ...]:
     while c.accept_type(TokenType.COMMA):
         terms.append(partition_term(c))
     if not c.at_type(TokenType.R_PAREN):
-        raise UserError(
-            f"syntax error in PARTITIONED BY {c.near()}: expected a column or a transform such "
-            "as days(ts) (Hive-style partition columns with types are not supported)"
+        raise c.error(
+            "a column or a transform such as days(ts) in PARTITIONED BY "
+            "(Hive-style partition columns with types are not supported)"
         )
     c.next()
     return tuple(terms)

@@ -23,6 +23,7 @@ from sqlglot.tokens import Token, TokenType
 
 from iceduck.errors import UserError
 from iceduck.sql.parse import normalise, tokenize
+from iceduck.sql.syntax import syntax_error, where
 
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE})
 _CLOSE = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE})
@@ -162,20 +163,19 @@ class Cursor:
         return self.i >= len(self.tokens)
 
     def near(self) -> str:
-        token = self.peek()
-        if token is None:
-            return "at the end of the statement"
-        return f"near {self.text[token.start : token.end + 1]!r}"
+        """Where the cursor is, as a syntax error says it (:func:`iceduck.sql.syntax.where`)."""
+        return where(self.text, self.peek())
 
     def error(self, expected: str) -> UserError:
-        return UserError(f"syntax error: expected {expected} {self.near()}")
+        """A syntax error at the cursor: ``expected`` is what the grammar wanted there."""
+        return syntax_error(self.text, self.peek(), f"expected {expected}")
 
     # -- consuming ----------------------------------------------------------------------------
 
     def next(self) -> Token:
         token = self.peek()
         if token is None:
-            raise UserError("syntax error: unexpected end of the statement")
+            raise syntax_error(self.text, None)
         self.i += 1
         return token
 
@@ -186,8 +186,12 @@ class Cursor:
         return False
 
     def expect(self, *words: str) -> None:
+        """Consume ``words``; the error names the word they had to follow (``FROM after DELETE``)."""
         if not self.accept(*words):
-            raise self.error(" ".join(words))
+            last = self.tokens[self.i - 1] if self.i > 0 else None
+            named = last is not None and (last.token_type in _QUOTED or last.token_type is TokenType.VAR)
+            before = "" if last is None else last.text if named else last.text.upper()
+            raise self.error(" ".join(words) + (f" after {before}" if before else ""))
 
     def accept_type(self, token_type: TokenType) -> bool:
         if self.at_type(token_type):
@@ -202,7 +206,7 @@ class Cursor:
 
     def end(self) -> None:
         if not self.done():
-            raise UserError(f"syntax error: unexpected {self.near()[5:]} (expected the end of the statement)")
+            raise self.error("the end of the statement")
 
     def identifier(self, what: str = "a name") -> str:
         """A (possibly quoted) identifier; unquoted keywords count when they look like names."""

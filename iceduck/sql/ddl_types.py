@@ -144,8 +144,9 @@ def parse_type(c: Cursor) -> IcebergType:
 
 def _base_type(c: Cursor) -> IcebergType:
     token = c.peek()
-    if token is None or token.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
-        raise c.error("a column type")
+    quoted = token is not None and token.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
+    if token is None or quoted or not token.text.replace(" ", "_").isidentifier():
+        raise c.error("a column type (bigint, string, decimal(10, 2), timestamp, ...)")
     name = c.word()
     c.next()
     nested = _NESTED.get(name)
@@ -165,7 +166,11 @@ def _base_type(c: Cursor) -> IcebergType:
         return _SIMPLE[name]
     if name in _NO_ICEBERG_TYPE:
         raise UnsupportedError(f"type {token.text} has no Iceberg equivalent")
-    raise UserError(f"unknown type {token.text!r}")
+    raise UserError(
+        f"unknown type {token.text!r}: Iceberg's types are boolean, int, bigint, float, double, "
+        "decimal(p, s), date, time, timestamp, timestamptz, string, uuid, binary, fixed(n), "
+        "struct<...>, array<...> and map<...>"
+    )
 
 
 def _timestamp(c: Cursor) -> IcebergType:

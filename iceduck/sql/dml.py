@@ -118,6 +118,9 @@ def _query(c: Cursor) -> str:
         word = c.word(k - c.i)
         if depth == 0 and (word == "RETURNING" or (word == "ON" and c.word(k - c.i + 1) == "CONFLICT")):
             raise UnsupportedError(f"INSERT ... {word} is not supported")
+    if c.at("VALUES") and c.peek(1) is None:
+        c.next()
+        raise c.error("rows after VALUES: VALUES (1, 'a'), (2, 'b')")
     return c.rest("a query or VALUES after INSERT")
 
 

@@ -24,24 +24,41 @@ and lets the predicate layer find a placeholder's value from the tree alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.parser import SENTINEL_NONE
+from sqlglot.parsers.duckdb import DuckDBParser
 from sqlglot.tokens import Token, TokenType
 
 from iceduck.errors import UnsupportedError, UserError
+from iceduck.sql.syntax import parse_error, unterminated
 
 DIALECT = DuckDB()
+
+
+class _Parser(DuckDBParser):
+    """DuckDB's parser, remembering where it failed: sqlglot's error says only a line and the
+    column a token *ends* at, and cannot tell a failure at the last token from one after it."""
+
+    failed: Token | None = None
+    at_end: bool = False
+
+    def raise_error(self, message: str, token: Token = SENTINEL_NONE) -> None:
+        current = self._curr or None
+        self.failed = token or current or self._prev or None
+        self.at_end = not token and current is None
+        super().raise_error(message, token)
 
 #: the first word after leading white space and comments
 _LEADING_WORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z_]+)", re.DOTALL)
 
 #: sqlglot tokenizes EXPLAIN as a command swallowing the rest, so it is recognised textually
 _EXPLAIN = re.compile(
-    r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\s+(?P<analyze>ANALYZE\s+)?", re.IGNORECASE | re.DOTALL
+    r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\b\s*(?P<analyze>ANALYZE\b\s*)?", re.IGNORECASE | re.DOTALL
 )
 
 #: statement kinds iceduck runs; everything else is refused by name (see :func:`statement_kind`)
@@ -77,7 +94,7 @@ def tokenize(sql: str) -> list[Token]:
     try:
         return DIALECT.tokenize(sql)
     except TokenError as e:
-        raise UserError(f"cannot read the SQL: {_clean(str(e))}") from e
+        raise UserError(unterminated(sql) or f"cannot read the SQL: {_clean(str(e))}") from e
 
 
 def leading_word(text: str) -> str:
@@ -139,29 +156,38 @@ def split_statements(sql: str) -> list[str]:
     return [s.strip() for s in statements if s.strip()]
 
 
-def parse_statement(sql: str) -> Statement:
+def parse_statement(sql: str, of: str = "") -> Statement:
     """Parse one statement (no ``;`` separators) into a :class:`Statement`.
 
     ``EXPLAIN [ANALYZE] <query>`` is recognised here (sqlglot has no node for it) and
-    parsed as its query. Syntax errors become :class:`UserError` with sqlglot's position.
+    parsed as its query. Syntax errors become :class:`UserError` saying where (``of`` names
+    the part of a statement ``sql`` is, e.g. `` of the query``) and what was expected.
     """
     text = sql.strip().rstrip(";").strip()
-    explain = analyze = False
     m = _EXPLAIN.match(text)
     if m:
         explain, analyze = True, bool(m["analyze"])
-        text = text[m.end() :]
-        if not text.strip():
+        if not text[m.end() :].strip():
             raise UserError("EXPLAIN needs a query to explain")
+        try:
+            return replace(_statement(text[m.end() :], of), explain=explain, analyze=analyze)
+        except UserError:
+            # the same error, at its place in the user's statement: EXPLAIN blanked out
+            _statement(re.sub(r"[^\n]", " ", text[: m.end()]) + text[m.end() :], of)
+            raise
+    return _statement(text, of)
+
+
+def _statement(text: str, of: str) -> Statement:
+    """``text`` (one statement, no EXPLAIN) tokenized, normalised and parsed."""
     tokens = tokenize(text)
     normalised = _normalise(text, tokens)
     if normalised != text:
         text, tokens = normalised, tokenize(normalised)
     if not tokens:
         raise UserError("empty statement")
-    tree = _parse(text, tokens)
-    kind = statement_kind(tree, tokens)
-    return Statement(text, tree, tuple(tokens), kind, explain, analyze)
+    tree = _parse(text, tokens, of)
+    return Statement(text, tree, tuple(tokens), statement_kind(tree, tokens))
 
 
 def parse(sql: str) -> list[Statement]:
@@ -203,11 +229,12 @@ def _normalise(text: str, tokens: list[Token]) -> str:
     return text
 
 
-def _parse(text: str, tokens: list[Token]) -> exp.Expression:
+def _parse(text: str, tokens: list[Token], of: str = "") -> exp.Expression:
+    parser = _Parser(dialect=DIALECT)
     try:
-        trees = DIALECT.parser().parse(tokens, text)
+        trees = parser.parse(tokens, text)
     except ParseError as e:
-        raise UserError(_parse_error_message(e)) from e
+        raise UserError(_parse_error_message(e, text, tokens, parser, of)) from e
     except RecursionError:  # sqlglot parses recursively: deep nesting exhausts Python's stack
         raise UserError(NESTED_TOO_DEEPLY) from None
     found = [t for t in trees if isinstance(t, exp.Expression)]  # every parsed node is one; not None
@@ -216,13 +243,10 @@ def _parse(text: str, tokens: list[Token]) -> exp.Expression:
     return found[0]
 
 
-def _parse_error_message(e: ParseError) -> str:
-    if e.errors:
-        first = e.errors[0]
-        near = first.get("highlight") or ""
-        where = f" at line {first.get('line')}, column {first.get('col')}"
-        return f"syntax error{where}: {first.get('description')}" + (f" (near {near!r})" if near else "")
-    return f"syntax error: {_clean(str(e))}"
+def _parse_error_message(e: ParseError, text: str, tokens: list[Token], parser: _Parser, of: str) -> str:
+    """sqlglot's first error, said in SQL terms (:func:`iceduck.sql.syntax.parse_error`)."""
+    description = str(e.errors[0].get("description") or "") if e.errors else _clean(str(e))
+    return parse_error(text, tokens, description, parser.failed, parser.at_end, of)
 
 
 def _clean(message: str) -> str:

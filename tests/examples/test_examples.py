@@ -14,9 +14,13 @@ from tests.support.spark_warehouse import SparkWarehouse
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _run(*args: str, timeout: int = 120) -> str:
+def _run(*args: str, timeout: int = 120, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / args[0]), *args[1:]], capture_output=True, text=True, timeout=timeout
+        [sys.executable, str(EXAMPLES / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -46,7 +50,10 @@ def test_dbapi_tour(tmp_path: Path) -> None:
     assert "inserted 240 rows" in out
     assert "deleted 24 rows" in out
     assert "rows now: 216, at tag before_cleanup: 240" in out
-    assert "snapshots: [('append', '240'), ('delete', '240')]" in out
+    # rows per snapshot account for the deletion vectors
+    rows = "[('append', 240, 0, 240), ('delete', 240, 24, 216)]"
+    assert f"snapshots (operation, rows in files, deleted, live): {rows}" in out
+    assert "live files by content (0 data, 1 position deletes and deletion vectors): [(0, 6), (1, 2)]" in out
     assert "data files: 1 read, 5 skipped (5 by partition" in out
 
 
@@ -60,14 +67,14 @@ def test_dataframes(tmp_path: Path) -> None:
 
 @pytest.mark.spark
 def test_spark_sharing(tmp_path: Path) -> None:
-    """The example starts its own Spark (a second JVM) on its own warehouse."""
-    from tests.support.spark_jars import spark_classpath, sqlite_jvm_options
-
-    classpath = os.pathsep.join(str(jar) for jar in spark_classpath())
+    """The example starts its own Spark (a second JVM) on its own warehouse, run as the README
+    says: no class path given, ``spark_conf(warehouse, jars=True)`` assembles it, building the
+    Jackson shim into an empty cache as on a user's first run."""
+    cache = tmp_path / "cache"
     out = _run(
-        "spark_sharing.py", str(tmp_path / "wh"), "--classpath", classpath, "--java-options",
-        sqlite_jvm_options(), timeout=600,
-    )  # fmt: skip
+        "spark_sharing.py", str(tmp_path / "wh"), timeout=600, env={**os.environ, "ICEDUCK_CACHE": str(cache)}
+    )
     assert "spark reads: 86 rows, total 6406.5" in out
     assert "iceduck reads: 87 rows, total 6448.5" in out
     assert "snapshots: [('append', 'iceduck'), ('delete', 'iceduck'), ('append', 'spark')]" in out
+    assert [p.name.startswith("iceberg-jackson-shim-") for p in (cache / "jars").iterdir()] == [True]

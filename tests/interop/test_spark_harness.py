@@ -1,8 +1,8 @@
-"""The Spark harness itself: the Jackson shim, and that the fixture warehouse covers what it claims.
+"""The Spark harness itself: the fixture warehouse covers what it claims.
 
-The shim tests are pure Python. The warehouse tests read the SQLite catalog and the metadata
-JSON with the standard library and ask Spark for data; they do not use iceduck's readers,
-so a failure here points at the fixture, not at iceduck.
+The tests read the SQLite catalog and the metadata JSON with the standard library and ask
+Spark for data; they do not use iceduck's readers, so a failure here points at the fixture,
+not at iceduck. (The Jackson shim Spark runs with is tested in tests/test_spark_shim.py.)
 """
 
 from __future__ import annotations
@@ -12,110 +12,13 @@ import json
 import math
 import sqlite3
 import struct
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support import spark_jars
 from tests.support.spark_session import CATALOG, CATALOG_DB
 from tests.support.spark_warehouse import ALL_TYPES_ROWS, EMPTY_NAMESPACES, SparkWarehouse, TableInfo
-
-# --- the Jackson shim (no Spark) ----------------------------------------------------------
-
-
-def _utf8(text: str) -> bytes:
-    data = text.encode()
-    return struct.pack(">BH", 1, len(data)) + data
-
-
-def _class_file(entries: list[bytes], slots: int, tail: bytes) -> bytes:
-    return b"\xca\xfe\xba\xbe" + struct.pack(">HHH", 0, 61, slots + 1) + b"".join(entries) + tail
-
-
-def _utf8_entries(data: bytes) -> list[str]:
-    """Every CONSTANT_Utf8 of a class file, parsed independently of the code under test."""
-    (count,) = struct.unpack_from(">H", data, 8)
-    pos, index, found = 10, 1, []
-    sizes = {
-        3: 4,
-        4: 4,
-        5: 8,
-        6: 8,
-        7: 2,
-        8: 2,
-        9: 4,
-        10: 4,
-        11: 4,
-        12: 4,
-        15: 3,
-        16: 2,
-        17: 4,
-        18: 4,
-        19: 2,
-        20: 2,
-    }
-    while index < count:
-        tag = data[pos]
-        if tag == 1:
-            (length,) = struct.unpack_from(">H", data, pos + 1)
-            found.append(data[pos + 3 : pos + 3 + length].decode())
-            pos, index = pos + 3 + length, index + 1
-        else:
-            pos, index = pos + 1 + sizes[tag], index + (2 if tag in (5, 6) else 1)
-    return found
-
-
-def test_relocate_class_rewrites_only_utf8_constants() -> None:
-    # A Long/Double whose bytes look like a Utf8 tag would derail a parser that gets the
-    # two-slot rule wrong; the tail (fields, methods, attributes) must survive untouched.
-    entries = [
-        _utf8("com/fasterxml/jackson/databind/ObjectMapper"),
-        b"\x05" + b"\x01\x00\x03abc\x00\x00",  # Long (2 slots)
-        b"\x06" + b"\x01" * 8,  # Double (2 slots)
-        b"\x07\x00\x01",  # Class -> #1
-        _utf8("(Lcom/fasterxml/jackson/core/JsonParser;)Ljava/util/List<Lcom/fasterxml/jackson/a/B;>;"),
-        b"\x08\x00\x08",  # String -> #8
-        _utf8("com.fasterxml.jackson.databind.ext.Java7Handlers"),
-        b"\x03\x00\x00\x00\x01\x04\x00\x00\x00\x02",  # Integer, Float
-        b"\x0f\x06\x00\x04\x10\x00\x01\x11\x00\x01\x00\x01\x12\x00\x01\x00\x01\x13\x00\x01\x14\x00\x01",
-        _utf8("com.fasterxml.jacksonish is not jackson; java/lang/Object"),
-    ]
-    tail = b"\x00\x21\x00\x04\x00\x00" + b"\xde\xad"
-    data = _class_file(entries, slots=18, tail=tail)
-    out = spark_jars.relocate_class(data)
-    assert out.endswith(tail)
-    assert _utf8_entries(out) == [
-        "org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper",
-        "(Lorg/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonParser;)"
-        "Ljava/util/List<Lorg/apache/iceberg/shaded/com/fasterxml/jackson/a/B;>;",
-        "org.apache.iceberg.shaded.com.fasterxml.jackson.databind.ext.Java7Handlers",
-        "com.fasterxml.jacksonish is not jackson; java/lang/Object",
-    ]
-
-
-def test_relocate_class_rejects_garbage() -> None:
-    with pytest.raises(spark_jars.SparkHarnessError, match="bad magic"):
-        spark_jars.relocate_class(b"PK\x03\x04" + bytes(20), "x.class")
-    with pytest.raises(spark_jars.SparkHarnessError, match="unknown constant-pool tag 2"):
-        spark_jars.relocate_class(_class_file([b"\x02\x00"], slots=1, tail=b""))
-
-
-def test_jackson_shim_holds_relocated_jackson_only() -> None:
-    with zipfile.ZipFile(spark_jars.jackson_shim_jar()) as shim:
-        names = shim.namelist()
-        classes = [n for n in names if n.endswith(".class")]
-        assert "org/apache/iceberg/shaded/com/fasterxml/jackson/databind/ObjectMapper.class" in names
-        assert "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactory.class" in names
-        assert "org/apache/iceberg/shaded/com/fasterxml/jackson/annotation/JsonProperty.class" in names
-        assert all(n.startswith("org/apache/iceberg/shaded/com/fasterxml/jackson/") for n in classes)
-        assert len(classes) > 1000
-        service = "META-INF/services/org.apache.iceberg.shaded.com.fasterxml.jackson.core.JsonFactory"
-        assert shim.read(service).decode().strip().startswith("org.apache.iceberg.shaded.com.fasterxml")
-        for name in classes[::50]:
-            assert b"com/fasterxml/jackson/" not in shim.read(name).replace(spark_jars.NEW_SLASHED, b""), name
-
 
 # --- the warehouse ------------------------------------------------------------------------
 

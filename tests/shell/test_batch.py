@@ -84,7 +84,7 @@ def test_stdin_and_exit_status_on_error(warehouse: Path) -> None:
     )
     assert run.returncode == 1
     assert run.stdout == "one\n1\n"  # the statement after the error did not run
-    assert run.stderr == "Error: table shop.missing not found in catalog 'iceduck'\n"
+    assert run.stderr == "<stdin>:2: Error: table shop.missing not found in catalog 'iceduck'\n"
     syntax = iceduck(str(warehouse), "-c", "SELEC 1")
     assert syntax.returncode == 1
     assert syntax.stderr.startswith("Error: ") and len(syntax.stderr.splitlines()) == 1

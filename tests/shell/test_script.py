@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from iceduck.shell.repl import ready
-from iceduck.shell.script import has_code, is_complete, split_script
+from iceduck.shell.script import has_code, is_complete, script_pieces, split_script
 
 
 def test_is_complete() -> None:
@@ -42,3 +42,13 @@ def test_split_script() -> None:
         "SELECT 3",
     ]
     assert list(split_script("SELECT 1;\n-- trailing comment\n")) == ["SELECT 1;"]
+
+
+def test_script_pieces_start_on_their_first_line_of_code() -> None:
+    script = "-- intro\n\n.mode csv\n/* c */ SELECT 1\n  AS one;\n-- between\n\nSELECT 2;\nSELECT\n3"
+    assert list(script_pieces(script)) == [
+        (3, ".mode csv"),
+        (4, "/* c */ SELECT 1\n  AS one;"),
+        (8, "SELECT 2;"),
+        (9, "SELECT\n3"),
+    ]

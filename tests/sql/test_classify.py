@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -151,10 +151,10 @@ def test_a_repeated_statement_and_its_condition_are_parsed_once(
     con.execute("INSERT INTO db.t SELECT i, 'x' FROM range(10) r(i)")
     parsed: list[str] = []
 
-    def counted(parse: Callable[[str], T]) -> Callable[[str], T]:
-        def run(text: str) -> T:
+    def counted(parse: Callable[..., T]) -> Callable[..., T]:
+        def run(text: str, *args: Any, **kwargs: Any) -> T:
             parsed.append(text)
-            return parse(text)
+            return parse(text, *args, **kwargs)
 
         return run
 

@@ -295,7 +295,7 @@ def test_nested_types_get_placeholder_ids_in_parse_order() -> None:
         ("CREATE TABLE ns.t (a int) garbage", UserError, "syntax error"),
         ("CREATE TABLE 'x' (a int)", UserError, "expected a table name"),
         ("CREATE OR REPLACE TABLE IF NOT EXISTS ns.t (a int)", UserError, "IF NOT EXISTS"),
-        ("CREATE TABLE ns.t (a int) 'open", UserError, "cannot read the SQL"),
+        ("CREATE TABLE ns.t (a int) 'open", UserError, "unterminated quoted string at line 1, column 27"),
         ("CALL iceduck.system.expire_snapshots('ns.t')", UnsupportedError, "CALL procedures"),
         ("DROP FUNCTION f", UnsupportedError, "DROP FUNCTION is not supported"),
         ("DROP TABLE ns.t CASCADE", UserError, "expected the end"),

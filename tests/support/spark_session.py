@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
 from iceduck.spark import spark_conf
-from tests.support.spark_jars import SparkHarnessError, spark_classpath, sqlite_jvm_options
+from tests.support.spark_jars import SparkHarnessError, spark_jar_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -42,16 +42,15 @@ def catalog_conf(warehouse: Path) -> dict[str, str]:
 
 def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
     """Every Spark setting of the test session: small, local, UTC, Iceberg-enabled."""
-    classpath = os.pathsep.join(str(jar) for jar in spark_classpath())
+    # The class path and SQLite options users get from spark_conf(warehouse, jars=True).
+    jars = spark_jar_conf()
+    java_options = f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC".strip()
     return {
         "spark.master": "local[2]",
         "spark.app.name": "iceduck-tests",
         "spark.driver.memory": "3g",
-        # On the driver's system class path (not spark.jars) so that java.sql.DriverManager
-        # and py4j both see the SQLite driver and Iceberg's classes.
-        "spark.driver.extraClassPath": classpath,
-        "spark.executor.extraClassPath": classpath,
-        "spark.driver.extraJavaOptions": f"{sqlite_jvm_options()} -Duser.timezone=UTC",
+        **jars,
+        "spark.driver.extraJavaOptions": java_options,
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
