@@ -26,16 +26,18 @@ HELP = """\
 .namespaces            list namespaces
 .schema [TABLE]        columns, partitioning, sort order and properties of a table (or all)
 .snapshots TABLE       the snapshots of a table
+.files TABLE           the data and delete files of a table's current snapshot
 .mode [MODE]           output mode: box (default), csv, json, markdown, line
 .maxrows [N]           rows shown per result (0: all)
 .timer on|off          print how long each statement takes
 .read FILE             run the SQL and dot commands of FILE
 .output [FILE|stdout]  write results to FILE, or back to the terminal
 .help                  this text
-.quit, .exit           leave (Ctrl-D too)
+.quit, .exit           leave (so do exit, quit and \\q, and Ctrl-D on an empty prompt)
 
-SQL statements end with ';' and may span lines. Tab completes keywords, namespaces, tables,
-columns and metadata tables (ns.t.snapshots, ns.t.files, ...). Ctrl-C cancels a running query."""
+SQL statements end with ';' and may span lines; Ctrl-D clears a statement being typed. Tab
+completes keywords, namespaces, tables, columns and metadata tables (ns.t.snapshots, ns.t.files,
+...). Ctrl-C cancels a running query."""
 
 
 class Commands:
@@ -100,6 +102,16 @@ class Commands:
         return self.shell.runner.run_sql(
             "SELECT committed_at, snapshot_id, parent_id, operation, summary "
             f"FROM {args[0]}.snapshots ORDER BY committed_at"
+        )
+
+    def dot_files(self, args: list[str]) -> bool:
+        """The files table's columns that tell files apart, under short names so that the path
+        keeps room (a cut path keeps its file name)."""
+        if len(args) != 1:
+            return self._fail("usage: .files TABLE")
+        return self.shell.runner.run_sql(
+            "SELECT COLUMNS('^(content|file_path|partition)$'), record_count AS records, "
+            f"file_size_in_bytes AS bytes FROM {args[0]}.files"
         )
 
     def dot_schema(self, args: list[str]) -> bool:

@@ -9,8 +9,10 @@ What is offered depends on the word under the cursor:
 * ``ns.`` -> the tables and child namespaces of ``ns``;
 * ``ns.t.`` -> the table's metadata tables (``snapshots``, ``files``, ...) and columns;
 * ``alias.`` -> the columns of the table ``alias`` names in the statement;
-* a plain word -> keywords, namespaces, tables as ``ns.t`` (matched on either part) and the
-  columns of the tables the statement mentions.
+* a word after ``FROM``, ``JOIN``, ``INTO``, ``UPDATE``, ``TABLE``, ``DESCRIBE`` -> namespaces
+  and tables only (no keyword or column can stand there);
+* another plain word -> keywords, namespaces, tables as ``ns.t`` (matched on either part) and
+  the columns of the tables the statement mentions.
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ NAMES_TTL_S = 5.0
 _WORD = re.compile(r'[\w."$]*$')
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: a dotted name and the alias after it: ``ns.t e``, ``ns.t AS e``
+#: the keyword before a word that must name a table (``FROM sho`` -> ``shop.orders``)
+_TABLE_CONTEXT = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE|DESCRIBE|USING)\s+$", re.IGNORECASE)
 _REFERENCE = re.compile(r'([\w"]+(?:\.[\w"]+)+)(?:\s+(?:AS\s+)?([A-Za-z_]\w*))?', re.IGNORECASE)
 
 
@@ -225,6 +229,9 @@ class SqlCompleter(Completer):
             return
         if not word:
             return
+        if _TABLE_CONTEXT.search(before[: len(before) - len(word)]):
+            yield from _matching(self._tables(), word)
+            return
         yield from _matching(self._words(document.text), word)
 
     def _children(self, parts: tuple[str, ...], text: str) -> list[tuple[str, str]]:
@@ -249,13 +256,18 @@ class SqlCompleter(Completer):
                 out.extend((quote(c), "column") for c in self.columns(aliased))
         return out
 
-    def _words(self, text: str) -> list[tuple[str, str]]:
+    def _tables(self) -> list[tuple[str, str]]:
+        """Top-level namespaces and every table as ``ns.t``."""
         names = self.names()
+        out = [(quote(ns[0]), "namespace") for ns in names.namespaces if len(ns) == 1]
+        out.extend((".".join(quote(p) for p in (*t.namespace, t.name)), "table") for t in names.tables)
+        return out
+
+    def _words(self, text: str) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         for table in dict.fromkeys(self._referenced(text).values()):
             out.extend((quote(c), "column") for c in self.columns(table))
-        out.extend((quote(ns[0]), "namespace") for ns in names.namespaces if len(ns) == 1)
-        out.extend((".".join(quote(p) for p in (*t.namespace, t.name)), "table") for t in names.tables)
+        out.extend(self._tables())
         out.extend((k, "keyword") for k in KEYWORDS)
         return out
 

@@ -3,8 +3,12 @@
 A :class:`Writer` takes the column names and DuckDB types once, then rows in chunks, then
 ``finish``: ``csv``, ``json`` and ``line`` stream (batch mode prints millions of rows without
 holding them), while ``box`` and ``markdown`` buffer the rows they show, since their column
-widths depend on every row. Grids fit a terminal ``width`` when one is given: wide columns
-shrink first (cells end in ``…``), then trailing columns are dropped behind a ``…`` column.
+widths depend on every row. Grids fit a terminal ``width`` when one is given, as DuckDB's
+CLI does: a column is as wide as its widest value as long as the terminal holds it; else the
+columns of free text shrink first (cells end in ``…``; a path keeps its distinctive end and
+loses its common prefix), numbers, timestamps and other fixed-width values stay whole, and
+then trailing columns are dropped behind a ``…`` column. Without a width (a pipe, a file)
+no column is wider than :data:`MAX_WIDTH`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import decimal
 import io
 import json
 import math
+import re
 import uuid
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -23,7 +28,7 @@ from typing import Any, TextIO
 MODES = ("box", "csv", "json", "markdown", "line")
 #: to fit the terminal, grid columns shrink down to this many characters; then trailing ones go
 MIN_WIDTH = 10
-#: nor is any column wider than this, even when the terminal could hold it
+#: without a terminal width (output to a pipe or file), no column is wider than this
 MAX_WIDTH = 80
 NULL = "NULL"
 ELLIPSIS = "…"
@@ -45,6 +50,10 @@ _NUMERIC = (
     "REAL",
     "NUMBER",
 )
+#: DuckDB types whose values are short and only useful whole: grids shrink other columns first
+_FIXED = (*_NUMERIC, "DATE", "TIME", "TIMESTAMP", "INTERVAL", "UUID", "BOOLEAN")
+#: a file path or URI (no spaces, a slash): cut at its start, since its end tells files apart
+_PATH = re.compile(r"(?:/|\.{1,2}/|[A-Za-z][\w+.-]*:/*)[^\s]*/[^\s]*")
 
 
 # -- values -----------------------------------------------------------------------------------------
@@ -101,39 +110,63 @@ def is_numeric(duck_type: str) -> bool:
     return duck_type.upper().startswith(_NUMERIC)
 
 
+def is_fixed(duck_type: str) -> bool:
+    """Whether values of ``duck_type`` keep their width when a grid must shrink (numbers, times)."""
+    return duck_type.upper().startswith(_FIXED)
+
+
 def _cell(value: Any) -> str:
     """A grid cell: one line (newlines and tabs shown escaped)."""
     return format_value(value).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
+    """``text`` cut to ``width`` characters: a path loses its start (``…/data/00001.parquet``),
+    other text its end."""
+    if len(text) <= width:
+        return text
+    if width > 1 and _PATH.fullmatch(text):
+        return ELLIPSIS + text[len(text) - width + 1 :]
+    return text[: max(width - 1, 0)] + ELLIPSIS
 
 
-def fit_widths(natural: Sequence[int], width: int | None, border: int) -> tuple[list[int], bool]:
+def fit_widths(
+    natural: Sequence[int], width: int | None, border: int, fixed: Sequence[bool] = ()
+) -> tuple[list[int], bool]:
     """Column widths fitting ``width`` characters (``border`` per column plus one), and whether
-    trailing columns had to be dropped (the caller then adds a one-character ``…`` column)."""
-    widths = [min(w, MAX_WIDTH) for w in natural]
+    trailing columns had to be dropped (the caller then adds a one-character ``…`` column).
+
+    Columns marked ``fixed`` (numbers, timestamps) shrink only when a single column is left
+    that is still too wide: a cut number or timestamp misleads, a cut comment does not."""
     if width is None:
-        return widths, False
+        return [min(w, MAX_WIDTH) for w in natural], False
+    widths = list(natural)
+    fixed = list(fixed) + [False] * (len(widths) - len(fixed))
     total = lambda ws: sum(ws) + border * len(ws) + 1  # noqa: E731
     while total(widths) > width:
-        widest = max(range(len(widths)), key=lambda i: widths[i], default=None)
-        if widest is None or widths[widest] <= MIN_WIDTH:
+        flexible = [i for i in range(len(widths)) if not fixed[i] and widths[i] > MIN_WIDTH]
+        if not flexible:
             break
-        widths[widest] -= 1
+        widths[max(flexible, key=lambda i: widths[i])] -= 1
     if total(widths) <= width:
         return widths, False
+    dropped = False
     while len(widths) > 1 and total([*widths, 1]) > width:  # room for the `…` column too
         widths.pop()
-    return widths, True
+        dropped = True
+    extra = 1 + border if dropped else 0
+    if len(widths) == 1 and total(widths) + extra > width:  # one column, still too wide: cut it
+        widths[0] = max(width - border - 1 - extra, 1)
+    return widths, dropped
 
 
-def footer(shown: int, more: bool) -> str:
-    """``3 rows``, or ``40 rows shown (more not fetched; .maxrows to change)``."""
+def footer(shown: int, more: bool, total: int | None = None) -> str:
+    """``3 rows``, or ``40 rows shown of 1,000,000 (.maxrows N to change, 0 for all)`` when the
+    row limit cut the result (``total`` None: the rest was not counted)."""
     noun = "row" if shown == 1 else "rows"
     if more:
-        return f"{shown} {noun} shown (more rows not shown; .maxrows N to change, 0 for all)"
+        of = f" of {total:,}" if total is not None else ", more not counted"
+        return f"{shown} {noun} shown{of} (.maxrows N to change, 0 for all)"
     return f"{shown} {noun}"
 
 
@@ -156,8 +189,9 @@ class Writer:
     def rows(self, rows: Sequence[Sequence[Any]]) -> None:
         raise NotImplementedError
 
-    def finish(self, more: bool = False) -> None:
-        """``more``: the row limit cut the result short (grids say so in their footer)."""
+    def finish(self, more: bool = False, total: int | None = None) -> None:
+        """``more``: the row limit cut the result short, ``total`` rows in all (grids say so
+        in their footer)."""
 
 
 class CsvWriter(Writer):
@@ -186,7 +220,7 @@ class JsonWriter(Writer):
             self.out.write(("[" if self.count == 0 else ",\n") + "{" + body + "}")
             self.count += 1
 
-    def finish(self, more: bool = False) -> None:
+    def finish(self, more: bool = False, total: int | None = None) -> None:
         self.out.write("[]\n" if self.count == 0 else "]\n")
 
 
@@ -219,7 +253,8 @@ class _GridWriter(Writer):
             max(len(c), len(t) if with_types else 0, *(len(r[i]) for r in self._cells))
             for i, (c, t) in enumerate(zip(self.columns, self.types, strict=True))
         ]
-        widths, dropped = fit_widths(natural, self.width, border)
+        fixed = [is_fixed(t) for t in self.types]
+        widths, dropped = fit_widths(natural, self.width, border, fixed)
         right = [is_numeric(t) for t in self.types[: len(widths)]]
         return widths, right, dropped
 
@@ -235,7 +270,7 @@ class _GridWriter(Writer):
 class BoxWriter(_GridWriter):
     """DuckDB's box mode: names and types over the rows, the row count under them."""
 
-    def finish(self, more: bool = False) -> None:
+    def finish(self, more: bool = False, total: int | None = None) -> None:
         widths, right, dropped = self._layout(border=3, with_types=True)
         cols = len(widths)
         names, types = self.columns[:cols], [t.lower() for t in self.types[:cols]]
@@ -252,7 +287,8 @@ class BoxWriter(_GridWriter):
         lines.extend(row(self._line(r, widths, right, False)) for r in rows)
         lines.append(bar("└", "┴", "┘"))
         lines.append(
-            footer(self.count, more) + (f" ({len(self.columns)} columns, some not shown)" if dropped else "")
+            footer(self.count, more, total)
+            + (f" ({len(self.columns)} columns, some not shown)" if dropped else "")
         )
         self.out.write("\n".join(lines) + "\n")
 
@@ -264,7 +300,7 @@ class MarkdownWriter(_GridWriter):
         self._cells.extend([_cell(v).replace("|", "\\|") for v in row] for row in rows)
         self.count += len(rows)
 
-    def finish(self, more: bool = False) -> None:
+    def finish(self, more: bool = False, total: int | None = None) -> None:
         widths, right, dropped = self._layout(border=3, with_types=False)
         widths = [max(w, 3) for w in widths]
         cols = len(widths)
@@ -284,7 +320,7 @@ class MarkdownWriter(_GridWriter):
         lines.extend(row(self._line(r, widths, right, False)) for r in rows)
         if more:
             lines.append("")
-            lines.append(footer(self.count, more))
+            lines.append(footer(self.count, more, total))
         self.out.write("\n".join(lines) + "\n")
 
 
@@ -309,11 +345,12 @@ def render(
     rows: Sequence[Sequence[Any]],
     width: int | None = None,
     more: bool = False,
+    total: int | None = None,
 ) -> str:
     """The whole text of one result (tests and small outputs)."""
     buffer = io.StringIO()
     w = writer(mode, buffer, width)
     w.start(columns, types)
     w.rows(rows)
-    w.finish(more)
+    w.finish(more, total)
     return buffer.getvalue()

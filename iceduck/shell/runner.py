@@ -8,11 +8,14 @@ its prompt. Python-side work (planning, committing) cannot be stopped midway; th
 is repeated until DuckDB sees it or the statement ends.
 
 Results print through :mod:`iceduck.shell.render`; messages (``inserted 3 rows into db.t``,
-timings, errors) go to ``err`` so that ``--csv`` output stays clean.
+timings, errors) go to ``err`` so that ``--csv`` output stays clean. A result cut by the row
+limit still reports its size: the rows not shown are fetched in chunks, counted and dropped
+(as DuckDB's CLI does), never held. EXPLAIN prints its lines as plain text, whole.
 """
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from iceduck.connection import Connection, Cursor
-from iceduck.shell.render import writer
+from iceduck.shell.render import format_value, writer
 from iceduck.shell.script import has_code
 from iceduck.shell.state import Settings
 from iceduck.sql.parse import split_statements
@@ -32,6 +35,10 @@ CHUNK = 10_000
 #: a statement running longer than this many seconds shows the spinner
 SPINNER_AFTER_S = 1.0
 _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+#: an EXPLAIN statement, after any leading comments
+_EXPLAIN = re.compile(r"(?:\s|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\b", re.IGNORECASE | re.DOTALL)
+#: output modes in which EXPLAIN keeps its one-column table (machine-readable ones)
+_TABULAR_EXPLAIN = ("csv", "json")
 
 
 def error_line(error: BaseException) -> str:
@@ -147,7 +154,8 @@ class Runner:
         started = time.monotonic()
         cursor = self.connection.cursor()
         try:
-            outcome = self._in_worker(lambda: self._execute(cursor, sql))
+            explain = _EXPLAIN.match(sql) is not None
+            outcome = self._in_worker(lambda: self._execute(cursor, sql, explain))
             if isinstance(outcome, _Interrupted):
                 self.note("Interrupted")
                 self.interrupted = True
@@ -155,24 +163,28 @@ class Runner:
             if isinstance(outcome, BaseException):
                 self.error(outcome)
                 return False
-            ok = self._show(cursor, outcome)
+            ok = self._show(cursor, outcome, explain)
             if self.settings.timer:
                 self.note(f"Run Time: {time.monotonic() - started:.3f} s")
             return ok
         finally:
             cursor.close()
 
-    def _execute(self, cursor: Cursor, sql: str) -> list[tuple[Any, ...]]:
-        """On the worker: run ``sql`` and fetch the first rows (all a limited result shows)."""
+    def _execute(self, cursor: Cursor, sql: str, explain: bool) -> list[tuple[Any, ...]]:
+        """On the worker: run ``sql`` and fetch the first rows (all a limited result shows;
+        every line of a plan)."""
         cursor.execute(sql)
         if cursor.description is None:
             return []
+        if explain:
+            return cursor.fetchall()
         limit = self.settings.maxrows
         return cursor.fetchmany(limit + 1 if limit > 0 else CHUNK)
 
-    def _in_worker(self, fn: Callable[[], Any]) -> Any:
+    def _in_worker(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> Any:
         """``fn()``'s value or exception (as a value); :class:`_Interrupted` after a Ctrl-C that
-        stopped it. The worker is a daemon: leaving the shell never waits for it."""
+        stopped it (Ctrl-C interrupts DuckDB and sets ``cancel``, for work DuckDB's interrupt
+        does not reach). The worker is a daemon: leaving the shell never waits for it."""
         box: list[Any] = []
 
         def work() -> None:
@@ -183,7 +195,7 @@ class Runner:
 
         thread = threading.Thread(target=work, name="iceduck-statement", daemon=True)
         spinner = Spinner(self.err, self.connection.session.progress, self.settings.interactive)
-        stop = threading.Event()
+        stop = cancel if cancel is not None else threading.Event()
         # Ctrl-C only sets a flag: a KeyboardInterrupt raised inside a DuckDB call (the spinner
         # asks for progress) would leave that DuckDB connection unusable
         previous = _on_sigint(lambda signum, frame: stop.set())
@@ -206,7 +218,25 @@ class Runner:
 
     # -- results --------------------------------------------------------------------------------
 
-    def _show(self, cursor: Cursor, first: list[tuple[Any, ...]]) -> bool:
+    def _count_rest(self, cursor: Cursor) -> int | None:
+        """The rows left unread on ``cursor``, fetched chunk by chunk and dropped (DuckDB's
+        Arrow readers copy the whole result first, so they are not used); None when Ctrl-C
+        stopped the count (it looks at ``cancel`` between chunks) or a fetch failed."""
+        cancel = threading.Event()
+
+        def count() -> int | None:
+            total = 0
+            while not cancel.is_set():
+                rows = len(cursor.fetchmany(CHUNK))
+                if not rows:
+                    return total
+                total += rows
+            return None
+
+        outcome = self._in_worker(count, cancel)
+        return outcome if isinstance(outcome, int) else None
+
+    def _show(self, cursor: Cursor, first: list[tuple[Any, ...]], explain: bool = False) -> bool:
         description = cursor.description
         if description is None:  # a write or DDL statement
             result = cursor.result
@@ -218,12 +248,21 @@ class Runner:
                 self.on_change()
             return True
         out = self.settings.out
+        if explain and len(description) == 1 and self.settings.mode not in _TABULAR_EXPLAIN:
+            out.write("".join(format_value(row[0]) + "\n" for row in first))
+            out.flush()
+            return True
         w = writer(self.settings.mode, out, self.settings.width())
         w.start([d[0] for d in description], [str(d[1]) for d in description])
         limit = self.settings.maxrows
         if limit > 0:
+            more = len(first) > limit
+            total = None
+            if more:
+                rest = self._count_rest(cursor)
+                total = len(first) + rest if rest is not None else None
             w.rows(first[:limit])
-            w.finish(more=len(first) > limit)
+            w.finish(more, total)
             out.flush()
             return True
         stop = threading.Event()  # Ctrl-C stops between chunks, never inside a DuckDB call

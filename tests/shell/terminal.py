@@ -36,13 +36,20 @@ def shell_env(history: Path) -> dict[str, str]:
 class Terminal:
     """The screen of an ``iceduck`` process in a pseudo-terminal."""
 
-    def __init__(self, args: Sequence[str], env: dict[str, str], cwd: Path | None = None) -> None:
-        self.screen = pyte.Screen(COLUMNS, ROWS)
+    def __init__(
+        self,
+        args: Sequence[str],
+        env: dict[str, str],
+        cwd: Path | None = None,
+        columns: int = COLUMNS,
+        rows: int = ROWS,
+    ) -> None:
+        self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
             sys.executable,
             ["-m", "iceduck.cli", *args],
-            dimensions=(ROWS, COLUMNS),
+            dimensions=(rows, columns),
             env=env,
             cwd=str(cwd) if cwd else None,
         )
@@ -96,6 +103,11 @@ class Terminal:
         lines = self.text().splitlines()
         y = self.screen.cursor.y
         return self.cursor_line() == PROMPT and any(lines[i].endswith(last) for i in range(y))
+
+    def resize(self, columns: int, rows: int = ROWS) -> None:
+        """Resize the terminal (the shell gets SIGWINCH, as from a terminal window)."""
+        self.screen.resize(rows, columns)
+        self.child.setwinsize(rows, columns)
 
     def exit_status(self, timeout: float = TIMEOUT_S) -> int | None:
         self.wait(lambda: self.eof, "the shell to exit", timeout)

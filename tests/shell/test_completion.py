@@ -26,8 +26,15 @@ def complete(completer: SqlCompleter, text: str, cursor: int | None = None) -> l
 def test_tables_namespaces_and_keywords(completer: SqlCompleter) -> None:
     assert complete(completer, "SELECT * FROM shop.") == ["orders"]
     assert complete(completer, "SELECT * FROM iceduck.shop.o") == ["orders"]
-    assert complete(completer, "SELECT * FROM ord") == ["shop.orders", "order by"]
-    assert complete(completer, "SELECT * FROM sho")[:2] == ["shop", "shop.orders"]
+    assert complete(completer, "SELECT * FROM ord") == ["shop.orders"]  # a table, never `order by`
+    assert complete(completer, "SELECT * FROM sho") == ["shop", "shop.orders"]  # not `show tables`
+    assert complete(completer, "select * from a JOIN sho") == ["shop", "shop.orders"]
+    assert complete(completer, "INSERT INTO ord") == ["shop.orders"]
+    assert complete(completer, "SELECT * FROM shop.orders ORDER BY id; SELECT * FROM sho") == [
+        "shop",
+        "shop.orders",
+    ]
+    assert "show tables" in complete(completer, "sho")  # where a statement starts, keywords too
     assert complete(completer, "sel") == ["select"]
     assert complete(completer, "SEL") == ["SELECT"]
 

@@ -34,7 +34,42 @@ def test_box_says_when_rows_were_cut_and_fits_the_width() -> None:
     lines = text.splitlines()
     assert all(len(line) <= 30 for line in lines[:-1])  # the grid; the footer is a sentence
     assert lines[4] == "│ " + "x" * 25 + "… │"
-    assert lines[-1].startswith("1 row shown (more rows not shown; .maxrows N")
+    assert lines[-1] == "1 row shown, more not counted (.maxrows N to change, 0 for all)"
+    total = render("box", ["s"], ["VARCHAR"], [("x",)], more=True, total=1_000_000).splitlines()[-1]
+    assert total == "1 row shown of 1,000,000 (.maxrows N to change, 0 for all)"
+
+
+def test_a_wide_terminal_shows_wide_values_whole() -> None:
+    """Only the terminal's width limits a column (no fixed 80-character cap), as in DuckDB."""
+    value = "y" * 150
+    assert f"│ {value} │" in render("box", ["s"], ["VARCHAR"], [(value,)], width=200)
+    cut = render("box", ["s"], ["VARCHAR"], [(value,)], width=100).splitlines()[4]
+    assert len(cut) == 100 and cut.endswith("y… │")
+    # without a terminal (a pipe), columns stay at most 80 characters, as before
+    assert "y" * 79 + "… │" in render("box", ["s"], ["VARCHAR"], [(value,)])
+
+
+def test_paths_keep_their_end_and_timestamps_stay_whole() -> None:
+    path = "/home/me/warehouse/shop/orders/data/ts_day=2024-05-01/00000-0-9816c75f-00001.parquet"
+    when = dt.datetime(2024, 5, 1, 10, 30, 15, 123456, tzinfo=dt.UTC)
+    text = render(
+        "box",
+        ["committed_at", "file_path", "summary"],
+        ["TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR"],
+        [(when, path, "added-data-files=1, added-records=1440, total-records=1440")],
+        width=80,
+    )
+    row = text.splitlines()[4]
+    assert len(row) <= 80
+    assert f"│ {when} │" in row  # the timestamp whole: the text columns shrank instead
+    assert "…" in row and "-00001.parquet │" in row  # the path lost its prefix, kept its file name
+    assert "│ added-data" in row  # other text keeps its start
+
+
+def test_fixed_width_columns_shrink_only_when_alone() -> None:
+    widths, dropped = fit_widths([19, 32, 40], 40, 3, [True, True, False])
+    assert dropped and widths == [19]  # numbers and timestamps are dropped, not cut
+    assert fit_widths([60], 40, 3, [True]) == ([36], False)  # one column left: cut to fit
 
 
 def test_box_drops_trailing_columns_behind_an_ellipsis() -> None:
