@@ -23,7 +23,6 @@ as DuckDB prints a parsed expression (``CAST('2024-01-01' AS DATE)``).
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -185,10 +184,8 @@ def default_sql(t: IcebergType, value: Any) -> str | None:
         return "true" if value else "false"
     if isinstance(t, IntegerType | LongType | DecimalType):
         return str(text)
-    if isinstance(t, FloatType):
-        return _float32_text(float(value))
-    if isinstance(t, DoubleType):
-        return repr(float(value))
+    if isinstance(t, FloatType | DoubleType):
+        return repr(float(text))  # to_json rounds a float to the shortest float32 text (0.1)
     if isinstance(t, StringType):
         return _quote(str(value))
     if isinstance(t, UUIDType):
@@ -208,17 +205,6 @@ def _item(t: IcebergType, value: Any) -> str:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
-
-
-def _float32_text(value: float) -> str:
-    """The shortest decimal that reads back as the same 32-bit float (``0.1``, not
-    ``0.10000000149011612``), with a decimal point so it reads as a number, not an integer."""
-    packed = struct.pack("<f", value)
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        if struct.pack("<f", float(text)) == packed:
-            break
-    return text if any(c in text for c in ".en") else text + ".0"
 
 
 def _trim_fraction(text: str) -> str:
