@@ -147,6 +147,7 @@ STRUCT = StructType((NestedField(10, "a", IntegerType()), NestedField(11, "b", S
         (LongType(), 2**62, str(2**62)),
         (FloatType(), 0.1, "0.1"),
         (FloatType(), 3.0, "3.0"),
+        (FloatType(), 10.0, "10.0"),  # not 1e+01
         (FloatType(), 1e30, "1e+30"),
         (DoubleType(), 0.0, "0.0"),
         (DoubleType(), -2.5e-300, "-2.5e-300"),
