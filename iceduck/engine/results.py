@@ -70,6 +70,8 @@ class StatementRows:
         self._query: tuple[str, Any] | None = None
         #: set once an Arrow form consumed the relation: the schema of the (empty) rest
         self._consumed: Any = None
+        #: the relation a DB-API result was run from, alive while the rows are read
+        self._source: duckdb.DuckDBPyRelation | None = None
         #: a bound query's columns, as the binder gave them (the cursor has none until run)
         self._described: list[tuple[str, Any]] | None = None
 
@@ -82,6 +84,8 @@ class StatementRows:
         if relation is None:  # DuckDB ran it already: a statement that returns nothing
             rows._consumed = _no_columns()
         else:
+            if relation.type == "MATERIALIZED_RELATION":  # it ran already (it writes: nextval)
+                sql, params = relation.sql_query(), None  # rows read what it returned
             rows._relation, rows._query = relation, (sql, params)
             rows._described = [(d[0], d[1]) for d in relation.description]
         return rows
@@ -117,7 +121,8 @@ class StatementRows:
             return True
         if self._query is not None:
             sql, params = self._query
-            self._relation = self._query = None
+            # kept: a relation DuckDB ran already holds the rows the text reads
+            self._source, self._relation, self._query = self._relation, None, None
             self._read(self.cursor.execute, sql, params)
         return False
 
@@ -162,7 +167,7 @@ class StatementRows:
         return self._read(self._copied, "fetch_df", "df")
 
     def close(self) -> None:
-        self._relation = self._query = None
+        self._relation = self._source = self._query = None
         self.cursor.close()
 
     # -- helpers ---------------------------------------------------------------------------------
