@@ -81,7 +81,7 @@ def build(sf: float, root: Path | None = None, source: Path | None = None) -> tu
     if source is None:
         import tpc
 
-        source = tpc.generate(tpc.TPCH, sf, WAREHOUSE_ROOT / f"tpch-sf{sf:g}").folder
+        source = tpc.generate(tpc.TPCH, sf, root.parent / f"tpch-sf{sf:g}").folder
     parquet = source / "lineitem.parquet"
     key = {"source": str(parquet), "size": parquet.stat().st_size}
     if read_marker(root / "bench-stream.json", key) is None:
