@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -69,6 +69,19 @@ def translated(error: BaseException, con: Duck) -> BaseException:
     return translate_duckdb_error(from_duckdb, con=con) or error
 
 
+@contextmanager
+def raised_as_iceduck(con: Duck) -> Iterator[None]:
+    """Raise a DuckDB error met in the block (also one that crossed an Arrow stream) as the
+    iceduck error :func:`translated` says."""
+    try:
+        yield
+    except Exception as e:
+        error = translated(e, con)
+        if error is e:
+            raise
+        raise error from e
+
+
 def translating_reader(
     reader: pa.RecordBatchReader, con: Duck, running: Callable[[], AbstractContextManager[Any]]
 ) -> pa.RecordBatchReader:
@@ -79,15 +92,10 @@ def translating_reader(
     def batches() -> Iterator[pa.RecordBatch]:
         while True:
             try:
-                with running():
+                with running(), raised_as_iceduck(con):
                     batch = reader.read_next_batch()
             except StopIteration:
                 return
-            except Exception as e:
-                error = translated(e, con)
-                if error is e:
-                    raise
-                raise error from e
             yield batch
 
     return pa.RecordBatchReader.from_batches(reader.schema, batches())
