@@ -101,6 +101,7 @@ from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
+from iceduck.session_objects import SessionObjects
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
@@ -118,9 +119,12 @@ from iceduck.sql.references import (
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.session_objects import Setting
 from iceduck.sql.statements import WriteStatement
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+
     from iceduck.engine.connection import Duck
 
 #: what a session's parsed-statement caches hold
@@ -207,6 +211,8 @@ class Session:
         self.positions = PositionCache()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
+        #: temporary tables, views, macros, settings (:mod:`iceduck.session_objects`)
+        self.objects = SessionObjects()
         self._lock = threading.Lock()
         self._names = itertools.count(1)
         #: statements run, and queries inside write statements, parsed: by text
@@ -308,7 +314,18 @@ class Session:
         return max(done) if done else None
 
     def _run(self, duck: Duck, text: str, params: Any) -> Result:
+        self.objects.open(duck)
+        routed = self.objects.route(text)
+        if routed is not None:  # on a temporary table, a view, a macro, a setting
+            result = self.objects.run(duck, text, routed, params, self._resolved)
+            if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
+                self.timezone = engine.time_zone(duck)
+            return result
         statement = self._parsed(self._statements, text, classify)
+        if isinstance(statement, Statement) and self.objects.views:
+            expanded = self.objects.expand(text)  # views: re-planned at each use
+            if expanded != text:
+                statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
         if isinstance(statement, Use):
@@ -360,9 +377,17 @@ class Session:
 
     def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
-        statement = self._parsed(self._queries, text, parse_query)
+        statement = self._parsed(self._queries, self.objects.expand(text), parse_query)
         sources = self._prepare(statement, params, duck)
         return self._rewrite(statement, sources)
+
+    def _resolved(
+        self, statement: Statement, params: Any, duck: Duck, written: exp.Table | None
+    ) -> tuple[str, dict[str, str]]:
+        """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
+        by scans, except the table it writes; and {scan name: reference}."""
+        sources = self._prepare(statement, params, duck, skip=written)
+        return self._rewrite(statement, sources), {s.view: s.ref.display for s in sources}
 
     def _rewrite(self, statement: Statement, sources: list[_Source]) -> str:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
@@ -389,14 +414,16 @@ class Session:
 
     # -- resolving and planning ----------------------------------------------------------------
 
-    def _prepare(self, statement: Statement, params: Any, duck: Duck) -> list[_Source]:
+    def _prepare(
+        self, statement: Statement, params: Any, duck: Duck, skip: exp.Table | None = None
+    ) -> list[_Source]:
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources = [
             s
             for ref in table_refs(
                 statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
             )
-            if (s := self._source(ref, loaded)) is not None
+            if ref.node is not skip and (s := self._source(ref, loaded)) is not None
         ]
         data = [s for s in sources if s.metadata_table is None]
         filters: dict[int, BooleanExpression]
@@ -481,6 +508,8 @@ class Session:
             direct = load_table_from_path(ref.path, self.metadata_files)
             return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
+        if bare and self.objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
+            return None
         name = None
         if not bare or self.namespace:
             exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
