@@ -119,12 +119,10 @@ from iceduck.sql.references import (
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
-from iceduck.sql.session_objects import Setting
+from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.statements import WriteStatement
 
 if TYPE_CHECKING:
-    from sqlglot import exp
-
     from iceduck.engine.connection import Duck
 
 #: what a session's parsed-statement caches hold
@@ -382,7 +380,7 @@ class Session:
         return self._rewrite(statement, sources)
 
     def _resolved(
-        self, statement: Statement, params: Any, duck: Duck, written: exp.Table | None
+        self, statement: Statement, params: Any, duck: Duck, written: WrittenTable | None
     ) -> tuple[str, dict[str, str]]:
         """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
         by scans, except the table it writes; and {scan name: reference}."""
@@ -401,9 +399,7 @@ class Session:
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
-    def _parsed(
-        self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
-    ) -> _Parsed:
+    def _parsed(self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]) -> _Parsed:
         """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
         modified), so a repeated statement, with new parameters, skips parsing."""
         statement = cache.get(text)
@@ -415,7 +411,7 @@ class Session:
     # -- resolving and planning ----------------------------------------------------------------
 
     def _prepare(
-        self, statement: Statement, params: Any, duck: Duck, skip: exp.Table | None = None
+        self, statement: Statement, params: Any, duck: Duck, skip: WrittenTable | None = None
     ) -> list[_Source]:
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources = [

@@ -42,20 +42,19 @@ from iceduck.sql.session_objects import (
     SessionStatement,
     Setting,
     ViewDefinition,
+    WrittenTable,
     session_statement,
     view_uses,
     written_table,
 )
 
 if TYPE_CHECKING:
-    from sqlglot import exp
-
     from iceduck.engine.connection import Duck
 
 #: how the session resolves a statement's Iceberg references for DuckDB: the statement,
 #: its parameters, the cursor and the table it writes (never read as Iceberg) -> the text
 #: DuckDB runs and {scan object name: the reference it replaced}
-Resolve = Callable[[Statement, Any, "Duck", "exp.Table | None"], tuple[str, dict[str, str]]]
+Resolve = Callable[[Statement, Any, "Duck", WrittenTable | None], tuple[str, dict[str, str]]]
 
 #: how deep views may nest (a view using itself is caught before)
 MAX_VIEW_DEPTH = 64
@@ -93,7 +92,7 @@ class SessionObjects:
 
     def route(self, text: str) -> SessionStatement | None:
         """The session statement ``text`` is, or None (an Iceberg statement or a query)."""
-        return session_statement(text, self.is_table)
+        return session_statement(text, self.tables)
 
     def open(self, duck: Duck) -> None:
         """Prepare a statement's new cursor: the per-connection settings and variables."""
@@ -153,6 +152,8 @@ class SessionObjects:
         if expanded != statement.text:
             statement = parse_statement(expanded)
         sql, scans = resolve(statement, params, duck, written_table(statement))
+        if command.body is not None:
+            _, scans = resolve(command.body, params, duck, None)
         if command.pure and scans:
             raise UnsupportedError(
                 f"macro {command.target} reads the Iceberg table {next(iter(scans.values()))}: a macro is "
@@ -188,8 +189,8 @@ class SessionObjects:
         # the query must run now (as Spark checks a view when it is made), its columns named
         pending = SessionObjects()
         pending.views = {**self.views, name: view}
-        probe = pending.expand(f"SELECT * FROM {quote_identifier(name)} LIMIT 0")
-        statement = parse_statement(probe)
+        body = pending.expand(view.query, (name,))
+        statement = parse_statement(f"SELECT * FROM ({body}) AS {quote_identifier(name)} LIMIT 0")
         sql, scans = resolve(statement, params, duck, None)
         try:
             columns = queries.describe(duck, sql)

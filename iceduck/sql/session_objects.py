@@ -11,7 +11,7 @@ session does: temporary tables, views, macros, settings. These statements run in
   its own: the session's objects live in its in-memory database's ``main`` schema,
   which no other iceduck connection sees);
 * ``INSERT``/``UPDATE``/``DELETE``/``MERGE``/``TRUNCATE``/``ALTER TABLE``/``DROP TABLE`` and
-  ``COPY ... FROM`` whose target is one of the session's tables (``is_table``);
+  ``COPY ... FROM`` whose target is one of the session's tables (``tables``);
   ``DROP MACRO [TABLE]``; ``COPY (query) TO`` and ``COPY t TO`` (read as
   ``COPY (SELECT * FROM t) TO``); ``SUMMARIZE``; top-level ``PIVOT`` / ``UNPIVOT``;
 * ``CREATE [OR REPLACE] [[GLOBAL] TEMP] VIEW [IF NOT EXISTS] v [(cols)] AS query`` and
@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
@@ -36,6 +37,10 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.sql.parse import Statement, leading_word, parse_statement, tokenize
 from iceduck.sql.references import TableRef, table_refs
 
+#: the table node a DuckDB write statement writes (:func:`written_table`), for layers
+#: above that hold it without importing sqlglot
+WrittenTable: TypeAlias = exp.Table
+
 
 @dataclass(frozen=True)
 class DuckStatement:
@@ -43,13 +48,16 @@ class DuckStatement:
     replaced by scans. ``kind`` names it for messages (``INSERT``, ``CREATE TABLE``...);
     ``target`` is the session object it writes (lower case), if any; ``rows`` says it
     answers rows (SUMMARIZE, PIVOT) rather than a count; ``pure`` says it must read no
-    Iceberg table (a macro is stored in DuckDB and could not re-plan its scans)."""
+    Iceberg table (a macro is stored in DuckDB and could not re-plan its scans), ``body``
+    being what it reads when sqlglot cannot read the whole statement (a macro's
+    ``b := 1`` default): ``statement`` is then a command, run as written."""
 
     statement: Statement
     kind: str
     target: str | None = None
     rows: bool = False
     pure: bool = False
+    body: Statement | None = None
 
 
 @dataclass(frozen=True)
@@ -103,10 +111,11 @@ _TARGET_WORDS: dict[str, tuple[tuple[str, ...], ...]] = {
 _NAME_TOKENS = (TokenType.VAR, TokenType.IDENTIFIER)
 
 
-def session_statement(text: str, is_table: Callable[[str], bool]) -> SessionStatement | None:
+def session_statement(text: str, tables: frozenset[str]) -> SessionStatement | None:
     """What ``text`` (one statement) does to or with the session's objects; None when it is
     no session statement (an Iceberg write, a query: :func:`iceduck.sql.classify.classify`
-    reads it). ``is_table`` says whether a (lower-case) name is one of the session's tables."""
+    reads it). ``tables`` are the (lower-case) names of the session's tables. Only the
+    statements that may be session statements are tokenized here."""
     keyword = leading_word(text)
     if keyword not in KEYWORDS:
         return None
@@ -114,18 +123,32 @@ def session_statement(text: str, is_table: Callable[[str], bool]) -> SessionStat
         return _setting(text, keyword)
     if keyword in ("SUMMARIZE", "PIVOT", "UNPIVOT"):
         return _duck(_summarized(text) if keyword == "SUMMARIZE" else text, keyword, rows=True)
+    if keyword == "CREATE" and not _CREATES_SESSION_OBJECT.match(text):
+        return None  # CREATE TABLE ns.t: an Iceberg table
+    if keyword == "DROP" and not (tables or _DROPS_SESSION_OBJECT.match(text)):
+        return None
+    if keyword not in ("CREATE", "DROP", "COPY") and not tables:
+        return None
     words = _words(tokenize(text))
     if keyword == "CREATE":
         return _create(text, words)
     if keyword == "DROP" and len(words) > 1 and words[1][0] in ("VIEW", "MACRO", "FUNCTION"):
         return _drop(text, words)
     if keyword == "COPY":
-        return _copy(text, words, is_table)
+        return _copy(text, words, tables)
     target = _target(words, keyword)
-    if target is None or not is_table(target):
+    if target is None or target not in tables:
         return None
     kind = "DROP TABLE" if keyword == "DROP" else keyword
     return _duck(text, kind, target)
+
+
+_COMMENTS = r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*"
+_CREATES_SESSION_OBJECT = re.compile(
+    _COMMENTS + r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:GLOBAL\s+)?(?:TEMP|TEMPORARY|VIEW|MACRO|FUNCTION)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_DROPS_SESSION_OBJECT = re.compile(_COMMENTS + r"DROP\s+(?:VIEW|MACRO|FUNCTION)\b", re.IGNORECASE | re.DOTALL)
 
 
 def _words(tokens: list[Token]) -> list[tuple[str, Token]]:
@@ -198,10 +221,36 @@ def _create(text: str, words: list[tuple[str, Token]]) -> SessionStatement | Non
     if what == "VIEW":
         return _view(text, words, i + 1, replace)
     if what in ("MACRO", "FUNCTION"):
-        return _duck(_without(text, temporary), "CREATE MACRO", _created(words, i + 1, "macro"), pure=True)
+        return _macro(_without(text, temporary), _created(words, i + 1, "macro"))
     if what == "TABLE" and temporary is not None:
         return _duck(_without(text, temporary), "CREATE TABLE", _created(words, i + 1, "temporary table"))
     return None
+
+
+def _macro(text: str, name: str) -> DuckStatement:
+    """``CREATE MACRO``: parsed whole when sqlglot can, else run as a command whose body
+    (after the argument list's ``) AS [TABLE]``) is parsed for the tables it reads."""
+    try:
+        return _duck(text, "CREATE MACRO", name, pure=True)
+    except UserError:
+        pass
+    words = _words(tokenize(text))
+    k = next((i for i, (_, t) in enumerate(words) if t.token_type is TokenType.L_PAREN), len(words))
+    depth = 0
+    while k < len(words):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(words[k][1].token_type, 0)
+        if depth == 0:
+            break
+        k += 1
+    if k + 2 >= len(words) or words[k + 1][0] != "AS":
+        raise UserError(f"CREATE MACRO {name}: expected (arguments) AS expression, or AS TABLE query")
+    table = words[k + 2][0] == "TABLE"
+    start = words[k + 3 if table else k + 2][1].start
+    body = parse_statement(("" if table else "SELECT ") + text[start:].strip().rstrip(";"))
+    command = Statement(
+        text.strip().rstrip(";"), exp.Command(this="CREATE"), tuple(tokenize(text)), "CREATE MACRO"
+    )
+    return DuckStatement(command, "CREATE MACRO", name, pure=True, body=body)
 
 
 def _without(text: str, token: Token | None) -> str:
@@ -265,7 +314,7 @@ def _drop(text: str, words: list[tuple[str, Token]]) -> SessionStatement:
     return DuckStatement(command, "DROP MACRO", named[0].lower())
 
 
-def _copy(text: str, words: list[tuple[str, Token]], is_table: Callable[[str], bool]) -> DuckStatement:
+def _copy(text: str, words: list[tuple[str, Token]], tables: frozenset[str]) -> DuckStatement:
     """``COPY (query) TO``, ``COPY t [(cols)] TO`` and ``COPY session_table FROM``."""
     if len(words) > 1 and words[1][1].token_type is TokenType.L_PAREN:
         return _duck(text, "COPY", rows=False)
@@ -289,7 +338,7 @@ def _copy(text: str, words: list[tuple[str, Token]], is_table: Callable[[str], b
     one_part = i == 1
     if direction == "FROM":
         named = _name_at(words, 1) if one_part else None
-        if named is not None and is_table(named[0].lower()):
+        if named is not None and named[0].lower() in tables:
             return _duck(text, "COPY", named[0].lower())
         raise UnsupportedError(
             f"COPY {name_text} FROM: COPY loads only the session's temporary tables; load a file into an "
