@@ -255,7 +255,7 @@ def _macro(text: str, name: str) -> DuckStatement:
 
 def _without(text: str, token: Token | None) -> str:
     """``text`` without ``token`` (the TEMP keyword): see the module docstring."""
-    return text if token is None else text[: token.start] + text[token.end + 1 :]
+    return text if token is None else text[: token.start] + text[token.end + 1 :].lstrip()
 
 
 def _created(words: list[tuple[str, Token]], i: int, what: str) -> str:
@@ -400,6 +400,8 @@ def written_table(statement: Statement) -> exp.Table | None:
                                       | exp.Alter | exp.Merge | exp.Copy) else None  # fmt: skip
     if isinstance(tree, exp.TruncateTable) and tree.expressions:
         target = tree.expressions[0]
+    if isinstance(tree, exp.Drop) and tree.args.get("tables"):
+        target = tree.args["tables"][0]
     if isinstance(target, exp.Schema):
         target = target.this
     return target if isinstance(target, exp.Table) else None
