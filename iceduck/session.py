@@ -10,7 +10,11 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
    :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
    ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
-   names its kind (other kinds are refused by name: ``SET is not supported yet``).
+   names its kind (other kinds are refused by name: ``PRAGMA is not supported yet``).
+   Before that, :meth:`SessionObjects.route <iceduck.session_objects.SessionObjects.route>`
+   takes the statements on the session's own objects (temporary tables, views, macros,
+   ``SET``, ``COPY``, ``SUMMARIZE``, ``PIVOT``: :mod:`iceduck.session_objects`), and the
+   session's views are expanded into the query's text (re-planned at each use).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
 4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
