@@ -101,13 +101,15 @@ class SessionObjects:
 
     # -- views ----------------------------------------------------------------------------------
 
-    def expand(self, text: str, chain: tuple[str, ...] = ()) -> str:
+    def expand(self, text: str, chain: tuple[str, ...] = (), writes: bool = False) -> str:
         """``text`` with each use of a session view replaced by the view's query (expanded
-        too), as a derived table named like the view; ``text`` itself when it uses none."""
+        too), as a derived table named like the view; ``text`` itself when it uses none.
+        ``writes``: ``text`` is a DuckDB write statement, whose target is no view."""
         if not self.views or not any(name in text.lower() for name in self.views):
             return text
         statement = parse_statement(text)
-        uses = view_uses(statement, lambda name: name in self.views)
+        target = written_table(statement) if writes else None
+        uses = [r for r in view_uses(statement, lambda name: name in self.views) if r.node is not target]
         if not uses:
             return text
         if len(chain) >= MAX_VIEW_DEPTH:
@@ -148,7 +150,10 @@ class SessionObjects:
 
     def _duck(self, duck: Duck, command: DuckStatement, params: Any, resolve: Resolve) -> Result:
         statement = command.statement
-        expanded = self.expand(statement.text)
+        if command.kind == "CREATE TABLE" and command.target in self.views:
+            raise UserError(f"{command.target} is a view of this session: drop it or pick another name")
+        commanded = command.kind == "DROP MACRO" or command.body is not None  # not sqlglot's to read
+        expanded = statement.text if commanded else self.expand(statement.text, writes=True)
         if expanded != statement.text:
             statement = parse_statement(expanded)
         sql, scans = resolve(statement, params, duck, written_table(statement))

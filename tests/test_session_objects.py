@@ -150,6 +150,26 @@ def test_views_on_views_with_column_names(con: Connection) -> None:
     assert con.execute("SELECT * FROM totals ORDER BY grp").fetchall() == expected.fetchall()
 
 
+def test_iceberg_writes_read_views(con: Connection) -> None:
+    duck = plain(con)
+    con.execute("CREATE VIEW small AS SELECT * FROM db.t WHERE id < 3")
+    con.execute("CREATE VIEW changes AS SELECT 5 AS id, 'merged' AS s")
+    duck.execute("CREATE VIEW changes AS SELECT 5 AS id, 'merged' AS s")
+    assert con.execute("DELETE FROM db.t WHERE id IN (SELECT id FROM small)").rowcount == 3
+    duck.execute("DELETE FROM t WHERE id < 3")
+    con.execute("MERGE INTO db.t USING changes AS c ON t.id = c.id WHEN MATCHED THEN UPDATE SET s = c.s")
+    duck.execute("UPDATE t SET s = c.s FROM changes AS c WHERE t.id = c.id")
+    con.execute("UPDATE db.t SET g = 9 WHERE id IN (SELECT id + 1 FROM changes)")
+    duck.execute("UPDATE t SET g = 9 WHERE id = 6")
+    both(con, duck, "SELECT * FROM db.t ORDER BY id")
+    assert con.execute("SELECT count(*) FROM small").fetchone() == (0,)  # re-planned: the rows are gone
+    with pytest.raises(UserError, match="small is a view of this session"):
+        con.execute("CREATE TEMP TABLE small AS SELECT 1")
+    with pytest.raises(UserError, match="tmp is a temporary table of this session"):
+        con.execute("CREATE TEMP TABLE tmp AS SELECT 1")
+        con.execute("CREATE VIEW tmp AS SELECT 1")
+
+
 def test_a_view_shadows_an_iceberg_table_for_one_part_names(con: Connection) -> None:
     con.execute("USE db")
     con.execute("CREATE VIEW t AS SELECT * FROM db.t WHERE id < 2")
