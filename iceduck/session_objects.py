@@ -145,7 +145,7 @@ class SessionObjects:
         elif isinstance(statement, DropView):
             done = self._drop_view(statement)
         else:
-            done = self._set(duck, statement)
+            done = self._set(duck, statement, resolve)
         return Result(StatementRows(duck), text, written=done)
 
     def _duck(self, duck: Duck, command: DuckStatement, params: Any, resolve: Resolve) -> Result:
@@ -224,7 +224,7 @@ class SessionObjects:
             raise UserError(f"{drop.name} is a temporary table, not a view: DROP TABLE {drop.name}")
         raise NotFoundError(f"view {drop.name} does not exist")
 
-    def _set(self, duck: Duck, setting: Setting) -> OpResult:
+    def _set(self, duck: Duck, setting: Setting, resolve: Resolve) -> OpResult:
         key = (setting.name.lower(), setting.variable)
         word = "variable " if setting.variable else ""
         if setting.value is None:
@@ -234,9 +234,11 @@ class SessionObjects:
                 duck_objects.reset_setting(duck, setting.name)
             self.replayed.pop(key, None)
             return OpResult(message=f"reset {word}{setting.name}")
-        if setting.variable:
+        if setting.variable:  # a value may read Iceberg tables: SET VARIABLE top = (SELECT max(x) FROM ns.t)
+            select = "SELECT "
+            value, _ = resolve(parse_statement(select + self.expand(setting.value)), None, duck, None)
             replayed: duck_objects.Replayed | None = duck_objects.set_variable(
-                duck, setting.name, setting.value
+                duck, setting.name, value[len(select) :]
             )
         else:
             replayed = duck_objects.apply_setting(duck, setting.name, setting.value)

@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import duckdb
 import pytest
@@ -272,7 +273,21 @@ def test_set_timezone_moves_the_session_time_zone(con: Connection) -> None:
     assert con.execute("SELECT current_setting('TimeZone')").fetchone() == ("UTC",)
 
 
+def test_timestamp_as_of_reads_literals_in_the_set_time_zone(con: Connection) -> None:
+    [(committed,)] = con.execute("SELECT committed_at FROM db.t.snapshots").fetchall()
+    con.execute("INSERT INTO db.t VALUES (100, 'x', 0)")
+    local = committed.astimezone(ZoneInfo("America/New_York")).replace(tzinfo=None)
+    query = f"SELECT count(*) FROM db.t TIMESTAMP AS OF '{local.isoformat(sep=' ', timespec='milliseconds')}'"
+    con.execute("SET TimeZone = 'America/New_York'")
+    assert con.execute(query).fetchone() == (20,)  # the first snapshot, read in New York time
+    con.execute("RESET TimeZone")
+    with pytest.raises(iceduck.Error):  # in UTC, the same wall time is five hours before any snapshot
+        con.execute(query)
+
+
 def test_variables_hold_across_statements(con: Connection) -> None:
+    con.execute("SET VARIABLE top = (SELECT max(id) FROM db.t)")  # Iceberg tables read once, when set
+    assert con.execute("SELECT getvariable('top')").fetchone() == (19,)
     con.execute("SET VARIABLE lo = 15")
     con.execute("SET VARIABLE tags = ['a', 'b']")
     assert con.execute("SELECT count(*) FROM db.t WHERE id >= getvariable('lo')").fetchone() == (5,)
