@@ -47,7 +47,9 @@ def fold_case(
     namespace: tuple[str, ...] = ()
     level = 0
     while level < len(names) - 1:
-        found = [ns for ns in catalog.list_namespaces(namespace) if ns[-1].lower() == names[level].lower()]
+        found = [
+            ns for ns in catalog.list_namespaces(namespace) if ns[-1].lower() == names[level].lower()
+        ]
         if len(found) != 1:
             break
         namespace, level = found[0], level + 1
@@ -172,7 +174,9 @@ def resolve_target(catalog: Catalog, parts: tuple[str, ...], namespace: Namespac
     if branch != MAIN_BRANCH:
         ref = table.metadata.refs.get(branch)
         if ref is None:
-            raise NotFoundError(f"cannot write to {shown}: table {name.identifier} has no branch {branch!r}")
+            raise NotFoundError(
+                f"cannot write to {shown}: table {name.identifier} has no branch {branch!r}"
+            )
         if not ref.is_branch:
             raise UserError(f"cannot write to {shown}: {branch!r} is a tag")
     return WriteTarget(table, branch)

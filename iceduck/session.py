@@ -403,7 +403,9 @@ class Session:
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
         return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
 
-    def _parsed(self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]) -> _Parsed:
+    def _parsed(
+        self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
+    ) -> _Parsed:
         """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
         modified), so a repeated statement, with new parameters, skips parsing."""
         statement = cache.get(text)

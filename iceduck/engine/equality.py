@@ -199,3 +199,4 @@ def _schema_key(schema: Schema, fid: int) -> KeyColumn:
         raise CorruptDataError(f"equality delete column {fid} is not reachable through structs")
     top = fields[0]
     return KeyColumn(fid, top.field_id, tuple(f.name for f in fields[1:]), duckdb_type(top.field_type))
+

@@ -106,7 +106,6 @@ def get_int(obj: dict[str, Any], key: str, where: str, required: Literal[True] =
 @overload
 def get_int(obj: dict[str, Any], key: str, where: str, required: bool) -> int | None: ...
 
-
 def get_int(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
     """A JSON int (32-bit) field; None when absent or null and not required."""
     value = obj.get(key)
@@ -121,7 +120,6 @@ def get_int(obj: dict[str, Any], key: str, where: str, required: bool = True) ->
 def get_long(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> int: ...
 @overload
 def get_long(obj: dict[str, Any], key: str, where: str, required: bool) -> int | None: ...
-
 
 def get_long(obj: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
     """A JSON long (64-bit) field; None when absent or null and not required.
@@ -140,7 +138,6 @@ def get_long(obj: dict[str, Any], key: str, where: str, required: bool = True) -
 def get_str(obj: dict[str, Any], key: str, where: str, required: Literal[True] = ...) -> str: ...
 @overload
 def get_str(obj: dict[str, Any], key: str, where: str, required: bool) -> str | None: ...
-
 
 def get_str(obj: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
     if not _present(obj, key, where, required):
@@ -164,7 +161,6 @@ def get_list(obj: dict[str, Any], key: str, where: str, required: Literal[True] 
 @overload
 def get_list(obj: dict[str, Any], key: str, where: str, required: bool) -> list[Any] | None: ...
 
-
 def get_list(obj: dict[str, Any], key: str, where: str, required: bool = True) -> list[Any] | None:
     if not _present(obj, key, where, required):
         return None
@@ -181,7 +177,6 @@ def get_object(
 @overload
 def get_object(obj: dict[str, Any], key: str, where: str, required: bool) -> dict[str, Any] | None: ...
 
-
 def get_object(obj: dict[str, Any], key: str, where: str, required: bool = True) -> dict[str, Any] | None:
     if not _present(obj, key, where, required):
         return None
@@ -196,7 +191,6 @@ def get_int_list(
 def get_int_list(
     obj: dict[str, Any], key: str, where: str, required: bool, bits: int = ...
 ) -> tuple[int, ...] | None: ...
-
 
 def get_int_list(
     obj: dict[str, Any], key: str, where: str, required: bool = True, bits: int = _INT_BITS
@@ -213,7 +207,6 @@ def get_str_list(
 ) -> tuple[str, ...]: ...
 @overload
 def get_str_list(obj: dict[str, Any], key: str, where: str, required: bool) -> tuple[str, ...] | None: ...
-
 
 def get_str_list(obj: dict[str, Any], key: str, where: str, required: bool = True) -> tuple[str, ...] | None:
     items = get_list(obj, key, where, required)

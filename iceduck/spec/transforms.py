@@ -265,13 +265,7 @@ class IdentityTransform(Transform):
 
 
 _BUCKET_SOURCES: tuple[type[PrimitiveType], ...] = (
-    IntegerType,
-    LongType,
-    DecimalType,
-    DateType,
-    TimeType,
-    *_MICRO_TYPES,
-    *_NANO_TYPES,
+    IntegerType, LongType, DecimalType, DateType, TimeType, *_MICRO_TYPES, *_NANO_TYPES,
 )
 _BUCKET_SOURCES += (StringType, UUIDType, FixedType, BinaryType)
 

@@ -53,7 +53,6 @@ class _Parser(DuckDBParser):
         self.at_end = not token and current is None
         super().raise_error(message, token)
 
-
 #: the first word after leading white space and comments
 _LEADING_WORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z_]+)", re.DOTALL)
 

@@ -396,9 +396,14 @@ def resolve_name(
 
 #: Iceberg's metadata columns a query may name (spec, "Reserved Field IDs"); Spark shows them
 #: only when asked for by name, never in ``*``
-METADATA_COLUMN_NAMES = frozenset({"_file", "_pos", "_spec_id", "_row_id", "_last_updated_sequence_number"})
+METADATA_COLUMN_NAMES = frozenset(
+    {"_file", "_pos", "_spec_id", "_row_id", "_last_updated_sequence_number"}
+)
 
 
 def metadata_columns_named(statement: Statement) -> frozenset[str]:
     """The metadata columns (``_row_id``, ``_file``, ...) the statement names anywhere."""
-    return frozenset(c.name for c in statement.tree.find_all(exp.Column) if c.name in METADATA_COLUMN_NAMES)
+    return frozenset(
+        c.name for c in statement.tree.find_all(exp.Column) if c.name in METADATA_COLUMN_NAMES
+    )
+
