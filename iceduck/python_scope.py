@@ -18,8 +18,8 @@ namespace.
 What counts as a table is what DuckDB's replacement scan reads (:func:`is_table_like`):
 pandas and polars DataFrames (and polars LazyFrames), pyarrow Tables, RecordBatches,
 RecordBatchReaders, Datasets and Scanners, and anything exporting an Arrow stream
-(``__arrow_c_stream__``). This module imports none of those libraries, nor DuckDB: it
-reads class names, so ``import iceduck`` stays cheap.
+(``__arrow_c_stream__``) -- but not iceduck's own cursors. This module imports none of
+those libraries, nor DuckDB: it reads class names, so ``import iceduck`` stays cheap.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def is_table_like(obj: object) -> bool:
     """Whether DuckDB reads ``obj`` as a table (see the module docstring); subclasses count."""
     if isinstance(obj, type):
         return False  # the class pyarrow.Table has __arrow_c_stream__ too
+    if _is_iceduck(type(obj).__module__):
+        return False  # a cursor streams its result, but is no table (DuckDB's connections neither)
     if hasattr(type(obj), "__arrow_c_stream__"):
         return True
     return any(
@@ -99,12 +101,15 @@ class Registry:
         self._objects.clear()
 
 
+def _is_iceduck(module: object) -> bool:
+    return isinstance(module, str) and (module == "iceduck" or module.startswith("iceduck."))
+
+
 def _frames(start: FrameType | None) -> Iterator[FrameType]:
     """``start`` and its callers, iceduck's own frames left out."""
     frame = start
     while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if not (isinstance(module, str) and (module == "iceduck" or module.startswith("iceduck."))):
+        if not _is_iceduck(frame.f_globals.get("__name__")):
             yield frame
         frame = frame.f_back
 
