@@ -21,7 +21,7 @@ from iceduck.errors import UserError
 from iceduck.sql.parse import tokenize
 
 #: the words a table name follows
-_TABLE_POSITIONS = frozenset({"FROM", "JOIN", "USING"})
+_TABLE_POSITIONS = frozenset({"FROM", "JOIN", "USING", "DESCRIBE"})
 #: the prefix of the names parameters bound to tables are registered under
 PREFIX = "__iceduck_param_"
 
