@@ -26,6 +26,10 @@ from iceduck.engine.objects import is_duckdb_relation, register_object, unregist
 from iceduck.python_scope import PythonScope
 from iceduck.sql.rewrite import quote_identifier
 
+#: the names iceduck gives its own DuckDB objects (scans, registered objects, temporary tables),
+#: which the queries of a write statement name: never a Python object
+INTERNAL_PREFIX = "__iceduck_"
+
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
     from iceduck.sql.references import TableRef
@@ -103,4 +107,5 @@ def _bare(ref: TableRef) -> str | None:
     object); None for any other reference."""
     if ref.path is not None or len(ref.parts) != 1 or ref.time_travel is not None:
         return None
-    return ref.parts[0]
+    name = ref.parts[0]
+    return None if name.startswith(INTERNAL_PREFIX) else name

@@ -17,7 +17,9 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    asks the catalog which reading of the dotted name exists (table, metadata table,
    ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
    :meth:`Catalog.load_table` loads the metadata, and
-   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
+   name may instead read a DataFrame or Arrow object (registered, or a variable of the
+   calling code), registered on the cursor (:mod:`iceduck.python_sources`).
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
 6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
