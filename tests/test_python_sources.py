@@ -147,6 +147,16 @@ def test_a_registered_object_wins_over_an_iceberg_table_and_a_variable(con: Conn
     assert con.unregister("t") is con
     assert con.execute("SELECT name FROM t").fetchall() == [("iceberg",)]
     con.unregister("never registered")  # no error, as in DuckDB
+    plain = duckdb.connect().register("t", pd.DataFrame({"name": ["registered"]}))
+    assert plain.execute("SELECT name FROM t").fetchall() == [("registered",)]  # DuckDB: the same
+
+
+def test_a_variable_name_is_case_sensitive_as_in_duckdb(con: Connection) -> None:
+    frame = arrow_frame()  # noqa: F841 (read by name in the SQL)
+    with pytest.raises(duckdb.CatalogException):
+        duckdb.connect().execute("SELECT * FROM FRAME")
+    with pytest.raises(iceduck.ProgrammingError, match="table FRAME does not exist"):
+        con.execute("SELECT * FROM FRAME")
 
 
 def test_a_registered_object_is_seen_by_every_cursor_a_cursors_own_only_by_it(con: Connection) -> None:
