@@ -266,6 +266,7 @@ class Cursor:
         return self
 
     def unregister(self, view_name: str) -> Cursor:
+        """Forget a name registered on this cursor (an unknown one is no error)."""
         self._check_open()
         self._registry.unregister(view_name)
         return self
