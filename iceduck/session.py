@@ -21,7 +21,9 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    asks the catalog which reading of the dotted name exists (table, metadata table,
    ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
    :meth:`Catalog.load_table` loads the metadata, and
-   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
+   name may instead read a DataFrame or Arrow object (registered, or a variable of the
+   calling code), registered on the cursor (:mod:`iceduck.python_sources`).
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
 6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
@@ -89,6 +91,8 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.python_scope import PythonScope, Registry, is_table_like
+from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
     all_namespaces,
     missing_relation,
@@ -125,6 +129,7 @@ from iceduck.sql.references import (
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.statements import WriteStatement
+from iceduck.sql.table_parameters import bind_tables
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -211,10 +216,12 @@ class Session:
         #: Parquet schemas and decoded deletes of the files this session's scans read
         self.layouts = LayoutCache()
         self.positions = PositionCache()
+        #: objects ``register``-ed on the connection: readable by every later statement
+        self.registry = Registry()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
         #: temporary tables, views, macros, settings (:mod:`iceduck.session_objects`)
-        self.objects = SessionObjects()
+        self.session_objects = SessionObjects()
         self._lock = threading.Lock()
         self._names = itertools.count(1)
         #: statements run, and queries inside write statements, parsed: by text
@@ -249,6 +256,7 @@ class Session:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
+            self.registry.clear()
             engine.close(self.database)
             close = getattr(self.catalog, "close", None)
             if close is not None:
@@ -256,8 +264,15 @@ class Session:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
-        """Run every statement of ``sql``; the result of the last one."""
+    def execute(
+        self,
+        sql: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
+        """Run every statement of ``sql``; the result of the last one. ``scope`` is where
+        one-part names may find Python objects besides the session's registry
+        (:mod:`iceduck.python_sources`)."""
         if self.closed:
             raise UserError("the session is closed")
         with statement_errors():  # the last line: no raw OSError, RecursionError... escapes
@@ -269,19 +284,28 @@ class Session:
             for text in statements:
                 if result is not None:
                     result.close()
-                result = self.run(text, parameters)
+                result = self.run(text, parameters, scope)
             assert result is not None
             return result
 
-    def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
+    def run(
+        self,
+        text: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
         """Run one statement (see the module docstring)."""
         duck = engine.open_cursor(self.database)
+        scope = (scope or PythonScope()).with_registry(self.registry)
+        objects = StatementObjects(duck, scope, self.unique_name)
         with self._lock:
             self._running.add(duck)
         try:
             if self.track_progress:
                 engine.track_progress(duck)
-            return duckdb_call(self._run, duck, text, parameters, con=duck)
+            text, parameters, bound = bind_tables(text, parameters, is_table_like)
+            objects.bind(bound)
+            return duckdb_call(self._run, duck, text, parameters, objects, con=duck)
         except NotFoundError as e:
             engine.close(duck)
             # DuckDB's guess among its system tables ("Did you mean pg_prepared_statements?")
@@ -289,7 +313,7 @@ class Session:
             named = missing_relation(self.catalog, str(e), self.namespace)
             if named is None:
                 raise
-            raise named from e
+            raise NotFoundError(str(named) + objects.hint(str(e))) from e
         except BaseException:
             engine.close(duck)
             raise
@@ -315,17 +339,21 @@ class Session:
         done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
         return max(done) if done else None
 
-    def _run(self, duck: Duck, text: str, params: Any) -> Result:
-        self.objects.open(duck)
-        routed = self.objects.route(text)
+    def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
+        own = self.session_objects
+        own.open(duck)
+        routed = own.route(text)
         if routed is not None:  # on a temporary table, a view, a macro, a setting
-            result = self.objects.run(duck, text, routed, params, self._resolved)
+            resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
+            result = own.run(duck, text, routed, params, resolve)
             if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
                 self.timezone = engine.time_zone(duck)
+            if result.written is not None:
+                objects.release()
             return result
         statement = self._parsed(self._statements, text, classify)
-        if isinstance(statement, Statement) and self.objects.views:
-            expanded = self.objects.expand(text)  # views: re-planned at each use
+        if isinstance(statement, Statement) and own.views:
+            expanded = own.expand(text)  # views: re-planned at each use
             if expanded != text:
                 statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
@@ -335,9 +363,11 @@ class Session:
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
         if not isinstance(statement, Statement):
-            return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
-        sources = self._prepare(statement, params, duck)
-        sql = self._rewrite(statement, sources)
+            written = self._write(duck, statement, params, objects)
+            objects.release()  # the statement is done: keep no user object alive
+            return Result(StatementRows(duck), text, written=written)
+        sources, python = self._prepare(statement, params, duck, objects)
+        sql = self._rewrite(statement, sources, python)
         scans = [
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
@@ -348,7 +378,7 @@ class Session:
                 return self._explain(duck, statement, sql, params, sources, scans)
             queries.run(duck, sql, queries.duck_params(params))
         except Exception as e:
-            views = {s.view: s.ref.display for s in sources}
+            views = {**objects.written, **{s.view: s.ref.display for s in sources}}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
@@ -357,7 +387,7 @@ class Session:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def op_context(self, duck: Duck, params: Any) -> OpContext:
+    def op_context(self, duck: Duck, params: Any, objects: StatementObjects | None = None) -> OpContext:
         """What a table operation gets to run one write statement on ``duck``."""
         return OpContext(
             catalog=self.catalog,
@@ -368,30 +398,42 @@ class Session:
             duck=duck,
             params=queries.duck_params(params),
             timezone=self.timezone,
-            prepare_query=lambda text: self._prepare_query(duck, text, params),
+            prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
         )
 
-    def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
+    def _write(
+        self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
+    ) -> OpResult:
         """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
-        return dispatch.execute(self.op_context(duck, params), statement)
+        return dispatch.execute(self.op_context(duck, params, objects), statement)
 
-    def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
-        """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
-        statement = self._parsed(self._queries, self.objects.expand(text), parse_query)
-        sources = self._prepare(statement, params, duck)
-        return self._rewrite(statement, sources)
+    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+        """A query's text with its Iceberg tables replaced by scans attached to ``duck``
+        (and its Python objects registered there)."""
+        statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
+        sources, python = self._prepare(statement, params, duck, objects)
+        return self._rewrite(statement, sources, python)
 
     def _resolved(
-        self, statement: Statement, params: Any, duck: Duck, written: WrittenTable | None
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        written: WrittenTable | None,
+        objects: StatementObjects,
     ) -> tuple[str, dict[str, str]]:
         """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
-        by scans, except the table it writes; and {scan name: reference}."""
-        sources = self._prepare(statement, params, duck, skip=written)
-        return self._rewrite(statement, sources), {s.view: s.ref.display for s in sources}
+        by scans (and Python objects registered), except the table it writes; and
+        {DuckDB object name: the reference it replaced}."""
+        sources, python = self._prepare(statement, params, duck, objects, skip=written)
+        names = {**objects.written, **{s.view: s.ref.display for s in sources}}
+        return self._rewrite(statement, sources, python), names
 
-    def _rewrite(self, statement: Statement, sources: list[_Source]) -> str:
+    def _rewrite(
+        self, statement: Statement, sources: list[_Source], python: Sequence[tuple[TableRef, str]] = ()
+    ) -> str:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
         qualified by an unaliased table's full name pointed at its alias."""
         refs = [s.ref for s in sources]
@@ -401,7 +443,7 @@ class Session:
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
-        return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
+        return rewrite(statement.text, [*((s.ref, s.relation) for s in sources), *python], more)
 
     def _parsed(
         self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
@@ -417,16 +459,34 @@ class Session:
     # -- resolving and planning ----------------------------------------------------------------
 
     def _prepare(
-        self, statement: Statement, params: Any, duck: Duck, skip: WrittenTable | None = None
-    ) -> list[_Source]:
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        objects: StatementObjects | None = None,
+        skip: WrittenTable | None = None,
+    ) -> tuple[list[_Source], list[tuple[TableRef, str]]]:
+        """The Iceberg sources of ``statement``, planned and attached to ``duck``, and the
+        relations of the Python objects it reads (:mod:`iceduck.python_sources`); ``skip``
+        is the table a DuckDB write statement writes, never read as a source."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
-        sources = [
-            s
-            for ref in table_refs(
-                statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
-            )
-            if ref.node is not skip and (s := self._source(ref, loaded)) is not None
-        ]
+        sources: list[_Source] = []
+        python: list[tuple[TableRef, str]] = []
+        for ref in table_refs(
+            statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
+        ):
+            if ref.node is skip:
+                continue
+            relation = objects.registered(ref) if objects is not None else None
+            source = self._source(ref, loaded) if relation is None else None
+            if source is not None:
+                sources.append(source)
+            elif relation is not None or (
+                objects is not None
+                and not self.session_objects.is_table(".".join(ref.parts))  # a table outranks a variable
+                and (relation := objects.variable(ref))
+            ):
+                python.append((ref, relation))
         data = [s for s in sources if s.metadata_table is None]
         filters: dict[int, BooleanExpression]
         if statement.kind == "DESCRIBE":
@@ -479,7 +539,7 @@ class Session:
                 )
                 source.relation = f"({scan})"
             planned[key] = source
-        return sources
+        return sources, python
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what
@@ -510,7 +570,7 @@ class Session:
             direct = load_table_from_path(ref.path, self.metadata_files)
             return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
-        if bare and self.objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
+        if bare and self.session_objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
             return None
         name = None
         if not bare or self.namespace:

@@ -101,6 +101,17 @@ def test_a_temporary_table_shadows_an_iceberg_table_of_the_current_namespace(con
     assert con.execute("SELECT count(*) FROM t").fetchone() == (20,)
 
 
+def test_temporary_tables_take_dataframes_and_outrank_variables(con: Connection) -> None:
+    import pyarrow as pa
+
+    frame = pa.table({"id": [7, 8], "s": ["a", "b"], "g": [1, 2]})  # noqa: F841 (read by name)
+    con.execute("CREATE TEMP TABLE tmp AS SELECT * FROM frame")  # a variable of this code
+    con.execute("INSERT INTO tmp SELECT * FROM frame WHERE id IN (SELECT id FROM db.t)")
+    tmp = pa.table({"id": [0]})  # a variable named like the temporary table: the table wins
+    assert len(tmp) == 1
+    assert con.execute("SELECT count(*), sum(id) FROM tmp").fetchone() == (4, 30)
+
+
 def test_another_connection_does_not_see_the_session_objects(con: Connection, tmp_path: Path) -> None:
     con.execute("CREATE TEMP TABLE tmp AS SELECT 1 AS a")
     con.execute("CREATE VIEW v AS SELECT * FROM db.t")
