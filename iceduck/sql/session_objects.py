@@ -96,7 +96,7 @@ KEYWORDS = frozenset(
      "SUMMARIZE", "PIVOT", "UNPIVOT"}
 )  # fmt: skip
 
-#: the words before a target's name, by leading keyword (``None``: optional words)
+#: the optional word groups before a write statement's target name, by leading keyword
 _TARGET_WORDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "INSERT": (("OR", "REPLACE"), ("OR", "IGNORE"), ("INTO",)),
     "DELETE": (("FROM",),),
