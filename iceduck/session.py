@@ -10,7 +10,11 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
    :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
    ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
-   names its kind (other kinds are refused by name: ``SET is not supported yet``).
+   names its kind (other kinds are refused by name: ``PRAGMA is not supported yet``).
+   Before that, :meth:`SessionObjects.route <iceduck.session_objects.SessionObjects.route>`
+   takes the statements on the session's own objects (temporary tables, views, macros,
+   ``SET``, ``COPY``, ``SUMMARIZE``, ``PIVOT``: :mod:`iceduck.session_objects`), and the
+   session's views are expanded into the query's text (re-planned at each use).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
 4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
@@ -105,6 +109,7 @@ from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
+from iceduck.session_objects import SessionObjects
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
@@ -122,6 +127,7 @@ from iceduck.sql.references import (
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 
@@ -214,6 +220,8 @@ class Session:
         self.registry = Registry()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
+        #: temporary tables, views, macros, settings (:mod:`iceduck.session_objects`)
+        self.session_objects = SessionObjects()
         self._lock = threading.Lock()
         self._names = itertools.count(1)
         #: statements run, and queries inside write statements, parsed: by text
@@ -332,7 +340,22 @@ class Session:
         return max(done) if done else None
 
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
+        own = self.session_objects
+        own.open(duck)
+        routed = own.route(text)
+        if routed is not None:  # on a temporary table, a view, a macro, a setting
+            resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
+            result = own.run(duck, text, routed, params, resolve)
+            if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
+                self.timezone = engine.time_zone(duck)
+            if result.written is not None:
+                objects.release()
+            return result
         statement = self._parsed(self._statements, text, classify)
+        if isinstance(statement, Statement) and own.views:
+            expanded = own.expand(text)  # views: re-planned at each use
+            if expanded != text:
+                statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
         if isinstance(statement, Use):
@@ -389,9 +412,24 @@ class Session:
     def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``
         (and its Python objects registered there)."""
-        statement = self._parsed(self._queries, text, parse_query)
+        statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
         sources, python = self._prepare(statement, params, duck, objects)
         return self._rewrite(statement, sources, python)
+
+    def _resolved(
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        written: WrittenTable | None,
+        objects: StatementObjects,
+    ) -> tuple[str, dict[str, str]]:
+        """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
+        by scans (and Python objects registered), except the table it writes; and
+        {DuckDB object name: the reference it replaced}."""
+        sources, python = self._prepare(statement, params, duck, objects, skip=written)
+        names = {**objects.written, **{s.view: s.ref.display for s in sources}}
+        return self._rewrite(statement, sources, python), names
 
     def _rewrite(
         self, statement: Statement, sources: list[_Source], python: Sequence[tuple[TableRef, str]] = ()
@@ -421,21 +459,33 @@ class Session:
     # -- resolving and planning ----------------------------------------------------------------
 
     def _prepare(
-        self, statement: Statement, params: Any, duck: Duck, objects: StatementObjects | None = None
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        objects: StatementObjects | None = None,
+        skip: WrittenTable | None = None,
     ) -> tuple[list[_Source], list[tuple[TableRef, str]]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``, and the
-        relations of the Python objects it reads (:mod:`iceduck.python_sources`)."""
+        relations of the Python objects it reads (:mod:`iceduck.python_sources`); ``skip``
+        is the table a DuckDB write statement writes, never read as a source."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         sources: list[_Source] = []
         python: list[tuple[TableRef, str]] = []
         for ref in table_refs(
             statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
         ):
+            if ref.node is skip:
+                continue
             relation = objects.registered(ref) if objects is not None else None
             source = self._source(ref, loaded) if relation is None else None
             if source is not None:
                 sources.append(source)
-            elif relation is not None or (objects is not None and (relation := objects.variable(ref))):
+            elif relation is not None or (
+                objects is not None
+                and not self.session_objects.is_table(".".join(ref.parts))  # a table outranks a variable
+                and (relation := objects.variable(ref))
+            ):
                 python.append((ref, relation))
         data = [s for s in sources if s.metadata_table is None]
         filters: dict[int, BooleanExpression]
@@ -520,6 +570,8 @@ class Session:
             direct = load_table_from_path(ref.path, self.metadata_files)
             return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
+        if bare and self.session_objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
+            return None
         name = None
         if not bare or self.namespace:
             exists = lambda ident: self._exists(ident, loaded)  # noqa: E731

@@ -16,6 +16,10 @@ the text, so each statement is parsed by exactly one parser:
   (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
   other kinds are refused by name (``SET is not supported yet``).
 
+The statements on a session's own objects (``CREATE TEMP TABLE``, ``CREATE VIEW``, ``SET``,
+``COPY``...) are picked out before this, by :mod:`iceduck.sql.session_objects`; the
+refusals here are for a text that reaches :func:`classify` directly.
+
 A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is
 read by :func:`parse_query`, which accepts queries only.
 """
