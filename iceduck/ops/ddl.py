@@ -164,8 +164,14 @@ def create_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
     return _create_table(ctx, stmt, identifier)
 
 
-def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
-    """Resolve the statement's columns (or query), partitioning, order and properties."""
+def _definition(
+    ctx: OpContext, stmt: CreateTable, base_version: int = tp.DEFAULT_FORMAT_VERSION
+) -> _Definition:
+    """Resolve the statement's columns (or query), partitioning, order and properties;
+    ``base_version`` is the format version the table gets unless the statement sets one
+    (a query's types are coerced for it: ``timestamp_ns`` needs version 3)."""
+    version = stmt.properties.get(tp.FORMAT_VERSION)
+    requested = parse_format_version(version) if version is not None else None
     query_sql = None
     if stmt.as_query is not None:
         if stmt.columns:
@@ -173,13 +179,11 @@ def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
                 "CREATE TABLE ... AS SELECT takes its columns from the query: drop the column list"
             )
         query_sql = ctx.prepare_query(stmt.as_query)
-        fields = query_columns(ctx.duck, query_sql, ctx.params)
+        fields = query_columns(ctx.duck, query_sql, ctx.params, requested or base_version)
     else:
         if not stmt.columns:
             raise UserError(f"CREATE TABLE {'.'.join(stmt.name)} needs at least one column")
         fields = [column_field(c, i) for i, c in enumerate(stmt.columns, 1)]
-    version = stmt.properties.get(tp.FORMAT_VERSION)
-    requested = parse_format_version(version) if version is not None else None
     schema = fresh_schema(fields)  # types and defaults vs the format version: the builder checks
     spec = spec_from_terms(schema, partition_terms(stmt.partition_by))
     order = (
@@ -257,7 +261,7 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
         raise UserError(f"cannot replace {'.'.join(stmt.name)}: a branch is not a table")
     loaded = target.table
     identifier = target.identifier
-    definition = _definition(ctx, stmt)
+    definition = _definition(ctx, stmt, loaded.metadata.format_version)
     _check_locations(stmt)
     location = _location(ctx, stmt, identifier) if stmt.location is not None else None
 
