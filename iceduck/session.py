@@ -355,8 +355,16 @@ class Session:
         )
 
     def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
-        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
-        return dispatch.execute(self.op_context(duck, params), statement)
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`).
+        DuckDB only ever runs text the operation built around the user's, so its errors
+        are told in the user's terms (no excerpt of that text)."""
+        try:
+            return dispatch.execute(self.op_context(duck, params), statement)
+        except Exception as e:
+            translated = translate_duckdb_error(e, rewritten=True, con=duck)
+            if translated is None:
+                raise
+            raise translated from e
 
     def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
