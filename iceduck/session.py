@@ -108,6 +108,7 @@ from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, p
 from iceduck.sql.columns import names_used
 from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.qualifiers import query_edits
@@ -319,6 +320,8 @@ class Session:
             return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
         sources = self._prepare(statement, params, duck)
         sql = self._rewrite(statement, sources)
+        if any(s.ref.time_travel is not None for s in sources):
+            params = parameters_left(statement.text, sql, params)
         scans = [
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]

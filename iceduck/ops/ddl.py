@@ -38,6 +38,7 @@ from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundErro
 from iceduck.ops.changes import partition_terms, sort_terms
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
+from iceduck.ops.rows import params_for
 from iceduck.ops.snapshot_commit import WrittenFiles, file_target
 from iceduck.ops.table_schema import (
     column_field,
@@ -179,7 +180,8 @@ def _definition(
                 "CREATE TABLE ... AS SELECT takes its columns from the query: drop the column list"
             )
         query_sql = ctx.prepare_query(stmt.as_query)
-        fields = query_columns(ctx.duck, query_sql, ctx.params, requested or base_version)
+        params = params_for(query_sql, ctx.params)
+        fields = query_columns(ctx.duck, query_sql, params, requested or base_version)
     else:
         if not stmt.columns:
             raise UserError(f"CREATE TABLE {'.'.join(stmt.name)} needs at least one column")
@@ -232,7 +234,12 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         return OpResult(message=f"created table {identifier}")
     with WrittenFiles() as written:
         files = written.add(
-            write_data_files(ctx.duck, definition.query_sql, file_target(metadata), params=ctx.params)
+            write_data_files(
+                ctx.duck,
+                definition.query_sql,
+                file_target(metadata),
+                params=params_for(definition.query_sql, ctx.params),
+            )
         )
         pending = _with_rows(ctx, metadata, files, Operation.APPEND)
         written.paths.extend(pending.written)
@@ -285,7 +292,12 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
 
     with WrittenFiles() as written:
         files = written.add(
-            write_data_files(ctx.duck, definition.query_sql, file_target(first), params=ctx.params)
+            write_data_files(
+                ctx.duck,
+                definition.query_sql,
+                file_target(first),
+                params=params_for(definition.query_sql, ctx.params),
+            )
         )
 
         def attempt(base: LoadedTable) -> PendingCommit:
