@@ -119,6 +119,7 @@ from iceduck.sql.references import (
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.show import ShowTable, show_table_columns
 from iceduck.sql.statements import WriteStatement
 
 if TYPE_CHECKING:
@@ -312,6 +313,8 @@ class Session:
         statement = self._parsed(self._statements, text, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
+        if isinstance(statement, ShowTable):
+            return self._show_table(duck, text, statement)
         if isinstance(statement, Use):
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
@@ -578,6 +581,18 @@ class Session:
             columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
         queries.select_lists(duck, columns)
         return Result(StatementRows(duck), sql)
+
+    def _show_table(self, duck: Duck, text: str, statement: ShowTable) -> Result:
+        """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
+        name = resolve_table_name(self.catalog, statement.name, self.namespace)
+        if name is None:
+            raise NotFoundError(not_found_message(self.catalog, statement.name, self.namespace))
+        if name != ResolvedName(name.identifier):
+            raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
+        metadata = self.catalog.load_table(name.identifier).metadata
+        columns = show_table_columns(statement, self.catalog.name, name.identifier, metadata)
+        queries.select_lists(duck, columns)
+        return Result(StatementRows(duck), text)
 
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":
