@@ -2,7 +2,8 @@
 TBLPROPERTIES`` lists.
 
 The statement has the layout of Spark 3.5's ``ShowCreateTableExec`` over Iceberg's
-``SparkTable``, one clause per line::
+``SparkTable`` (compared with Spark's in tests/interop/test_forms_spark.py), one clause
+per line::
 
     CREATE TABLE iceduck.db.t (
       id BIGINT NOT NULL COMMENT 'key',
@@ -29,7 +30,8 @@ Spark's cannot be run again:
 * a sort order is iceduck's ``ORDERED BY (...)`` clause (Spark shows it as a property);
 * ``TBLPROPERTIES`` lists ``format-version`` and the stored properties -- not the derived
   ``current-snapshot-id``, ``format``, ``sort-order`` and ``identifier-fields`` Spark adds,
-  which CREATE TABLE refuses as reserved (:func:`shown_properties` lists those);
+  which a CREATE TABLE would refuse (``current-snapshot-id`` is reserved) or store as
+  plain properties (:func:`shown_properties` lists them, as SHOW TBLPROPERTIES does);
 * a column's ``DEFAULT`` (its write default) is shown, and quotes in text are doubled
   (``'it''s'``) as DuckDB reads them.
 

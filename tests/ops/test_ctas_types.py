@@ -161,6 +161,13 @@ def test_pandas_parquet_nanoseconds(con: Connection, tmp_path: Path) -> None:
     _same_rows(con, "t", f"SELECT ts::TIMESTAMP, n FROM read_parquet('{path}')")
 
 
+def test_second_and_milli_timestamps_are_timestamps(con: Connection) -> None:
+    query = "SELECT TIMESTAMP_S '2024-01-01 10:00:01' AS s, TIMESTAMP_MS '2024-01-01 10:00:01.123' AS ms"
+    con.execute(f"CREATE TABLE db.t AS {query}")
+    assert _types(con) == {"s": TimestampType(), "ms": TimestampType()}
+    _same_rows(con, "t", f"SELECT s::TIMESTAMP, ms::TIMESTAMP FROM ({query})")
+
+
 def test_enum_is_string(con: Connection) -> None:
     con.execute("CREATE TABLE db.t AS SELECT 'b'::ENUM('a', 'b') AS e")
     assert _types(con) == {"e": StringType()}
