@@ -17,7 +17,9 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    asks the catalog which reading of the dotted name exists (table, metadata table,
    ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
    :meth:`Catalog.load_table` loads the metadata, and
-   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
+   name may instead read a DataFrame or Arrow object (registered, or a variable of the
+   calling code), registered on the cursor (:mod:`iceduck.python_sources`).
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
 6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
@@ -85,6 +87,8 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.python_scope import PythonScope, Registry, is_table_like
+from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
     all_namespaces,
     missing_relation,
@@ -121,6 +125,7 @@ from iceduck.sql.references import (
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.show import ShowTable, show_table_columns
 from iceduck.sql.statements import WriteStatement
+from iceduck.sql.table_parameters import bind_tables
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -207,6 +212,8 @@ class Session:
         #: Parquet schemas and decoded deletes of the files this session's scans read
         self.layouts = LayoutCache()
         self.positions = PositionCache()
+        #: objects ``register``-ed on the connection: readable by every later statement
+        self.registry = Registry()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
         self._lock = threading.Lock()
@@ -243,6 +250,7 @@ class Session:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
+            self.registry.clear()
             engine.close(self.database)
             close = getattr(self.catalog, "close", None)
             if close is not None:
@@ -250,8 +258,15 @@ class Session:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
-        """Run every statement of ``sql``; the result of the last one."""
+    def execute(
+        self,
+        sql: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
+        """Run every statement of ``sql``; the result of the last one. ``scope`` is where
+        one-part names may find Python objects besides the session's registry
+        (:mod:`iceduck.python_sources`)."""
         if self.closed:
             raise UserError("the session is closed")
         with statement_errors():  # the last line: no raw OSError, RecursionError... escapes
@@ -263,19 +278,28 @@ class Session:
             for text in statements:
                 if result is not None:
                     result.close()
-                result = self.run(text, parameters)
+                result = self.run(text, parameters, scope)
             assert result is not None
             return result
 
-    def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
+    def run(
+        self,
+        text: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
         """Run one statement (see the module docstring)."""
         duck = engine.open_cursor(self.database)
+        scope = (scope or PythonScope()).with_registry(self.registry)
+        objects = StatementObjects(duck, scope, self.unique_name)
         with self._lock:
             self._running.add(duck)
         try:
             if self.track_progress:
                 engine.track_progress(duck)
-            return duckdb_call(self._run, duck, text, parameters, con=duck)
+            text, parameters, bound = bind_tables(text, parameters, is_table_like)
+            objects.bind(bound)
+            return duckdb_call(self._run, duck, text, parameters, objects, con=duck)
         except NotFoundError as e:
             engine.close(duck)
             # DuckDB's guess among its system tables ("Did you mean pg_prepared_statements?")
@@ -283,7 +307,7 @@ class Session:
             named = missing_relation(self.catalog, str(e), self.namespace)
             if named is None:
                 raise
-            raise named from e
+            raise NotFoundError(str(named) + objects.hint(str(e))) from e
         except BaseException:
             engine.close(duck)
             raise
@@ -309,7 +333,7 @@ class Session:
         done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
         return max(done) if done else None
 
-    def _run(self, duck: Duck, text: str, params: Any) -> Result:
+    def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
         statement = self._parsed(self._statements, text, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
@@ -320,9 +344,11 @@ class Session:
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
         if not isinstance(statement, Statement):
-            return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
-        sources = self._prepare(statement, params, duck)
-        sql = self._rewrite(statement, sources)
+            written = self._write(duck, statement, params, objects)
+            objects.release()  # the statement is done: keep no user object alive
+            return Result(StatementRows(duck), text, written=written)
+        sources, python = self._prepare(statement, params, duck, objects)
+        sql = self._rewrite(statement, sources, python)
         if any(s.ref.time_travel is not None for s in sources):
             params = parameters_left(statement.text, sql, params)
         scans = [
@@ -335,7 +361,7 @@ class Session:
                 return self._explain(duck, statement, sql, params, sources, scans)
             queries.run(duck, sql, queries.duck_params(params))
         except Exception as e:
-            views = {s.view: s.ref.display for s in sources}
+            views = {**objects.written, **{s.view: s.ref.display for s in sources}}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
@@ -344,7 +370,7 @@ class Session:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def op_context(self, duck: Duck, params: Any) -> OpContext:
+    def op_context(self, duck: Duck, params: Any, objects: StatementObjects | None = None) -> OpContext:
         """What a table operation gets to run one write statement on ``duck``."""
         return OpContext(
             catalog=self.catalog,
@@ -355,30 +381,35 @@ class Session:
             duck=duck,
             params=queries.duck_params(params),
             timezone=self.timezone,
-            prepare_query=lambda text: self._prepare_query(duck, text, params),
+            prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
         )
 
-    def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
+    def _write(
+        self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
+    ) -> OpResult:
         """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`).
         DuckDB only ever runs text the operation built around the user's, so its errors
         are told in the user's terms (no excerpt of that text)."""
         try:
-            return dispatch.execute(self.op_context(duck, params), statement)
+            return dispatch.execute(self.op_context(duck, params, objects), statement)
         except Exception as e:
-            translated = translate_duckdb_error(e, rewritten=True, con=duck)
+            translated = translate_duckdb_error(e, objects.written, rewritten=True, con=duck)
             if translated is None:
                 raise
             raise translated from e
 
-    def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
-        """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
+    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+        """A query's text with its Iceberg tables replaced by scans attached to ``duck``
+        (and its Python objects registered there)."""
         statement = self._parsed(self._queries, text, parse_query)
-        sources = self._prepare(statement, params, duck)
-        return self._rewrite(statement, sources)
+        sources, python = self._prepare(statement, params, duck, objects)
+        return self._rewrite(statement, sources, python)
 
-    def _rewrite(self, statement: Statement, sources: list[_Source]) -> str:
+    def _rewrite(
+        self, statement: Statement, sources: list[_Source], python: Sequence[tuple[TableRef, str]] = ()
+    ) -> str:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
         qualified by an unaliased table's full name pointed at its alias."""
         refs = [s.ref for s in sources]
@@ -388,7 +419,7 @@ class Session:
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
-        return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
+        return rewrite(statement.text, [*((s.ref, s.relation) for s in sources), *python], more)
 
     def _parsed(
         self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
@@ -403,15 +434,23 @@ class Session:
 
     # -- resolving and planning ----------------------------------------------------------------
 
-    def _prepare(self, statement: Statement, params: Any, duck: Duck) -> list[_Source]:
+    def _prepare(
+        self, statement: Statement, params: Any, duck: Duck, objects: StatementObjects | None = None
+    ) -> tuple[list[_Source], list[tuple[TableRef, str]]]:
+        """The Iceberg sources of ``statement``, planned and attached to ``duck``, and the
+        relations of the Python objects it reads (:mod:`iceduck.python_sources`)."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
-        sources = [
-            s
-            for ref in table_refs(
-                statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
-            )
-            if (s := self._source(ref, loaded)) is not None
-        ]
+        sources: list[_Source] = []
+        python: list[tuple[TableRef, str]] = []
+        for ref in table_refs(
+            statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
+        ):
+            relation = objects.registered(ref) if objects is not None else None
+            source = self._source(ref, loaded) if relation is None else None
+            if source is not None:
+                sources.append(source)
+            elif relation is not None or (objects is not None and (relation := objects.variable(ref))):
+                python.append((ref, relation))
         data = [s for s in sources if s.metadata_table is None]
         filters: dict[int, BooleanExpression]
         if statement.kind == "DESCRIBE":
@@ -464,7 +503,7 @@ class Session:
                 )
                 source.relation = f"({scan})"
             planned[key] = source
-        return sources
+        return sources, python
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what
