@@ -201,3 +201,14 @@ def test_insert_casts_to_the_tables_types(con: Connection) -> None:
     )
     con.execute(f"INSERT INTO db.t {query}")
     _same_rows(con, "t", f"SELECT k, s::BIGINT, d::DECIMAL(38, 0), ts::TIMESTAMP FROM ({query})")
+
+
+def test_pandas_dataframe_nanoseconds(con: Connection) -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"ts": pd.to_datetime(["2024-01-01 00:00:00.123456789"]), "n": [1]})
+    con.register("frame", frame)
+    con.execute("CREATE TABLE db.t AS SELECT * FROM frame")
+    assert _types(con) == {"ts": TimestampType(), "n": LongType()}
+    assert con.execute("SELECT * FROM db.t").fetchall() == duckdb.connect().execute(
+        "SELECT ts::TIMESTAMP, n FROM frame"
+    ).fetchall()
