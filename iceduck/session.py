@@ -117,6 +117,7 @@ from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, p
 from iceduck.sql.columns import names_used
 from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.qualifiers import query_edits
@@ -128,6 +129,7 @@ from iceduck.sql.references import (
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.session_objects import Setting, WrittenTable
+from iceduck.sql.show import ShowTable, show_table_columns
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 
@@ -358,6 +360,8 @@ class Session:
                 statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
+        if isinstance(statement, ShowTable):
+            return self._show_table(duck, text, statement)
         if isinstance(statement, Use):
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
@@ -368,6 +372,8 @@ class Session:
             return Result(StatementRows(duck), text, written=written)
         sources, python = self._prepare(statement, params, duck, objects)
         sql = self._rewrite(statement, sources, python)
+        if any(s.ref.time_travel is not None for s in sources):
+            params = parameters_left(statement.text, sql, params)
         scans = [
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
@@ -406,8 +412,16 @@ class Session:
     def _write(
         self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
     ) -> OpResult:
-        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
-        return dispatch.execute(self.op_context(duck, params, objects), statement)
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`).
+        DuckDB only ever runs text the operation built around the user's, so its errors
+        are told in the user's terms (no excerpt of that text)."""
+        try:
+            return dispatch.execute(self.op_context(duck, params, objects), statement)
+        except Exception as e:
+            translated = translate_duckdb_error(e, objects.written, rewritten=True, con=duck)
+            if translated is None:
+                raise
+            raise translated from e
 
     def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``
@@ -658,6 +672,18 @@ class Session:
             columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
         queries.select_lists(duck, columns)
         return Result(StatementRows(duck), sql)
+
+    def _show_table(self, duck: Duck, text: str, statement: ShowTable) -> Result:
+        """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
+        name = resolve_table_name(self.catalog, statement.name, self.namespace)
+        if name is None:
+            raise NotFoundError(not_found_message(self.catalog, statement.name, self.namespace))
+        if name != ResolvedName(name.identifier):
+            raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
+        metadata = self.catalog.load_table(name.identifier).metadata
+        columns = show_table_columns(statement, self.catalog.name, name.identifier, metadata)
+        queries.select_lists(duck, columns)
+        return Result(StatementRows(duck), text)
 
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":
