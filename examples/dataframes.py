@@ -1,4 +1,5 @@
-"""iceduck results as Arrow, pandas and polars, without copies where the library allows.
+"""iceduck results as Arrow, pandas and polars, without copies where the library allows; and
+DataFrames going in as tables.
 
     python3 examples/dataframes.py [WAREHOUSE]     # needs pandas and polars installed
 """
@@ -52,6 +53,19 @@ def main(warehouse: str) -> None:
     warnings.filterwarnings("ignore", message="pandas only supports SQLAlchemy")
     print("pd.read_sql:", pd.read_sql("SELECT count(*) AS n FROM frames.sales", con).iloc[0, 0])
     print("pl.read_database:", pl.read_database("SELECT count(*) AS n FROM frames.sales", con).item())
+
+    # and DataFrames going in: a variable by its name (as DuckDB's replacement scans read it),
+    # a frame bound to a parameter, or one registered on the connection
+    returns = pd.DataFrame({"region": ["north", "west"], "amount": [-10.5, -3.0], "day": [None, None]})
+    con.execute("INSERT INTO frames.sales SELECT region, amount, CAST(day AS DATE) FROM returns")
+    targets = pl.DataFrame({"region": ["north", "south", "east", "west"], "target": [90, 80, 70, 1]})
+    con.register("targets", targets)
+    joined = con.execute(
+        "SELECT region, count(*), any_value(target) FROM frames.sales JOIN targets USING (region) "
+        "GROUP BY region ORDER BY region"
+    ).fetchall()
+    print("joined with a registered polars frame:", joined)
+    print("from ?:", con.execute("SELECT count(*) FROM ?", [returns]).fetchone())
 
 
 if __name__ == "__main__":

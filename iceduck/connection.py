@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from iceduck import dbapi
 from iceduck.dbapi import InterfaceError, ProgrammingError, dbapi_error
 from iceduck.errors import IceduckError
+from iceduck.python_scope import PythonScope, Registry
 
 if TYPE_CHECKING:
     from iceduck.session import Result, Session
@@ -164,6 +165,20 @@ class Connection:
         """Shortcut: a new cursor that ran ``sql`` for every parameter set (see Cursor.executemany)."""
         return self.cursor().executemany(sql, seq_of_parameters)
 
+    def register(self, view_name: str, python_object: Any) -> Connection:
+        """Make a DataFrame or Arrow object readable as ``view_name`` by every later statement
+        of the connection (as DuckDB's ``register``): it wins over a Python variable and over
+        an Iceberg table of the current namespace of that name, until :meth:`unregister`."""
+        self._check()
+        _call(lambda: self.session.registry.register(view_name, python_object))
+        return self
+
+    def unregister(self, view_name: str) -> Connection:
+        """Forget a registered name (an unknown one is no error, as in DuckDB)."""
+        self._check()
+        self.session.registry.unregister(view_name)
+        return self
+
     def commit(self) -> None:
         """Nothing to do: every statement committed when it ran. Fails on a closed connection."""
         self._check()
@@ -202,6 +217,8 @@ class Cursor:
         self._result: Result | None = None
         self._rowcount: int | None = None
         self._closed = False
+        #: objects registered on this cursor only (``register``), as on a DuckDB cursor
+        self._registry = Registry()
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -247,9 +264,26 @@ class Cursor:
     # -- statements -----------------------------------------------------------------------------
 
     def execute(self, sql: str, parameters: Parameters = None) -> Cursor:
+        """Run ``sql``. A one-part name that is no Iceberg table may read a DataFrame or
+        Arrow object: one registered on this cursor or its connection, or a variable of the
+        calling code (see :mod:`iceduck.python_scope`); a parameter may be a table (``FROM ?``)."""
         self._check_open()
         self._release()
-        self._result = _call(lambda: self.connection.session.execute(sql, parameters))
+        scope = PythonScope.of_caller([self._registry])  # held for this statement only
+        self._result = _call(lambda: self.connection.session.execute(sql, parameters, scope))
+        return self
+
+    def register(self, view_name: str, python_object: Any) -> Cursor:
+        """Make a DataFrame or Arrow object readable as ``view_name`` by the statements of this
+        cursor only (as on a DuckDB cursor); see :meth:`Connection.register`."""
+        self._check_open()
+        _call(lambda: self._registry.register(view_name, python_object))
+        return self
+
+    def unregister(self, view_name: str) -> Cursor:
+        """Forget a name registered on this cursor (an unknown one is no error)."""
+        self._check_open()
+        self._registry.unregister(view_name)
         return self
 
     def executemany(self, sql: str, seq_of_parameters: Sequence[Parameters]) -> Cursor:
@@ -339,6 +373,7 @@ class Cursor:
 
     def close(self) -> None:
         self._release()
+        self._registry.clear()
         self._closed = True
 
     def __enter__(self) -> Cursor:

@@ -10,14 +10,20 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
    :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
    ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
-   names its kind (other kinds are refused by name: ``SET is not supported yet``).
+   names its kind (other kinds are refused by name: ``PRAGMA is not supported yet``).
+   Before that, :meth:`SessionObjects.route <iceduck.session_objects.SessionObjects.route>`
+   takes the statements on the session's own objects (temporary tables, views, macros,
+   ``SET``, ``COPY``, ``SUMMARIZE``, ``PIVOT``: :mod:`iceduck.session_objects`), and the
+   session's views are expanded into the query's text (re-planned at each use).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
 4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
    asks the catalog which reading of the dotted name exists (table, metadata table,
    ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
    :meth:`Catalog.load_table` loads the metadata, and
-   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema.
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
+   name may instead read a DataFrame or Arrow object (registered, or a variable of the
+   calling code), registered on the cursor (:mod:`iceduck.python_sources`).
 5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
    row filter per table reference (only what is provably implied; the query keeps its WHERE).
 6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
@@ -87,6 +93,8 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.python_scope import PythonScope, Registry, is_table_like
+from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
     all_namespaces,
     missing_relation,
@@ -103,6 +111,7 @@ from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
+from iceduck.session_objects import SessionObjects
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
@@ -110,6 +119,7 @@ from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, p
 from iceduck.sql.columns import names_used
 from iceduck.sql.describe import describe_columns, described_table, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.qualifiers import query_edits
@@ -120,7 +130,10 @@ from iceduck.sql.references import (
     table_refs,
 )
 from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.session_objects import Setting, WrittenTable
+from iceduck.sql.show import ShowTable, show_table_columns
 from iceduck.sql.statements import WriteStatement
+from iceduck.sql.table_parameters import bind_tables
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -207,8 +220,12 @@ class Session:
         #: Parquet schemas and decoded deletes of the files this session's scans read
         self.layouts = LayoutCache()
         self.positions = PositionCache()
+        #: objects ``register``-ed on the connection: readable by every later statement
+        self.registry = Registry()
         self.database = engine.open_database()
         self.timezone = engine.time_zone(self.database)
+        #: temporary tables, views, macros, settings (:mod:`iceduck.session_objects`)
+        self.session_objects = SessionObjects()
         self._lock = threading.Lock()
         self._names = itertools.count(1)
         #: statements run, and queries inside write statements, parsed: by text
@@ -243,6 +260,7 @@ class Session:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
+            self.registry.clear()
             engine.close(self.database)
             close = getattr(self.catalog, "close", None)
             if close is not None:
@@ -250,8 +268,15 @@ class Session:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
-        """Run every statement of ``sql``; the result of the last one."""
+    def execute(
+        self,
+        sql: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
+        """Run every statement of ``sql``; the result of the last one. ``scope`` is where
+        one-part names may find Python objects besides the session's registry
+        (:mod:`iceduck.python_sources`)."""
         if self.closed:
             raise UserError("the session is closed")
         with statement_errors():  # the last line: no raw OSError, RecursionError... escapes
@@ -263,19 +288,28 @@ class Session:
             for text in statements:
                 if result is not None:
                     result.close()
-                result = self.run(text, parameters)
+                result = self.run(text, parameters, scope)
             assert result is not None
             return result
 
-    def run(self, text: str, parameters: Sequence[Any] | dict[str, Any] | None = None) -> Result:
+    def run(
+        self,
+        text: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
         """Run one statement (see the module docstring)."""
         duck = engine.open_cursor(self.database)
+        scope = (scope or PythonScope()).with_registry(self.registry)
+        objects = StatementObjects(duck, scope, self.unique_name)
         with self._lock:
             self._running.add(duck)
         try:
             if self.track_progress:
                 engine.track_progress(duck)
-            return duckdb_call(self._run, duck, text, parameters, con=duck)
+            text, parameters, bound = bind_tables(text, parameters, is_table_like)
+            objects.bind(bound)
+            return duckdb_call(self._run, duck, text, parameters, objects, con=duck)
         except NotFoundError as e:
             engine.close(duck)
             # DuckDB's guess among its system tables ("Did you mean pg_prepared_statements?")
@@ -283,7 +317,7 @@ class Session:
             named = missing_relation(self.catalog, str(e), self.namespace)
             if named is None:
                 raise
-            raise named from e
+            raise NotFoundError(str(named) + objects.hint(str(e))) from e
         except BaseException:
             engine.close(duck)
             raise
@@ -309,18 +343,39 @@ class Session:
         done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
         return max(done) if done else None
 
-    def _run(self, duck: Duck, text: str, params: Any) -> Result:
+    def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
+        own = self.session_objects
+        own.open(duck)
+        routed = own.route(text)
+        if routed is not None:  # on a temporary table, a view, a macro, a setting
+            resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
+            result = own.run(duck, text, routed, params, resolve)
+            if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
+                self.timezone = engine.time_zone(duck)
+            if result.written is not None:
+                objects.release()
+            return result
         statement = self._parsed(self._statements, text, classify)
+        if isinstance(statement, Statement) and own.views:
+            expanded = own.expand(text)  # views: re-planned at each use
+            if expanded != text:
+                statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
             return self._show(duck, text, statement.what, statement.namespace)
+        if isinstance(statement, ShowTable):
+            return self._show_table(duck, text, statement)
         if isinstance(statement, Use):
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
         if not isinstance(statement, Statement):
-            return Result(StatementRows(duck), text, written=self._write(duck, statement, params))
-        sources = self._prepare(statement, params, duck)
-        sql = self._rewrite(statement, sources)
+            written = self._write(duck, statement, params, objects)
+            objects.release()  # the statement is done: keep no user object alive
+            return Result(StatementRows(duck), text, written=written)
+        sources, python = self._prepare(statement, params, duck, objects)
+        sql = self._rewrite(statement, sources, python)
+        if any(s.ref.time_travel is not None for s in sources):
+            params = parameters_left(statement.text, sql, params)
         scans = [
             ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
         ]
@@ -331,7 +386,7 @@ class Session:
                 return self._explain(duck, statement, sql, params, sources, scans)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
-            views = {s.view: s.ref.display for s in sources}
+            views = {**objects.written, **{s.view: s.ref.display for s in sources}}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
@@ -352,7 +407,7 @@ class Session:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def op_context(self, duck: Duck, params: Any) -> OpContext:
+    def op_context(self, duck: Duck, params: Any, objects: StatementObjects | None = None) -> OpContext:
         """What a table operation gets to run one write statement on ``duck``."""
         return OpContext(
             catalog=self.catalog,
@@ -363,22 +418,50 @@ class Session:
             duck=duck,
             params=queries.duck_params(params),
             timezone=self.timezone,
-            prepare_query=lambda text: self._prepare_query(duck, text, params),
+            prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
         )
 
-    def _write(self, duck: Duck, statement: WriteStatement, params: Any) -> OpResult:
-        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`)."""
-        return dispatch.execute(self.op_context(duck, params), statement)
+    def _write(
+        self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
+    ) -> OpResult:
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`).
+        DuckDB only ever runs text the operation built around the user's, so its errors
+        are told in the user's terms (no excerpt of that text)."""
+        try:
+            return dispatch.execute(self.op_context(duck, params, objects), statement)
+        except Exception as e:
+            translated = translate_duckdb_error(e, objects.written, rewritten=True, con=duck)
+            if translated is None:
+                raise
+            raise translated from e
 
-    def _prepare_query(self, duck: Duck, text: str, params: Any) -> str:
-        """A query's text with its Iceberg tables replaced by scans attached to ``duck``."""
-        statement = self._parsed(self._queries, text, parse_query)
-        sources = self._prepare(statement, params, duck)
-        return self._rewrite(statement, sources)
+    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+        """A query's text with its Iceberg tables replaced by scans attached to ``duck``
+        (and its Python objects registered there)."""
+        statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
+        sources, python = self._prepare(statement, params, duck, objects)
+        return self._rewrite(statement, sources, python)
 
-    def _rewrite(self, statement: Statement, sources: list[_Source]) -> str:
+    def _resolved(
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        written: WrittenTable | None,
+        objects: StatementObjects,
+    ) -> tuple[str, dict[str, str]]:
+        """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
+        by scans (and Python objects registered), except the table it writes; and
+        {DuckDB object name: the reference it replaced}."""
+        sources, python = self._prepare(statement, params, duck, objects, skip=written)
+        names = {**objects.written, **{s.view: s.ref.display for s in sources}}
+        return self._rewrite(statement, sources, python), names
+
+    def _rewrite(
+        self, statement: Statement, sources: list[_Source], python: Sequence[tuple[TableRef, str]] = ()
+    ) -> str:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
         qualified by an unaliased table's full name pointed at its alias."""
         refs = [s.ref for s in sources]
@@ -388,7 +471,7 @@ class Session:
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
-        return rewrite(statement.text, [(s.ref, s.relation) for s in sources], more)
+        return rewrite(statement.text, [*((s.ref, s.relation) for s in sources), *python], more)
 
     def _parsed(
         self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
@@ -403,15 +486,35 @@ class Session:
 
     # -- resolving and planning ----------------------------------------------------------------
 
-    def _prepare(self, statement: Statement, params: Any, duck: Duck) -> list[_Source]:
+    def _prepare(
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        objects: StatementObjects | None = None,
+        skip: WrittenTable | None = None,
+    ) -> tuple[list[_Source], list[tuple[TableRef, str]]]:
+        """The Iceberg sources of ``statement``, planned and attached to ``duck``, and the
+        relations of the Python objects it reads (:mod:`iceduck.python_sources`); ``skip``
+        is the table a DuckDB write statement writes, never read as a source."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
-        sources = [
-            s
-            for ref in table_refs(
-                statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
-            )
-            if (s := self._source(ref, loaded)) is not None
-        ]
+        sources: list[_Source] = []
+        python: list[tuple[TableRef, str]] = []
+        for ref in table_refs(
+            statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
+        ):
+            if ref.node is skip:
+                continue
+            relation = objects.registered(ref) if objects is not None else None
+            source = self._source(ref, loaded) if relation is None else None
+            if source is not None:
+                sources.append(source)
+            elif relation is not None or (
+                objects is not None
+                and not self.session_objects.is_table(".".join(ref.parts))  # a table outranks a variable
+                and (relation := objects.variable(ref))
+            ):
+                python.append((ref, relation))
         data = [s for s in sources if s.metadata_table is None]
         filters: dict[int, BooleanExpression]
         if statement.kind == "DESCRIBE":
@@ -464,7 +567,7 @@ class Session:
                 )
                 source.relation = f"({scan})"
             planned[key] = source
-        return sources
+        return sources, python
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what
@@ -495,6 +598,8 @@ class Session:
             direct = load_table_from_path(ref.path, self.metadata_files)
             return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
         bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
+        if bare and self.session_objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
+            return None
         name = None
         if not bare or self.namespace:
             exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
@@ -581,6 +686,18 @@ class Session:
             columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
         queries.select_lists(duck, columns)
         return Result(StatementRows(duck), sql)
+
+    def _show_table(self, duck: Duck, text: str, statement: ShowTable) -> Result:
+        """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
+        name = resolve_table_name(self.catalog, statement.name, self.namespace)
+        if name is None:
+            raise NotFoundError(not_found_message(self.catalog, statement.name, self.namespace))
+        if name != ResolvedName(name.identifier):
+            raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
+        metadata = self.catalog.load_table(name.identifier).metadata
+        columns = show_table_columns(statement, self.catalog.name, name.identifier, metadata)
+        queries.select_lists(duck, columns)
+        return Result(StatementRows(duck), text)
 
     def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
         if what == "NAMESPACES":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from iceduck.engine.file_errors import io_error, statement_file_error
+from iceduck.engine.rewritten_messages import user_terms
 from iceduck.errors import IceduckError, NotFoundError, UnsupportedError, UserError
 
 if TYPE_CHECKING:
@@ -108,4 +109,4 @@ def _user_names(message: str, views: dict[str, str], rewritten: bool) -> str:
     head, _, _ = message.partition("\n\nLINE ")
     for view, shown in views.items():
         head = re.sub(rf'"{re.escape(view)}"(?: AS "[^"]*")?', shown, head)
-    return head
+    return user_terms(head) if rewritten else head

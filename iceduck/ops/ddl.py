@@ -38,6 +38,7 @@ from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundErro
 from iceduck.ops.changes import partition_terms, sort_terms
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
+from iceduck.ops.rows import params_for
 from iceduck.ops.snapshot_commit import WrittenFiles, file_target
 from iceduck.ops.table_schema import (
     column_field,
@@ -164,8 +165,14 @@ def create_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
     return _create_table(ctx, stmt, identifier)
 
 
-def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
-    """Resolve the statement's columns (or query), partitioning, order and properties."""
+def _definition(
+    ctx: OpContext, stmt: CreateTable, base_version: int = tp.DEFAULT_FORMAT_VERSION
+) -> _Definition:
+    """Resolve the statement's columns (or query), partitioning, order and properties;
+    ``base_version`` is the format version the table gets unless the statement sets one
+    (a query's types are coerced for it: ``timestamp_ns`` needs version 3)."""
+    version = stmt.properties.get(tp.FORMAT_VERSION)
+    requested = parse_format_version(version) if version is not None else None
     query_sql = None
     if stmt.as_query is not None:
         if stmt.columns:
@@ -173,13 +180,12 @@ def _definition(ctx: OpContext, stmt: CreateTable) -> _Definition:
                 "CREATE TABLE ... AS SELECT takes its columns from the query: drop the column list"
             )
         query_sql = ctx.prepare_query(stmt.as_query)
-        fields = query_columns(ctx.duck, query_sql, ctx.params)
+        params = params_for(query_sql, ctx.params)
+        fields = query_columns(ctx.duck, query_sql, params, requested or base_version)
     else:
         if not stmt.columns:
             raise UserError(f"CREATE TABLE {'.'.join(stmt.name)} needs at least one column")
         fields = [column_field(c, i) for i, c in enumerate(stmt.columns, 1)]
-    version = stmt.properties.get(tp.FORMAT_VERSION)
-    requested = parse_format_version(version) if version is not None else None
     schema = fresh_schema(fields)  # types and defaults vs the format version: the builder checks
     spec = spec_from_terms(schema, partition_terms(stmt.partition_by))
     order = (
@@ -228,7 +234,12 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         return OpResult(message=f"created table {identifier}")
     with WrittenFiles() as written:
         files = written.add(
-            write_data_files(ctx.duck, definition.query_sql, file_target(metadata), params=ctx.params)
+            write_data_files(
+                ctx.duck,
+                definition.query_sql,
+                file_target(metadata),
+                params=params_for(definition.query_sql, ctx.params),
+            )
         )
         pending = _with_rows(ctx, metadata, files, Operation.APPEND)
         written.paths.extend(pending.written)
@@ -257,7 +268,7 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
         raise UserError(f"cannot replace {'.'.join(stmt.name)}: a branch is not a table")
     loaded = target.table
     identifier = target.identifier
-    definition = _definition(ctx, stmt)
+    definition = _definition(ctx, stmt, loaded.metadata.format_version)
     _check_locations(stmt)
     location = _location(ctx, stmt, identifier) if stmt.location is not None else None
 
@@ -281,7 +292,12 @@ def _replace_table(ctx: OpContext, stmt: CreateTable) -> OpResult:
 
     with WrittenFiles() as written:
         files = written.add(
-            write_data_files(ctx.duck, definition.query_sql, file_target(first), params=ctx.params)
+            write_data_files(
+                ctx.duck,
+                definition.query_sql,
+                file_target(first),
+                params=params_for(definition.query_sql, ctx.params),
+            )
         )
 
         def attempt(base: LoadedTable) -> PendingCommit:

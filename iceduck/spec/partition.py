@@ -11,8 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote_plus
 
+from iceduck.errors import UnsupportedError
 from iceduck.spec.schema import Schema
-from iceduck.spec.transforms import Transform, UnknownTransform
+from iceduck.spec.transforms import (
+    BucketTransform,
+    DayTransform,
+    HourTransform,
+    IdentityTransform,
+    MonthTransform,
+    Transform,
+    TruncateTransform,
+    UnknownTransform,
+    VoidTransform,
+    YearTransform,
+)
 from iceduck.spec.types import IcebergType, NestedField, StructType, UnknownType
 
 #: "In v1, partition field IDs were not tracked, but were assigned sequentially starting
@@ -107,3 +119,28 @@ def partition_path_segments(spec: PartitionSpec, schema: Schema, partition: tupl
         f"{escape_path_segment(pf.name)}={escape_path_segment(pf.transform.to_human_string(t.field_type, v))}"
         for pf, t, v in zip(spec.fields, types, partition, strict=True)
     ]
+
+
+_TIME_SUFFIX: dict[type[Transform], str] = {
+    YearTransform: "year",
+    MonthTransform: "month",
+    DayTransform: "day",
+    HourTransform: "hour",
+}
+
+
+def partition_name(source_name: str, transform: Transform, *, with_parameter: bool) -> str:
+    """The default name of a partition field (Java ``PartitionSpec.Builder`` when
+    ``with_parameter`` is false, ``PartitionNameGenerator`` of ALTER when true)."""
+    if isinstance(transform, IdentityTransform):
+        return source_name
+    if isinstance(transform, BucketTransform):
+        return f"{source_name}_bucket" + (f"_{transform.num_buckets}" if with_parameter else "")
+    if isinstance(transform, TruncateTransform):
+        return f"{source_name}_trunc" + (f"_{transform.width}" if with_parameter else "")
+    if isinstance(transform, VoidTransform):
+        return f"{source_name}_null"
+    suffix = _TIME_SUFFIX.get(type(transform))
+    if suffix is None:
+        raise UnsupportedError(f"cannot partition by unknown transform {transform}")
+    return f"{source_name}_{suffix}"

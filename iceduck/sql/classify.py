@@ -9,12 +9,17 @@ the text, so each statement is parsed by exactly one parser:
   reads never loads it), giving a :mod:`iceduck.sql.statements` object;
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
+  ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
 * ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
   namespace, as in Spark and DuckDB);
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
   :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
   (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
   other kinds are refused by name (``SET is not supported yet``).
+
+The statements on a session's own objects (``CREATE TEMP TABLE``, ``CREATE VIEW``, ``SET``,
+``COPY``...) are picked out before this, by :mod:`iceduck.sql.session_objects`; the
+refusals here are for a text that reaches :func:`classify` directly.
 
 A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is
 read by :func:`parse_query`, which accepts queries only.
@@ -36,6 +41,7 @@ from iceduck.sql.parse import (
     require_supported,
     tokenize,
 )
+from iceduck.sql.show import ShowTable, parse_show_table
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.syntax import unknown_statement
 
@@ -65,7 +71,7 @@ class Use:
 
 
 #: what a statement the session runs is
-Classified = Statement | Show | Use | WriteStatement
+Classified = Statement | Show | ShowTable | Use | WriteStatement
 
 
 def classify(text: str) -> Classified:
@@ -120,13 +126,14 @@ _SHOW = re.compile(
 )
 
 
-def parse_show(sql: str) -> Show | None:
+def parse_show(sql: str) -> Show | ShowTable | None:
     """``SHOW TABLES [IN ns]`` -> ``Show("TABLES", ns)``; ``SHOW NAMESPACES [IN ns]`` (also
-    ``SCHEMAS``/``DATABASES``) -> ``Show("NAMESPACES", ns)``; None for any other statement
-    (which sqlglot then reads, and the session refuses by name)."""
+    ``SCHEMAS``/``DATABASES``) -> ``Show("NAMESPACES", ns)``; ``SHOW CREATE TABLE`` and
+    ``SHOW TBLPROPERTIES`` -> a :class:`~iceduck.sql.show.ShowTable`; None for any other
+    statement (which sqlglot then reads, and the session refuses by name)."""
     m = _SHOW.fullmatch(sql)
     if m is None:
-        return None
+        return parse_show_table(sql)
     what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
     if m["name"] is None:
         return Show(what)

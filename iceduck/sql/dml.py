@@ -10,7 +10,7 @@ Grammar (Spark's and DuckDB's spellings)::
         [BY NAME | BY POSITION] <query | VALUES ...>
     DELETE FROM t [[AS] a] [WHERE cond]             TRUNCATE [TABLE] t
     UPDATE t [[AS] a] SET path = expr, ... [FROM relations] [WHERE cond]
-    MERGE INTO t [[AS] a] USING <name | (query)> [[AS] s] ON cond
+    MERGE INTO t [[AS] a] USING <name | function(args) | (query)> [[AS] s [(cols)]] ON cond
         WHEN MATCHED [AND cond] THEN UPDATE SET * | UPDATE SET path = expr, ... | DELETE
         WHEN NOT MATCHED [BY TARGET] [AND cond] THEN INSERT * | INSERT (cols) VALUES (exprs)
         WHEN NOT MATCHED BY SOURCE [AND cond] THEN UPDATE SET path = expr, ... | DELETE
@@ -35,6 +35,7 @@ from sqlglot.tokens import TokenType
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.sql.condition import Condition
 from iceduck.sql.ddl_tokens import Cursor
+from iceduck.sql.rewrite import quote_identifier
 from iceduck.sql.statements import (
     ColumnPath,
     Delete,
@@ -209,9 +210,15 @@ def merge(c: Cursor) -> Merge:
     else:
         start = c.i
         c.name("the source table")
-        _time_travel(c)
+        if c.at_type(TokenType.L_PAREN):  # a table function: read_parquet('f'), range(3)
+            _arguments(c)
+        else:
+            _time_travel(c)
         source = c.span(start, c.i)
     source_alias = _alias(c)
+    if source_alias is not None and c.at_type(TokenType.L_PAREN):  # s(id, v) names the columns
+        columns = ", ".join(quote_identifier(n) for n in _column_list(c))
+        source = f"{source} AS {quote_identifier(source_alias)}({columns})"
     c.expect("ON")
     on = Condition(c.expression("the ON condition", frozenset({"WHEN"})))
     clauses: list[MergeClause] = []
@@ -253,6 +260,14 @@ def check_unconditional_last(clauses: Sequence[MergeClause]) -> None:
                 f"its condition (a WHEN {shown} clause without AND takes every such row, so the "
                 "clauses after it could never apply)"
             )
+
+
+def _arguments(c: Cursor) -> None:
+    """Skip a table function's ``( ... )`` (possibly empty)."""
+    c.expect_type(TokenType.L_PAREN, "(")
+    if not c.accept_type(TokenType.R_PAREN):
+        c.expression("the function's arguments")
+        c.expect_type(TokenType.R_PAREN, ") after the function's arguments")
 
 
 def _time_travel(c: Cursor) -> None:

@@ -52,3 +52,16 @@ def parameters_used(sql: str, params: Any) -> Any:
         return {k: v for k, v in params.items() if k in used}
     values = list(params)
     return {n: values[int(n) - 1] for n in used if n.isdigit() and 0 < int(n) <= len(values)}
+
+
+def parameters_left(statement_text: str, rewritten: str, params: Any) -> Any:
+    """The parameters DuckDB takes for ``rewritten``, the text iceduck made of the
+    statement: all of them while it uses every parameter the statement used (so DuckDB
+    still refuses a wrong count), else only those it uses -- a time-travel clause
+    (``VERSION AS OF ?``) is resolved by iceduck and leaves the text with its parameter."""
+    if not params:
+        return params
+    left = parameter_names(rewritten)
+    if left >= parameter_names(statement_text):
+        return params
+    return parameters_used(rewritten, params)

@@ -202,7 +202,7 @@ def normalise(text: str) -> str:
     """Rewrite the syntax sqlglot or DuckDB would misread, keeping everything else verbatim.
 
     * ``FOR SYSTEM_VERSION AS OF`` -> ``FOR VERSION AS OF`` (Spark accepts both);
-    * each positional ``?`` -> ``$n`` (see the module docstring).
+    * each positional ``?`` -> ``$n`` (see the module docstring), also in ``?::INT``.
     """
     return _normalise(text, tokenize(text))
 
@@ -214,6 +214,9 @@ def _normalise(text: str, tokens: list[Token]) -> str:
         if token.token_type is TokenType.PLACEHOLDER and token.text == "?":
             counter += 1
             edits.append((token.start, token.end + 1, f"${counter}"))
+        elif token.token_type is TokenType.QDCOLON:  # ``?::INT``: sqlglot reads ``?::`` as one token
+            counter += 1
+            edits.append((token.start, token.end + 1, f"${counter}::"))
         elif (
             token.text.upper() == "SYSTEM_VERSION"
             and i > 0

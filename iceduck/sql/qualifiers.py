@@ -118,7 +118,7 @@ def query_edits(
     resolved to (``orders`` read in the current namespace ``db`` is also ``db.orders``)."""
     resolved = identifiers or {}
     targets = [
-        (table_qualifiers(catalog, resolved.get(id(ref.node), ()), ref.parts), ref.parts[-1])
+        (table_qualifiers(catalog, resolved.get(id(ref.node), ()), ref.parts), ref.parts[-1], _scope(ref))
         for ref in refs
         if ref.parts and not ref.alias and isinstance(ref.node.parent, exp.From | exp.Join)
     ]
@@ -126,12 +126,27 @@ def query_edits(
         return []
     edits: list[Edit] = []
     for column in tree.find_all(exp.Column):
-        for names, alias in targets:
+        for names, alias, scope in targets:
             span = _qualifier_span(column.parts, names)
-            if span is not None:
+            if span is not None and _inside(column, scope):
                 edits.append((span, quote_identifier(alias)))
                 break
     return edits
+
+
+def _scope(ref: TableRef) -> exp.Expr | None:
+    """The SELECT whose FROM reads ``ref``: its columns and its subqueries' see the table
+    by name; a column outside it (``SELECT db.t.k FROM (SELECT * FROM db.t)``) does not."""
+    return ref.node.find_ancestor(exp.Select)
+
+
+def _inside(node: exp.Expr, scope: exp.Expr | None) -> bool:
+    parent: exp.Expr | None = node
+    while parent is not None:
+        if parent is scope:
+            return True
+        parent = parent.parent
+    return scope is None
 
 
 def _qualifier_span(parts: Sequence[exp.Expr], names: Sequence[Name]) -> tuple[int, int] | None:

@@ -291,16 +291,36 @@ def time_travel(
             return TimeTravel(version=value.value)
         if value is not None and value.kind is Kind.STRING:
             return TimeTravel(version=value.value)
-        raise UserError("VERSION AS OF takes a snapshot id or the name of a branch or tag")
+        raise UserError(
+            "VERSION AS OF takes a snapshot id or the name of a branch or tag"
+            + _parameter_given(version.expression, params)
+        )
     if what in ("TIMESTAMP", "SYSTEM_TIME"):
         millis = _timestamp_ms(value, timezone)
         if millis is None and value is None and evaluate is not None:
             millis = evaluate()
         if millis is None:
-            shown = version.expression.sql(dialect=DIALECT)
-            raise UserError(f"TIMESTAMP AS OF takes a constant timestamp, got {shown}")
+            given = _parameter_given(version.expression, params)
+            shown = given or f", got {version.expression.sql(dialect=DIALECT)}"
+            raise UserError(f"TIMESTAMP AS OF takes a constant timestamp{shown}")
         return TimeTravel(timestamp_ms=millis)
     raise UnsupportedError(f"{what} AS OF is not supported: use VERSION AS OF or TIMESTAMP AS OF")
+
+
+def _parameter_given(node: exp.Expr, params: object) -> str:
+    """What a time-travel parameter was bound to, for a refusal's message ("" when the
+    value is no parameter)."""
+    if not isinstance(node, exp.Placeholder) or not node.name:
+        return ""
+    name = node.name
+    values: dict[str, object] = {}
+    if isinstance(params, dict):
+        values = {str(k): v for k, v in params.items()}
+    elif isinstance(params, list | tuple):
+        values = {str(n): v for n, v in enumerate(params, 1)}
+    if name not in values:
+        return f", but parameter ${name} has no value"
+    return f", got parameter ${name} = {values[name]!r}"
 
 
 def _timestamp_ms(value: SqlLiteral | None, timezone: str) -> int | None:

@@ -31,48 +31,18 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from iceduck.errors import NotFoundError, UnsupportedError, ValidationError
-from iceduck.spec.partition import PARTITION_DATA_ID_START, PartitionField, PartitionSpec
+from iceduck.spec.partition import PARTITION_DATA_ID_START, PartitionField, PartitionSpec, partition_name
 from iceduck.spec.schema import Schema
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.spec.transforms import (
-    BucketTransform,
-    DayTransform,
-    HourTransform,
     IdentityTransform,
-    MonthTransform,
     TimeTransform,
     Transform,
-    TruncateTransform,
     VoidTransform,
-    YearTransform,
 )
 from iceduck.spec.types import PrimitiveType
 from iceduck.txn import schema_tree as tree
 from iceduck.txn.changes import AddPartitionField, PartitionTerm, RemovePartitionField, SpecChange
-
-_TIME_SUFFIX: dict[type[Transform], str] = {
-    YearTransform: "year",
-    MonthTransform: "month",
-    DayTransform: "day",
-    HourTransform: "hour",
-}
-
-
-def partition_name(source_name: str, transform: Transform, *, with_parameter: bool) -> str:
-    """The default name of a partition field (Java ``PartitionSpec.Builder`` when
-    ``with_parameter`` is false, ``PartitionNameGenerator`` of ALTER when true)."""
-    if isinstance(transform, IdentityTransform):
-        return source_name
-    if isinstance(transform, BucketTransform):
-        return f"{source_name}_bucket" + (f"_{transform.num_buckets}" if with_parameter else "")
-    if isinstance(transform, TruncateTransform):
-        return f"{source_name}_trunc" + (f"_{transform.width}" if with_parameter else "")
-    if isinstance(transform, VoidTransform):
-        return f"{source_name}_null"
-    suffix = _TIME_SUFFIX.get(type(transform))
-    if suffix is None:
-        raise UnsupportedError(f"cannot partition by unknown transform {transform}")
-    return f"{source_name}_{suffix}"
 
 
 def bind_term(schema: Schema, transform: Transform, path: tuple[str, ...], what: str) -> tuple[int, str]:

@@ -63,6 +63,9 @@ def test_dataframes(tmp_path: Path) -> None:
     assert "pl.DataFrame(cursor): (3, 3)" in out
     assert "batches: [100, 100, 100]" in out
     assert "pd.read_sql: 300" in out and "pl.read_database: 300" in out
+    frames_in = "[('east', 100, 70), ('north', 101, 90), ('south', 100, 80), ('west', 1, 1)]"
+    assert f"joined with a registered polars frame: {frames_in}" in out
+    assert "from ?: (2,)" in out
 
 
 @pytest.mark.spark

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import duckdb
 import pytest
 
 from iceduck.errors import UserError, ValidationError
@@ -103,4 +106,32 @@ def test_merge_type_error_names_the_column(pair: Pair) -> None:
         pair.ice.execute(
             f"MERGE INTO {t} t USING ns.src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.data"
         )
+    pair.check(t)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "read_parquet('{dir}/src.parquet') s",
+        "read_parquet('{dir}/src.parquet') AS s",
+        "read_csv('{dir}/src.csv') AS s",
+        "(VALUES (1, 'm1'), (3, 'del'), (500, 'new')) AS s(id, data)",
+        "(SELECT i::INT AS id, 'r' || i AS data FROM range(0, 600, 100) r(i)) s",
+        "range(3) AS s(id)",
+    ],
+)
+def test_merge_using_table_functions_and_values(pair: Pair, tmp_path: Path, source: str) -> None:
+    t = create_events(pair, 2, "merge-on-read", False)
+    duckdb.sql(
+        "COPY (SELECT * FROM (VALUES (1, 'm1'), (3, 'del'), (500, 'new')) v(id, data)) "
+        f"TO '{tmp_path}/src.parquet'"
+    )
+    (tmp_path / "src.csv").write_text("id,data\n1,m1\n3,del\n500,new\n")
+    data = "s.data" if "range(3)" not in source else "'q'"
+    pair.run(
+        f"MERGE INTO {t} t USING {source.format(dir=tmp_path)} ON t.id = s.id "
+        f"WHEN MATCHED AND {data} = 'del' THEN DELETE "
+        f"WHEN MATCHED THEN UPDATE SET data = {data} "
+        f"WHEN NOT MATCHED THEN INSERT (id, data) VALUES (s.id, {data})"
+    )
     pair.check(t)

@@ -266,6 +266,27 @@ def test_merge_source_with_time_travel() -> None:
 
 
 @pytest.mark.parametrize(
+    ("using", "source", "alias"),
+    [
+        ("read_parquet('f', hive_partitioning = 1) s", "read_parquet('f', hive_partitioning = 1)", "s"),
+        ("main.read_csv('f.csv') AS s", "main.read_csv('f.csv')", "s"),
+        ("duckdb_tables() d", "duckdb_tables()", "d"),
+        ("range(3) r(id)", 'range(3) AS "r"("id")', "r"),
+        ("(VALUES (1, 'a')) AS v(id, x)", '(VALUES (1, \'a\')) AS "v"("id", "x")', "v"),
+    ],
+)
+def test_merge_source_table_function_and_column_aliases(using: str, source: str, alias: str) -> None:
+    statement = parse_write(f"MERGE INTO db.t USING {using} ON t.id = {alias}.id WHEN MATCHED THEN DELETE")
+    assert isinstance(statement, Merge)
+    assert (statement.source, statement.source_alias) == (source, alias)
+
+
+def test_merge_source_function_needs_closed_arguments() -> None:
+    with pytest.raises(UserError, match=r"\) after the function's arguments"):
+        parse_write("MERGE INTO db.t USING read_parquet('f' ON t.id = s.id WHEN MATCHED THEN DELETE")
+
+
+@pytest.mark.parametrize(
     ("sql", "message"),
     [
         ("WITH c AS (SELECT 1) INSERT INTO db.t SELECT * FROM c", "WITH before INSERT"),

@@ -27,6 +27,11 @@ def test_qmark_placeholders_are_numbered_in_text_order() -> None:
     assert text == "SELECT $1 FROM t WHERE a = $2 AND b = '?'"
 
 
+def test_a_placeholder_cast_with_double_colons_is_numbered() -> None:
+    # sqlglot reads ``?::`` as one token: DuckDB's cast of a parameter still gets its number
+    assert normalise("SELECT ?::INT, ? :: INT, '?::'") == "SELECT $1::INT, $2 :: INT, '?::'"
+
+
 def test_mixing_placeholder_styles_is_refused() -> None:
     with pytest.raises(UserError, match="cannot mix"):
         normalise("SELECT ? + $1")
