@@ -221,13 +221,16 @@ def run_section(
         )
         if value["rows"] != expected:
             sec.mismatches.append(f"stream: {LABELS[key]} read {value['rows']} rows, DuckDB {expected}")
-    for form, what in (("reader", "fetch_record_batch"), ("table", "fetch_arrow_table")):
+    for form, what in (
+        ("reader", "fetch_record_batch: time to the first batch"),
+        ("table", "fetch_arrow_table: time"),
+    ):
         ice, duck = got[("iceduck", form)], got[("duckdb", form)]
         if "error" in ice or "error" in duck:
             continue
         sec.measures.append(
             Measure(
-                f"SELECT * of lineitem SF{sf:g} via {what}: time to first batch",
+                f"SELECT * of lineitem SF{sf:g} via {what}",
                 ice["first_ms"],
                 duck["first_ms"],
                 "n/a",

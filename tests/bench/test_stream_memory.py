@@ -40,8 +40,8 @@ def test_every_form_reads_every_row(stream_memory: Any, tmp_path: Path) -> None:
         assert figure["peak_mb"] >= figure["start_mb"] > 0
         assert 0 < figure["first_ms"] <= figure["total_ms"]
     assert [m.name for m in sec.measures] == [
-        "SELECT * of lineitem SF0.01 via fetch_record_batch: time to first batch",
-        "SELECT * of lineitem SF0.01 via fetch_arrow_table: time to first batch",
+        "SELECT * of lineitem SF0.01 via fetch_record_batch: time to the first batch",
+        "SELECT * of lineitem SF0.01 via fetch_arrow_table: time",
     ]
     # cached: a second build reuses the table
     assert stream_memory.build(0.01, tmp_path / "wh", source)[0] == tmp_path / "wh"
