@@ -349,7 +349,7 @@ class Session:
         routed = own.route(text)
         if routed is not None:  # on a temporary table, a view, a macro, a setting
             resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
-            result = own.run(duck, text, routed, params, resolve)
+            result = own.run(duck, text, routed, params, resolve, lambda: self._working(duck))
             if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
                 self.timezone = engine.time_zone(duck)
             if result.written is not None:

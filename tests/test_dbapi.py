@@ -236,9 +236,21 @@ def test_closing_an_unread_result(con: Connection) -> None:
     assert con.execute("SELECT count(*) FROM db.t").fetchone() == (0,)
 
 
-@pytest.mark.parametrize("form", ["fetchall", "fetch_arrow_table", "fetch_record_batch"])
-def test_interrupt_stops_a_running_fetch(con: Connection, form: str) -> None:
-    cur = con.execute("SELECT sum(a.i * b.i) FROM range(100000000) a(i), range(1000) b(i)")  # minutes
+#: minutes of work, bound at once and run at the first fetch
+SLOW = "SELECT a.i * b.i AS x FROM range(100000000) a(i), range(1000) b(i)"
+
+
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [
+        (f"SELECT sum(x) FROM ({SLOW})", "fetchall"),
+        (f"SELECT sum(x) FROM ({SLOW})", "fetch_arrow_table"),
+        (f"SELECT sum(x) FROM ({SLOW})", "fetch_record_batch"),
+        (f"SUMMARIZE {SLOW}", "fetchall"),  # a session statement answering rows
+    ],
+)
+def test_interrupt_stops_a_running_fetch(con: Connection, query: str, form: str) -> None:
+    cur = con.execute(query)
     outcome: list[BaseException | object] = []
 
     def read() -> None:
