@@ -17,15 +17,16 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    session's views are expanded into the query's text (re-planned at each use).
 3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
    tables, with their time travel and their span in the text.
-4. :meth:`Session._source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
+4. :func:`iceduck.sources.resolve_source` resolves each one: :func:`iceduck.resolution.resolve_table_name`
    asks the catalog which reading of the dotted name exists (table, metadata table,
    ``branch_``/``tag_``; a one-part name in the current namespace, set by ``USE``),
    :meth:`Catalog.load_table` loads the metadata, and
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
    name may instead read a DataFrame or Arrow object (registered, or a variable of the
    calling code), registered on the cursor (:mod:`iceduck.python_sources`).
-5. :func:`iceduck.sql.predicates.pushdown` turns the WHERE/ON clauses into an Iceberg
-   row filter per table reference (only what is provably implied; the query keeps its WHERE).
+5. :func:`iceduck.sources.plan_sources` plans them: :func:`iceduck.sql.predicates.pushdown`
+   turns the WHERE/ON clauses into an Iceberg row filter per table reference (only what is
+   provably implied; the query keeps its WHERE).
 6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
    session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
    and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
@@ -40,7 +41,7 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    (:class:`~iceduck.engine.results.StatementRows`), which runs the query at the first
    fetch, as rows or as an Arrow stream. ``EXPLAIN`` instead returns
    :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan, and
-   ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.sql.describe`).
+   ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.answers`).
 
 Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
 
@@ -71,20 +72,17 @@ import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from iceduck import answers
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
-from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.errors import duckdb_call, translate_duckdb_error
 from iceduck.engine.layout import LayoutCache
-from iceduck.engine.projection import METADATA_COLUMNS
-from iceduck.engine.read import attach_scan, register_scan
 from iceduck.engine.results import StatementRows
 from iceduck.errors import (
     NotFoundError,
@@ -96,42 +94,27 @@ from iceduck.ops.context import OpContext, OpResult
 from iceduck.python_scope import PythonScope, Registry, is_table_like
 from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
-    all_namespaces,
     missing_relation,
     new_identifier,
-    not_found_message,
-    resolve_table_name,
     resolve_target,
     use_namespace,
-    written_namespace,
 )
 from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.scan.metadata_tables import metadata_table
-from iceduck.scan.planner import plan_scan
-from iceduck.scan.snapshots import ScanTarget, resolve
-from iceduck.scan.tasks import ScanPlan
 from iceduck.session_objects import SessionObjects
-from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
-from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import RefType
+from iceduck.sources import Lookup, Planning, Source, plan_sources, resolve_source
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
-from iceduck.sql.columns import names_used
-from iceduck.sql.describe import describe_columns, described_table, plain_columns
-from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.describe import described_table
 from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
-from iceduck.sql.predicates import pushdown
 from iceduck.sql.qualifiers import query_edits
 from iceduck.sql.references import (
-    ResolvedName,
     TableRef,
-    metadata_columns_named,
     table_refs,
 )
-from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.rewrite import rewrite
 from iceduck.sql.session_objects import Setting, WrittenTable
-from iceduck.sql.show import ShowTable, show_table_columns
+from iceduck.sql.show import ShowTable
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 
@@ -142,8 +125,6 @@ if TYPE_CHECKING:
 _Parsed = TypeVar("_Parsed")
 #: how many parsed statements a session keeps (by text)
 PARSED_STATEMENTS = 256
-#: DuckDB's own schemas and catalogs: dotted names under them are DuckDB's, not Iceberg's
-DUCKDB_SCHEMAS = frozenset({"information_schema", "pg_catalog", "main", "temp", "system", "memory"})
 
 
 def open_catalog(warehouse: str | Path, name: str, kind: str = "sql", read_only: bool = False) -> Catalog:
@@ -157,28 +138,6 @@ def open_catalog(warehouse: str | Path, name: str, kind: str = "sql", read_only:
 
         return HadoopCatalog(warehouse, name)
     raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
-
-
-@dataclass
-class _Source:
-    """One Iceberg table reference of a statement, resolved."""
-
-    ref: TableRef
-    loaded: LoadedTable
-    display: str
-    target: ScanTarget
-    selector: str
-    metadata_table: str | None = None
-    #: a time-travel selector was given (metadata tables then show that snapshot)
-    time_travel: bool = False
-    #: name prefix of the DuckDB objects of this source (the view name for DESCRIBE)
-    view: str = ""
-    #: the SQL relation that replaces the reference
-    relation: str = ""
-    plan: ScanPlan | None = None
-    rows: int | None = None
-    #: a metadata table's columns: (name, required)
-    required: tuple[tuple[str, bool], ...] = ()
 
 
 class Session:
@@ -361,9 +320,9 @@ class Session:
             if expanded != text:
                 statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
-            return self._show(duck, text, statement.what, statement.namespace)
+            return answers.show(duck, text, statement.what, statement.namespace, self.lookup())
         if isinstance(statement, ShowTable):
-            return self._show_table(duck, text, statement)
+            return answers.show_table(duck, text, statement, self.lookup())
         if isinstance(statement, Use):
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
@@ -376,14 +335,11 @@ class Session:
         sql = self._rewrite(statement, sources, python)
         if any(s.ref.time_travel is not None for s in sources):
             params = parameters_left(statement.text, sql, params)
-        scans = [
-            ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None
-        ]
         try:
             if described_table(statement) is not None and len(sources) == 1:
-                return self._describe_table(duck, sql, sources[0])
+                return answers.describe_table(duck, sql, sources[0])
             if statement.explain:
-                return self._explain(duck, statement, sql, params, sources, scans)
+                return answers.explain(duck, statement, sql, params, sources)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
             views = {**objects.written, **{s.view: s.ref.display for s in sources}}
@@ -391,7 +347,7 @@ class Session:
             if translated is None:
                 raise
             raise translated from e
-        return Result(rows, sql, scans)
+        return Result(rows, sql, answers.scans_of(sources))
 
     @contextmanager
     def _working(self, duck: Duck) -> Iterator[None]:
@@ -460,7 +416,7 @@ class Session:
         return self._rewrite(statement, sources, python), names
 
     def _rewrite(
-        self, statement: Statement, sources: list[_Source], python: Sequence[tuple[TableRef, str]] = ()
+        self, statement: Statement, sources: list[Source], python: Sequence[tuple[TableRef, str]] = ()
     ) -> str:
         """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
         qualified by an unaliased table's full name pointed at its alias."""
@@ -493,12 +449,14 @@ class Session:
         duck: Duck,
         objects: StatementObjects | None = None,
         skip: WrittenTable | None = None,
-    ) -> tuple[list[_Source], list[tuple[TableRef, str]]]:
-        """The Iceberg sources of ``statement``, planned and attached to ``duck``, and the
-        relations of the Python objects it reads (:mod:`iceduck.python_sources`); ``skip``
-        is the table a DuckDB write statement writes, never read as a source."""
+    ) -> tuple[list[Source], list[tuple[TableRef, str]]]:
+        """The Iceberg sources of ``statement``, planned and attached to ``duck``
+        (:mod:`iceduck.sources`), and the relations of the Python objects it reads
+        (:mod:`iceduck.python_sources`); ``skip`` is the table a DuckDB write statement
+        writes, never read as a source."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
-        sources: list[_Source] = []
+        lookup = self.lookup()
+        sources: list[Source] = []
         python: list[tuple[TableRef, str]] = []
         for ref in table_refs(
             statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
@@ -506,7 +464,8 @@ class Session:
             if ref.node is skip:
                 continue
             relation = objects.registered(ref) if objects is not None else None
-            source = self._source(ref, loaded) if relation is None else None
+            temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
+            source = None if relation is not None or temporary else resolve_source(ref, loaded, lookup)
             if source is not None:
                 sources.append(source)
             elif relation is not None or (
@@ -515,59 +474,13 @@ class Session:
                 and (relation := objects.variable(ref))
             ):
                 python.append((ref, relation))
-        data = [s for s in sources if s.metadata_table is None]
-        filters: dict[int, BooleanExpression]
-        if statement.kind == "DESCRIBE":
-            filters = {id(s.ref.node): AlwaysFalse() for s in data}  # no rows needed: read no manifest
-        else:
-            filters = pushdown(
-                statement.tree, {id(s.ref.node): s.target.schema for s in data}, params, self.timezone
-            )
-        named = metadata_columns_named(statement) if data else frozenset()
-        used = names_used(statement.tree) if data and statement.kind != "DESCRIBE" else None
-        planned: dict[tuple[Any, ...], _Source] = {}
-        for source in sources:
-            if source.metadata_table is not None:
-                self._register_metadata_table(duck, source)
-                continue
-            row_filter = filters[id(source.ref.node)]
-            field_ids = _scan_columns(source.target.schema, named, used)
-            key = (
-                source.loaded.metadata_location,
-                source.target.snapshot_id,
-                source.target.schema,
-                row_filter,
-                field_ids,
-            )
-            same = planned.get(key)
-            if same is not None:  # the same scan twice in one statement: planned and attached once
-                source.plan, source.view, source.relation = same.plan, same.view, same.relation
-                continue
-            source.plan = plan_scan(
-                source.loaded.metadata,
-                snapshot=source.target.snapshot,
-                schema=source.target.schema,
-                row_filter=row_filter,
-                case_sensitive=True,
-                cache=self.manifests,
-            )
-            source.view = self.unique_name()
-            if statement.kind == "DESCRIBE":  # DESCRIBE takes a name, not a subquery
-                register_scan(
-                    duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
-                )
-                source.relation = quote_identifier(source.view)
-                if described_table(statement) is None:  # a query: DuckDB infers NOT NULL from tables
-                    required = [f.name for f in source.target.schema.fields if f.required]
-                    source.view = self.unique_name("describe")
-                    source.relation = queries.empty_table(duck, source.view, source.relation, required)
-            else:
-                scan = attach_scan(
-                    duck, source.plan, source.view, field_ids, layouts=self.layouts, positions=self.positions
-                )
-                source.relation = f"({scan})"
-            planned[key] = source
+        planning = Planning(self.manifests, self.layouts, self.positions, self.timezone, self.unique_name)
+        plan_sources(statement, sources, params, duck, planning)
         return sources, python
+
+    def lookup(self) -> Lookup:
+        """Where this session resolves names now (the current namespace changes with USE)."""
+        return Lookup(self.catalog, self.namespace, self.metadata_files)
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what
@@ -575,167 +488,6 @@ class Session:
         with self._lock:
             n = next(self._names)
         return f"__iceduck_{kind}_{n}" if kind else f"__iceduck_{n}"
-
-    def _register_metadata_table(self, duck: Duck, source: _Source) -> None:
-        assert source.metadata_table is not None
-        snapshot_id = source.target.snapshot_id if source.time_travel else None
-        table = metadata_table(
-            source.metadata_table,
-            source.loaded.metadata,
-            source.loaded.metadata_location,
-            snapshot_id=snapshot_id,
-            reader=self.manifests,
-        )
-        source.view = self.unique_name()
-        source.rows = table.num_rows
-        source.required = tuple((f.name, not f.nullable) for f in table.schema)
-        queries.register_arrow(duck, source.view, table)
-        source.relation = quote_identifier(source.view)
-
-    def _source(self, ref: TableRef, loaded: dict[TableIdentifier, LoadedTable]) -> _Source | None:
-        """The resolved Iceberg source of ``ref``; None for a name that is DuckDB's own."""
-        if ref.path is not None:
-            direct = load_table_from_path(ref.path, self.metadata_files)
-            return self._target(ref, direct, ref.display, ResolvedName(direct.identifier))
-        bare = len(ref.parts) == 1  # a CTE's name never gets here (table_refs)
-        if bare and self.session_objects.is_table(ref.parts[0]):  # a temporary table shadows Iceberg's
-            return None
-        name = None
-        if not bare or self.namespace:
-            exists = lambda ident: self._exists(ident, loaded)  # noqa: E731
-            name = resolve_table_name(self.catalog, ref.parts, self.namespace, exists)
-        if name is None:
-            # DuckDB's own (pg_tables, main.t), or a name DuckDB reports missing (see run)
-            if (bare and ref.time_travel is None) or ref.parts[0].lower() in DUCKDB_SCHEMAS:
-                return None
-            raise NotFoundError(not_found_message(self.catalog, ref.parts, self.namespace))
-        table = loaded.get(name.identifier)
-        if table is None:
-            table = loaded[name.identifier] = self.catalog.load_table(name.identifier)
-        return self._target(ref, table, f"{self.catalog.name}.{name.identifier}", name)
-
-    def _exists(self, identifier: TableIdentifier, loaded: dict[TableIdentifier, LoadedTable]) -> bool:
-        return identifier in loaded or self.catalog.table_exists(identifier)
-
-    def _target(self, ref: TableRef, table: LoadedTable, display: str, name: ResolvedName) -> _Source:
-        travel = ref.time_travel
-        selectors = [s for s in (name.branch, name.tag, name.snapshot_id, name.timestamp_ms) if s is not None]
-        if travel is not None and selectors:
-            raise UserError(f"{ref.display}: cannot combine a branch, tag or snapshot suffix with {travel}")
-        metadata = table.metadata
-        kwargs: dict[str, Any] = {"table": display}
-        if travel is not None and travel.version is not None:
-            kwargs["version"], selector = travel.version, f"VERSION AS OF {travel.version!r}"
-        elif travel is not None:
-            kwargs["timestamp_ms"], selector = (
-                travel.timestamp_ms,
-                f"TIMESTAMP AS OF {travel.timestamp_ms} ms",
-            )
-        elif name.branch is not None:
-            kwargs.update(ref=name.branch, expect=RefType.BRANCH)
-            selector = f"branch {name.branch}"
-        elif name.tag is not None:
-            kwargs.update(ref=name.tag, expect=RefType.TAG)
-            selector = f"tag {name.tag}"
-        elif name.snapshot_id is not None:
-            kwargs["snapshot_id"], selector = name.snapshot_id, f"snapshot_id_{name.snapshot_id}"
-        elif name.timestamp_ms is not None:
-            kwargs["timestamp_ms"], selector = name.timestamp_ms, f"at_timestamp_{name.timestamp_ms}"
-        else:
-            selector = "current snapshot of main"
-        target = resolve(metadata, **kwargs)
-        chosen = travel is not None or bool(selectors)
-        return _Source(ref, table, display, target, selector, name.metadata_table, chosen)
-
-    # -- EXPLAIN, SHOW ---------------------------------------------------------------------------
-
-    def _explain(
-        self,
-        duck: Duck,
-        statement: Statement,
-        sql: str,
-        params: Any,
-        sources: list[_Source],
-        scans: list[ScanExplanation],
-    ) -> Result:
-        lines: list[str] = []
-        for source in sources:
-            if source.plan is not None:
-                lines.extend(
-                    explain_scan(ScanExplanation(source.display, source.view, source.selector, source.plan))
-                )
-            elif source.metadata_table is not None:
-                lines.extend(explain_metadata_table(source.display, source.metadata_table, source.rows or 0))
-        if not lines:
-            lines.append("no Iceberg tables in this query")
-        keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
-        for plan in queries.explain(duck, keyword + sql, queries.duck_params(params)):
-            lines.append("DuckDB plan:")
-            lines.extend("  " + line for line in plan.rstrip().splitlines())
-        queries.select_lists(duck, {"explain": lines})
-        return Result(StatementRows(duck), keyword + sql, scans)
-
-    def _describe_table(self, duck: Duck, sql: str, source: _Source) -> Result:
-        """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
-        typed as DuckDB reads them (its DESCRIBE of the scan); of a metadata table, which
-        columns are required."""
-        types = [str(row[1]) for row in queries.rows(duck, sql)]
-        if source.metadata_table is None:
-            columns = describe_columns(source.target.schema.fields, types)
-        else:
-            columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
-        queries.select_lists(duck, columns)
-        return Result(StatementRows(duck), sql)
-
-    def _show_table(self, duck: Duck, text: str, statement: ShowTable) -> Result:
-        """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
-        name = resolve_table_name(self.catalog, statement.name, self.namespace)
-        if name is None:
-            raise NotFoundError(not_found_message(self.catalog, statement.name, self.namespace))
-        if name != ResolvedName(name.identifier):
-            raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
-        metadata = self.catalog.load_table(name.identifier).metadata
-        columns = show_table_columns(statement, self.catalog.name, name.identifier, metadata)
-        queries.select_lists(duck, columns)
-        return Result(StatementRows(duck), text)
-
-    def _show(self, duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None) -> Result:
-        if what == "NAMESPACES":
-            parent = namespace or ()
-            names = [".".join(ns) for ns in self.catalog.list_namespaces(parent)]
-            queries.select_lists(duck, {"namespace": names})
-            return Result(StatementRows(duck), text)
-        if namespace is not None:
-            namespace = written_namespace(self.catalog, namespace)
-        elif self.namespace:  # as in Spark: the current namespace's tables
-            namespace = self.namespace
-        spaces = [namespace] if namespace is not None else all_namespaces(self.catalog)
-        tables = [t for ns in spaces for t in self.catalog.list_tables(ns)]
-        queries.select_lists(
-            duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
-        )
-        return Result(StatementRows(duck), text)
-
-
-def _scan_columns(
-    schema: Schema, named: frozenset[str], used: frozenset[str] | None
-) -> tuple[int, ...] | None:
-    """The columns a scan outputs: the schema's columns the query can name (``used``, see
-    :mod:`iceduck.sql.columns`; None: all of them), plus the metadata columns the query names
-    (``SELECT _row_id, * FROM t``) unless the table has a real column of that name. None (all
-    columns) when nothing is left out. Metadata columns then also appear in a ``*`` of the
-    same query: a derived table has no hidden columns."""
-    extra = [
-        fid
-        for fid, f in METADATA_COLUMNS.items()
-        if f.name in named and schema.find_field_or_none(f.name) is None
-    ]
-    fields = [f.field_id for f in schema.fields if used is None or f.name.lower() in used]
-    if not fields and not extra and schema.fields:  # count(*): a scan reads one column at least
-        fields = [schema.fields[0].field_id]
-    if not extra and len(fields) == len(schema.fields):
-        return None
-    return (*fields, *extra)
 
 
 def _positive(value: Any, name: str) -> int:

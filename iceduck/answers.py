@@ -1,0 +1,97 @@
+"""Statements whose rows iceduck writes itself: ``EXPLAIN`` (the Iceberg scans, then DuckDB's
+plan), ``DESCRIBE`` of a table (its Iceberg schema), ``SHOW TABLES|NAMESPACES`` (the
+catalog's listing, not DuckDB's) and ``SHOW CREATE TABLE|TBLPROPERTIES``.
+
+Each answer is a query of text lists run on the statement's cursor
+(:func:`iceduck.engine.queries.select_lists`), so its rows are fetched as any query's are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from iceduck.engine import queries
+from iceduck.engine.results import StatementRows
+from iceduck.errors import NotFoundError, UserError
+from iceduck.resolution import all_namespaces, not_found_message, resolve_table_name, written_namespace
+from iceduck.result import Result
+from iceduck.sources import Lookup, Source
+from iceduck.sql.describe import describe_columns, plain_columns
+from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.parse import Statement
+from iceduck.sql.references import ResolvedName
+from iceduck.sql.show import ShowTable, show_table_columns
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
+
+
+def scans_of(sources: list[Source]) -> list[ScanExplanation]:
+    """What a result says about the Iceberg scans of its statement (the shell's ``.files``)."""
+    return [ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None]
+
+
+def explain(duck: Duck, statement: Statement, sql: str, params: Any, sources: list[Source]) -> Result:
+    """``EXPLAIN [ANALYZE] q``: the manifests and files each Iceberg scan reads and skips,
+    then DuckDB's plan of the rewritten query."""
+    lines: list[str] = []
+    for source in sources:
+        if source.plan is not None:
+            scan = ScanExplanation(source.display, source.view, source.selector, source.plan)
+            lines.extend(explain_scan(scan))
+        elif source.metadata_table is not None:
+            lines.extend(explain_metadata_table(source.display, source.metadata_table, source.rows or 0))
+    if not lines:
+        lines.append("no Iceberg tables in this query")
+    keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
+    for plan in queries.explain(duck, keyword + sql, queries.duck_params(params)):
+        lines.append("DuckDB plan:")
+        lines.extend("  " + line for line in plan.rstrip().splitlines())
+    queries.select_lists(duck, {"explain": lines})
+    return Result(StatementRows(duck), keyword + sql, scans_of(sources))
+
+
+def describe_table(duck: Duck, sql: str, source: Source) -> Result:
+    """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
+    typed as DuckDB reads them (its DESCRIBE of the scan); of a metadata table, which
+    columns are required."""
+    types = [str(row[1]) for row in queries.rows(duck, sql)]
+    if source.metadata_table is None:
+        columns = describe_columns(source.target.schema.fields, types)
+    else:
+        columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
+    queries.select_lists(duck, columns)
+    return Result(StatementRows(duck), sql)
+
+
+def show_table(duck: Duck, text: str, statement: ShowTable, lookup: Lookup) -> Result:
+    """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
+    catalog = lookup.catalog
+    name = resolve_table_name(catalog, statement.name, lookup.namespace)
+    if name is None:
+        raise NotFoundError(not_found_message(catalog, statement.name, lookup.namespace))
+    if name != ResolvedName(name.identifier):
+        raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
+    metadata = catalog.load_table(name.identifier).metadata
+    queries.select_lists(duck, show_table_columns(statement, catalog.name, name.identifier, metadata))
+    return Result(StatementRows(duck), text)
+
+
+def show(duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None, lookup: Lookup) -> Result:
+    """``SHOW NAMESPACES [IN ns]`` (the children of ``ns``, or the top level) or ``SHOW
+    TABLES [IN ns]`` (of ``ns``; else of the current namespace, as in Spark; else all)."""
+    catalog = lookup.catalog
+    if what == "NAMESPACES":
+        names = [".".join(ns) for ns in catalog.list_namespaces(namespace or ())]
+        queries.select_lists(duck, {"namespace": names})
+        return Result(StatementRows(duck), text)
+    if namespace is not None:
+        namespace = written_namespace(catalog, namespace)
+    elif lookup.namespace:
+        namespace = lookup.namespace
+    spaces = [namespace] if namespace is not None else all_namespaces(catalog)
+    tables = [t for ns in spaces for t in catalog.list_tables(ns)]
+    queries.select_lists(
+        duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
+    )
+    return Result(StatementRows(duck), text)
