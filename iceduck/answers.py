@@ -8,6 +8,7 @@ Each answer is a query of text lists run on the statement's cursor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine import queries
@@ -77,9 +78,18 @@ def show_table(duck: Duck, text: str, statement: ShowTable, lookup: Lookup) -> R
     return Result(StatementRows(duck), text)
 
 
-def show(duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None, lookup: Lookup) -> Result:
+def show(
+    duck: Duck,
+    text: str,
+    what: str,
+    namespace: tuple[str, ...] | None,
+    lookup: Lookup,
+    session_tables: Sequence[str] = (),
+) -> Result:
     """``SHOW NAMESPACES [IN ns]`` (the children of ``ns``, or the top level) or ``SHOW
-    TABLES [IN ns]`` (of ``ns``; else of the current namespace, as in Spark; else all)."""
+    TABLES [IN ns]`` (of ``ns``; else of the current namespace, as in Spark; else all),
+    followed by ``session_tables``, the connection's temporary tables and views, with an
+    empty namespace: Spark lists its temporary views so in every namespace's listing."""
     catalog = lookup.catalog
     if what == "NAMESPACES":
         names = [".".join(ns) for ns in catalog.list_namespaces(namespace or ())]
@@ -90,8 +100,7 @@ def show(duck: Duck, text: str, what: str, namespace: tuple[str, ...] | None, lo
     elif lookup.namespace:
         namespace = lookup.namespace
     spaces = [namespace] if namespace is not None else all_namespaces(catalog)
-    tables = [t for ns in spaces for t in catalog.list_tables(ns)]
-    queries.select_lists(
-        duck, {"namespace": [".".join(t.namespace) for t in tables], "name": [t.name for t in tables]}
-    )
+    tables = [(".".join(t.namespace), t.name) for ns in spaces for t in catalog.list_tables(ns)]
+    tables.extend(("", name) for name in sorted(session_tables))
+    queries.select_lists(duck, {"namespace": [t[0] for t in tables], "name": [t[1] for t in tables]})
     return Result(StatementRows(duck), text)

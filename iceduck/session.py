@@ -320,7 +320,8 @@ class Session:
             if expanded != text:
                 statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
-            return answers.show(duck, text, statement.what, statement.namespace, self.lookup())
+            own_tables = [*own.tables, *own.views]
+            return answers.show(duck, text, statement.what, statement.namespace, self.lookup(), own_tables)
         if isinstance(statement, ShowTable):
             return answers.show_table(duck, text, statement, self.lookup())
         if isinstance(statement, Use):

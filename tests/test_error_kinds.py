@@ -309,6 +309,19 @@ def missing_data_file(tmp: Path) -> Outcome:
     return Outcome(caught(lambda: con.execute("SELECT * FROM db.t").fetchall()), path)
 
 
+def missing_user_file(tmp: Path) -> Outcome:
+    """A file the statement itself names is no table's: missing, the statement is wrong."""
+    con = new_table(tmp / "wh")
+    sql = f"INSERT INTO db.t SELECT * FROM read_parquet('{tmp}/no.parquet')"
+    return Outcome(caught(lambda: con.execute(sql)), None)
+
+
+def copy_into_missing_folder(tmp: Path) -> Outcome:
+    con = new_table(tmp / "wh")
+    sql = f"COPY (SELECT * FROM db.t) TO '{tmp}/no/such/x.parquet'"
+    return Outcome(caught(lambda: con.execute(sql)), None)
+
+
 # -- the table -------------------------------------------------------------------------------------
 
 
@@ -362,6 +375,8 @@ CASES = [
     Case("garbage in a data file's footer", damaged(2, "data", "footer-garbage"), C, DB, "cannot read"),
     Case("garbage in a data page header", damaged(2, "data", "head-garbage"), C, DB, "cannot read"),
     Case("missing data file", missing_data_file, C, DB, "does not exist"),
+    Case("read_parquet of a missing file", missing_user_file, errors.NotFoundError, PROG, "no.parquet"),
+    Case("COPY TO a missing folder", copy_into_missing_folder, errors.NotFoundError, PROG, "No such file"),
     Case("position deletes: garbage footer", damaged(2, "delete", "footer-garbage"), C, DB, "cannot read"),
     Case("position deletes: garbage page", damaged(2, "delete", "head-garbage"), C, DB, "cannot read"),
     Case("position deletes: truncated", damaged(2, "delete", "truncated"), C, DB, "cannot read"),

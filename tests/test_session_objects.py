@@ -126,6 +126,26 @@ def test_another_connection_does_not_see_the_session_objects(con: Connection, tm
         other.close()
 
 
+def test_show_tables_lists_the_session_tables_and_views_after_the_catalog_s(
+    con: Connection, tmp_path: Path
+) -> None:
+    """As Spark lists its temporary views: in every listing, with an empty namespace."""
+    con.execute("CREATE TEMP TABLE tmp AS SELECT 1 AS a")
+    con.execute("CREATE VIEW v AS SELECT * FROM db.t")
+    listed = [("db", "t"), ("", "tmp"), ("", "v")]
+    assert con.execute("SHOW TABLES").fetchall() == listed
+    assert con.execute("SHOW TABLES IN db").fetchall() == listed
+    con.execute("DROP VIEW v")
+    con.execute("DROP TABLE tmp")
+    assert con.execute("SHOW TABLES").fetchall() == [("db", "t")]
+    other = iceduck.connect(tmp_path / "wh")
+    try:
+        con.execute("CREATE VIEW v AS SELECT 1")
+        assert other.execute("SHOW TABLES").fetchall() == [("db", "t")]
+    finally:
+        other.close()
+
+
 def test_a_view_replans_its_iceberg_scan_at_each_use(con: Connection) -> None:
     view = "SELECT g, count(*) AS n, sum(id) AS total FROM db.t GROUP BY g"
     con.execute(f"CREATE VIEW v AS {view}")

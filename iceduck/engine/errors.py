@@ -93,7 +93,7 @@ def translate_duckdb_error(
     if isinstance(error, duckdb.CatalogException):
         return NotFoundError(message)
     if isinstance(error, duckdb.IOException):  # HTTPException is one too
-        return io_error(error)
+        return io_error(error, table_file=False)
     if isinstance(error, duckdb.NotImplementedException):
         return UnsupportedError(message)
     if isinstance(error, _USER_ERRORS):

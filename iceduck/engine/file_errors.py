@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from iceduck.engine.types import quote_identifier, quote_string
-from iceduck.errors import CorruptDataError, IceduckError, StorageError
+from iceduck.errors import CorruptDataError, IceduckError, NotFoundError, StorageError
 from iceduck.io import fileio
 
 if TYPE_CHECKING:
@@ -67,8 +67,13 @@ def quoted_paths(message: str) -> list[str]:
     return _QUOTED_PATH.findall(head)
 
 
-def io_error(error: Exception) -> IceduckError:
-    """DuckDB's error for a file it could not read or write, as iceduck's (naming the file)."""
+def io_error(error: Exception, table_file: bool = True) -> IceduckError:
+    """DuckDB's error for a file it could not read or write, as iceduck's (naming the file).
+
+    ``table_file`` says the file is one of a table's (a data or delete file a scan reads):
+    missing, it is "data file does not exist". Any other file -- one the user's own
+    ``read_parquet('f')`` or ``COPY ... TO 'f'`` names -- is a NotFoundError in DuckDB's
+    words, which say what was looked for (a pattern, a folder that does not exist)."""
     message = error_message(error)
     paths = quoted_paths(message)
     path = paths[0] if paths else None
@@ -76,6 +81,8 @@ def io_error(error: Exception) -> IceduckError:
     if code is not None:
         return StorageError(fileio.storage_problem(code, path, message), path)
     if "No files found" in message or "No such file" in message:
+        if not table_file:  # the user named it: the statement is wrong, no table is broken
+            return NotFoundError(message)
         return fileio.MissingFileError("data file does not exist", path)
     return CorruptDataError(f"cannot read the file: {message}", path)
 
@@ -98,8 +105,10 @@ def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckErro
     io_kind = isinstance(error, duckdb.IOException)  # HTTPException is one too
     if fileio.errno_in_message(message) is not None and (io_kind or named):  # the storage refused
         return io_error(error)
-    if any(p in files for p in named) or (named and io_kind):
+    if any(p in files for p in named):
         return io_error(error)
+    if named and io_kind:
+        return io_error(error, table_file=False)
     if named or type(error) not in _UNNAMED_KINDS or not files or getattr(error, _PROBED, False):
         return None
     found = find_damaged(con, files)

@@ -518,7 +518,7 @@ def _write_error(
     if about_file is not None:
         return about_file
     if isinstance(error, duckdb.IOException):
-        return io_error(error)
+        return io_error(error, table_file=False)
     text = _duckdb_message(str(error))
     if CHECK in text:
         return ValidationError(text[text.index(CHECK) + len(CHECK) :].strip())

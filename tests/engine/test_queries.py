@@ -13,7 +13,6 @@ from iceduck.engine import queries
 from iceduck.engine.connection import Duck, open_database
 from iceduck.engine.errors import is_conversion_error, is_duckdb_error, translate_duckdb_error
 from iceduck.errors import NotFoundError, UnsupportedError, UserError
-from iceduck.io.fileio import MissingFileError
 
 
 @pytest.fixture
@@ -68,7 +67,8 @@ def test_epoch_ms_and_parameters(duck: Duck) -> None:
         ("SELECT * FROM no_such_table", NotFoundError),
         ("SELEC 1", UserError),
         ("SELECT CAST('x' AS INTEGER)", UserError),
-        ("SELECT * FROM read_parquet('/nonexistent/iceduck/x.parquet')", MissingFileError),
+        # a file the user names is not a table's: a missing one is the statement's mistake
+        ("SELECT * FROM read_parquet('/nonexistent/iceduck/x.parquet')", NotFoundError),
     ],
 )
 def test_duckdb_errors_become_iceduck_kinds(duck: Duck, sql: str, kind: type[Exception]) -> None:
