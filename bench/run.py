@@ -8,7 +8,8 @@ Usage::
     python3 bench/run.py [--scale small|full|10x] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
 
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
-99 queries), mor (merge-on-read), writes, commits (one-row commits), cli (a cold CLI query).
+99 queries), mor (merge-on-read), writes, commits (one-row commits), cli (a cold CLI query),
+stream (peak memory and first batch of a large result streamed out).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -39,7 +40,7 @@ from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
-SECTIONS = ("events", "tpch", "tpcds", "mor", "writes", "commits", "cli")
+SECTIONS = ("events", "tpch", "tpcds", "mor", "writes", "commits", "cli", "stream")
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -81,6 +82,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
     suite.add_argument("--commits", type=int, default=30, help="one-row commits timed")
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
+    suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
+    suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
     return p.parse_args(argv)
 
 
@@ -318,6 +321,14 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
         import commits
 
         return [lambda: commits.run_section(args.commits, cache / "commits")]
+    if name == "stream":
+        import stream_memory
+
+        return [
+            lambda: stream_memory.run_section(
+                args.stream_sf, args.stream_runs, cache / f"stream-sf{args.stream_sf:g}"
+            )
+        ]
     import cli_cold
 
     return [lambda: cli_cold.run_section(args.cli_runs, cache / "cli")]

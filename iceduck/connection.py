@@ -103,6 +103,21 @@ def _call(fn: Callable[[], T]) -> T:
         raise dbapi_error(translated) from e
 
 
+def _pep249_reader(reader: Any) -> Any:
+    """``reader`` (a ``pyarrow.RecordBatchReader``) raising its errors as :func:`_call` does."""
+    import pyarrow as pa
+
+    def batches() -> Iterator[Any]:
+        while True:
+            try:
+                batch = _call(reader.read_next_batch)
+            except StopIteration:
+                return
+            yield batch
+
+    return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
 class Connection:
     """A PEP 249 connection to one warehouse."""
 
@@ -328,9 +343,12 @@ class Cursor:
     to_arrow_table = fetch_arrow_table
 
     def fetch_record_batch(self, rows_per_batch: int = 1_000_000) -> Any:
-        """A ``pyarrow.RecordBatchReader`` streaming the unread rows from DuckDB."""
+        """A ``pyarrow.RecordBatchReader`` streaming the unread rows from DuckDB, a batch
+        at a time; an error met while reading it is raised as a PEP 249 class too."""
         result = self._result_of_last()
-        return _call(lambda: result.fetch_record_batch(rows_per_batch))
+        return _pep249_reader(_call(lambda: result.fetch_record_batch(rows_per_batch)))
+
+    to_arrow_reader = fetch_record_batch
 
     def df(self) -> Any:
         """The unread rows as a ``pandas.DataFrame`` (ImportError naming pandas when missing)."""

@@ -43,6 +43,15 @@ class Result:
     (polars) and the Arrow PyCapsule ``__arrow_c_stream__`` (``pyarrow.table(result)``,
     ``polars.DataFrame(result)``); see :mod:`iceduck.result_arrow`. Every form consumes
     the rows not fetched yet.
+
+    A query is bound when executed (a wrong name raises then, and ``description`` is
+    known) and runs at the first fetch, in the form that fetch asks for
+    (:mod:`iceduck.engine.results`): tuples stream from a DuckDB result a chunk at a time,
+    ``fetch_record_batch`` is DuckDB's own Arrow stream (memory stays flat however large the
+    result), and ``to_arrow_table`` / ``df`` / ``pl`` receive DuckDB's Arrow without a copy.
+    An error while the query runs (a damaged data file) therefore raises at the first
+    fetch, as in DuckDB's relational API. After an Arrow form, the tuple forms find no rows
+    left; after a tuple fetch, the Arrow forms read the rest (a copy, as DuckDB makes).
     """
 
     rows: StatementRows
@@ -97,12 +106,15 @@ class Result:
     fetch_arrow_table = to_arrow_table
 
     def fetch_record_batch(self, rows_per_batch: int = 1_000_000) -> Any:
-        """A ``pyarrow.RecordBatchReader`` streaming the remaining rows from DuckDB."""
+        """A ``pyarrow.RecordBatchReader`` streaming the remaining rows from DuckDB, a batch
+        at a time (DuckDB computes the rows as they are read)."""
         from iceduck import result_arrow
 
         if self.written is not None:
             return result_arrow.empty_reader()
         return self.rows.record_batch_reader(rows_per_batch)
+
+    to_arrow_reader = fetch_record_batch
 
     def df(self) -> Any:
         """The remaining rows as a ``pandas.DataFrame`` (needs pandas)."""
@@ -123,7 +135,8 @@ class Result:
         return polars.from_arrow(self.rows.arrow_table())
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
-        """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars)."""
+        """The Arrow PyCapsule stream of the remaining rows (zero-copy for pyarrow, polars;
+        streamed, as ``fetch_record_batch``)."""
         return self.fetch_record_batch().__arrow_c_stream__(requested_schema)
 
     def close(self) -> None:

@@ -1,6 +1,7 @@
 """Arrow, pandas and polars forms of a statement's rows: what needs no DuckDB.
 
-The engine reads a statement's rows as Arrow (:class:`iceduck.engine.results.StatementRows`);
+The engine reads a statement's rows as Arrow (:class:`iceduck.engine.results.StatementRows`:
+a query runs in the form first asked, so an Arrow form is DuckDB's stream or table, no copy);
 here are the optional packages the pandas and polars forms need, and the empty forms of a
 statement without rows. ``pyarrow.table(result)`` and ``polars.DataFrame(result)`` take a
 result's stream through the Arrow PyCapsule interface (``__arrow_c_stream__``) and copy

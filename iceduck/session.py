@@ -36,9 +36,10 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
 8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
    each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
    view, which DuckDB would bind twice (a millisecond on a point query).
-9. DuckDB runs the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
+9. DuckDB binds the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
    the :class:`~iceduck.result.Result` reads its rows through the engine
-   (:class:`~iceduck.engine.results.StatementRows`). ``EXPLAIN`` instead returns
+   (:class:`~iceduck.engine.results.StatementRows`), which runs the query at the first
+   fetch, as rows or as an Arrow stream. ``EXPLAIN`` instead returns
    :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan, and
    ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.answers`).
 
@@ -69,7 +70,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -306,7 +308,7 @@ class Session:
         routed = own.route(text)
         if routed is not None:  # on a temporary table, a view, a macro, a setting
             resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
-            result = own.run(duck, text, routed, params, resolve)
+            result = own.run(duck, text, routed, params, resolve, lambda: self._working(duck))
             if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
                 self.timezone = engine.time_zone(duck)
             if result.written is not None:
@@ -339,14 +341,26 @@ class Session:
                 return answers.describe_table(duck, sql, sources[0])
             if statement.explain:
                 return answers.explain(duck, statement, sql, params, sources)
-            queries.run(duck, sql, queries.duck_params(params))
+            rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
             views = {**objects.written, **{s.view: s.ref.display for s in sources}}
             translated = translate_duckdb_error(e, views, bool(sources), con=duck)
             if translated is None:
                 raise
             raise translated from e
-        return Result(StatementRows(duck), sql, answers.scans_of(sources))
+        return Result(rows, sql, answers.scans_of(sources))
+
+    @contextmanager
+    def _working(self, duck: Duck) -> Iterator[None]:
+        """``duck`` counts as running for the block, so that :meth:`interrupt` and
+        :meth:`progress` reach it: a query's result runs on its cursor when fetched."""
+        with self._lock:
+            self._running.add(duck)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running.discard(duck)
 
     # -- writes ---------------------------------------------------------------------------------
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine import queries
 from iceduck.engine import session_objects as duck_objects
 from iceduck.engine.errors import translate_duckdb_error
-from iceduck.engine.results import StatementRows
+from iceduck.engine.results import Running, StatementRows
 from iceduck.errors import NotFoundError, UnsupportedError, UserError
 from iceduck.ops.context import OpResult
 from iceduck.ops.context import rows as row_count
@@ -134,12 +135,19 @@ class SessionObjects:
     # -- running --------------------------------------------------------------------------------
 
     def run(
-        self, duck: Duck, text: str, statement: SessionStatement, params: Any, resolve: Resolve
+        self,
+        duck: Duck,
+        text: str,
+        statement: SessionStatement,
+        params: Any,
+        resolve: Resolve,
+        running: Running = nullcontext,
     ) -> Result:
         """Run session statement ``text`` (read as ``statement``) on ``duck`` (``resolve``:
-        see :data:`Resolve`)."""
+        see :data:`Resolve`; ``running``: what the reads of its rows run inside, see
+        :mod:`iceduck.engine.results`)."""
         if isinstance(statement, DuckStatement):
-            return self._duck(duck, statement, params, resolve)
+            return self._duck(duck, statement, params, resolve, running)
         if isinstance(statement, ViewDefinition):
             done = self._create_view(duck, statement, params, resolve)
         elif isinstance(statement, DropView):
@@ -148,7 +156,9 @@ class SessionObjects:
             done = self._set(duck, statement, resolve)
         return Result(StatementRows(duck), text, written=done)
 
-    def _duck(self, duck: Duck, command: DuckStatement, params: Any, resolve: Resolve) -> Result:
+    def _duck(
+        self, duck: Duck, command: DuckStatement, params: Any, resolve: Resolve, running: Running
+    ) -> Result:
         statement = command.statement
         if command.kind == "CREATE TABLE" and command.target in self.views:
             raise UserError(f"{command.target} is a view of this session: drop it or pick another name")
@@ -165,9 +175,8 @@ class SessionObjects:
                 "kept by DuckDB and would not see the table's new snapshots; use a view (CREATE VIEW) instead"
             )
         try:
-            if command.rows:
-                queries.run(duck, sql, queries.duck_params(params))
-                return Result(StatementRows(duck), sql)
+            if command.rows:  # bound now, run at the first fetch (as a query's rows)
+                return Result(queries.run(duck, sql, queries.duck_params(params), running), sql)
             count = duck_objects.run_counted(duck, sql, queries.duck_params(params))
         except Exception as e:
             translated = translate_duckdb_error(e, scans, bool(scans), con=duck)

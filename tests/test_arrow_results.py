@@ -3,10 +3,14 @@ and ``pandas.read_sql`` / ``polars.read_database`` on an iceduck connection."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import polars as pl
@@ -15,8 +19,10 @@ import pytest
 
 import iceduck
 from iceduck.connection import Connection
+from iceduck.errors import CorruptDataError
 
 ROWS = 10
+ROOT = Path(__file__).resolve().parents[1]
 QUERY = "SELECT id, name, price FROM db.t ORDER BY id"
 
 
@@ -111,3 +117,141 @@ def test_polars_read_database(con: Connection) -> None:
         "SELECT id FROM db.t WHERE id < ? ORDER BY id", con, execute_options={"parameters": [2]}
     )
     assert filtered["id"].to_list() == [0, 1]
+
+
+# -- streaming: a query runs at its first fetch, in the form asked ---------------------------------
+
+BIG = 30_000
+
+
+@pytest.fixture(scope="module")
+def deleted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Connection, list[str]]]:
+    """A merge-on-read table of two files with every 7th row deleted (the scans register
+    their deletes on the statement's cursor, which must outlive a lazily read result)."""
+    with iceduck.connect(tmp_path_factory.mktemp("stream") / "wh") as con:
+        con.execute("CREATE NAMESPACE db")
+        con.execute(
+            "CREATE TABLE db.big (id bigint, s string, v double) "
+            "TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')"
+        )
+        for part in range(2):
+            con.execute(
+                "INSERT INTO db.big SELECT i, 's' || i, i / 3 FROM range(?, ?) t(i)",
+                [part * BIG // 2, (part + 1) * BIG // 2],
+            )
+        con.execute("DELETE FROM db.big WHERE id % 7 = 0")
+        files = [row[0] for row in con.execute("SELECT file_path FROM db.big.data_files").fetchall()]
+        yield con, files
+
+
+BIG_QUERY = "SELECT id, s, v FROM db.big WHERE id >= ? ORDER BY id"
+
+
+def plain_duckdb(files: list[str]) -> pa.Table:
+    """What DuckDB itself answers over the table's data files, applying the delete by hand."""
+    import duckdb
+
+    listed = "[" + ", ".join(f"'{f.removeprefix('file:')}'" for f in files) + "]"
+    return (
+        duckdb.connect()
+        .sql(f"SELECT id, s, v FROM read_parquet({listed}) WHERE id % 7 <> 0 AND id >= 10 ORDER BY id")
+        .to_arrow_table()
+    )
+
+
+def test_every_form_answers_what_plain_duckdb_answers(deleted: tuple[Connection, list[str]]) -> None:
+    con, files = deleted
+    expected = plain_duckdb(files)
+    rows = [tuple(r.values()) for r in expected.to_pylist()]
+    assert con.execute(BIG_QUERY, [10]).fetchall() == rows
+    cur = con.execute(BIG_QUERY, [10])
+    chunks = [cur.fetchone(), *cur.fetchmany(1000)]
+    while chunk := cur.fetchmany(4096):
+        chunks.extend(chunk)
+    assert chunks == rows
+    assert list(con.execute(BIG_QUERY, [10])) == rows
+    assert con.execute(BIG_QUERY, [10]).fetch_arrow_table().equals(expected)
+    reader = con.execute(BIG_QUERY, [10]).fetch_record_batch(1000)
+    batches = list(reader)
+    assert len(batches) > 20 and pa.Table.from_batches(batches, reader.schema).equals(expected)
+    assert pa.table(con.execute(BIG_QUERY, [10])).equals(expected)
+    assert con.execute(BIG_QUERY, [10]).pl().equals(pl.from_arrow(expected))
+    pd.testing.assert_frame_equal(con.execute(BIG_QUERY, [10]).df(), expected.to_pandas())
+
+
+def test_a_stream_hands_out_batches_before_the_result_exists(con: Connection) -> None:
+    """The first batch arrives although computing the whole result would fail: the reader
+    is DuckDB's stream, not a copy of a finished result."""
+    con.session.database.execute("SET GLOBAL threads = 1")  # rows in order (test-only handle)
+    try:
+        reader = con.execute(
+            "SELECT CASE WHEN i < 1000000 THEN i ELSE error('stopped at ' || i) END AS i "
+            "FROM range(3000000) t(i)"
+        ).fetch_record_batch(1000)
+        assert reader.read_next_batch()["i"][0].as_py() == 0
+        with pytest.raises(iceduck.ProgrammingError, match="stopped at 1000000"):
+            reader.read_all()
+    finally:
+        con.session.database.execute("RESET GLOBAL threads")
+
+
+#: reads ~450 MB of Arrow batch by batch, in a fresh process, and prints how much its peak
+#: resident set grew and how many bytes it read
+STREAM_SCRIPT = """
+import sys, iceduck
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+con = iceduck.connect(sys.argv[1])
+query = "SELECT i, repeat('x', 300) || i AS s FROM range(1500000) t(i)"
+start = peak()
+read = 0
+for batch in con.execute(query).fetch_record_batch(20000):
+    read += batch.nbytes
+print(peak() - start, read)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_a_stream_reads_in_flat_memory(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", STREAM_SCRIPT, str(tmp_path / "wh")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+    )
+    grown, read = map(int, out.stdout.split())
+    assert read > 400 << 20
+    assert grown < read / 4, f"peak grew by {grown >> 20} MB reading {read >> 20} MB batch by batch"
+
+
+def test_a_damaged_file_is_named_by_every_form(tmp_path: Path) -> None:
+    with iceduck.connect(tmp_path / "wh") as con:
+        con.execute("CREATE NAMESPACE db")
+        con.execute("CREATE TABLE db.t AS SELECT i AS id, md5(i::VARCHAR) AS s FROM range(200000) t(i)")
+        path = con.execute("SELECT file_path FROM db.t.data_files").fetchone()[0].removeprefix("file:")
+    data = bytearray(Path(path).read_bytes())
+    for i in range(len(data) // 2, len(data) // 2 + 4096):
+        data[i] ^= 0x5A
+    Path(path).write_bytes(bytes(data))
+    forms: dict[str, Callable[[Any], Any]] = {
+        "fetchall": lambda cur: cur.fetchall(),
+        "fetchone": lambda cur: [cur.fetchone() for _ in range(200000)],
+        "fetchmany": lambda cur: [cur.fetchmany(1000) for _ in range(200)],
+        "iteration": lambda cur: list(cur),
+        "fetch_arrow_table": lambda cur: cur.fetch_arrow_table(),
+        "fetch_record_batch": lambda cur: cur.fetch_record_batch(1000).read_all(),
+        "df": lambda cur: cur.df(),
+        "pl": lambda cur: cur.pl(),
+        "pyarrow.table": lambda cur: pa.table(cur),
+    }
+    with iceduck.connect(tmp_path / "wh") as con:
+        for name, read in forms.items():
+            cur = con.execute("SELECT * FROM db.t")  # binding reads no data
+            with pytest.raises(Exception) as caught:
+                read(cur)
+            assert path in str(caught.value), name
+            if name != "pyarrow.table":  # pyarrow re-raises what crossed the stream as its own
+                assert isinstance(caught.value, CorruptDataError), name

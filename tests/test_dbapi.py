@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -193,3 +195,77 @@ def test_import_is_cheap() -> None:
     code = "import sys, iceduck; print('duckdb' in sys.modules, 'sqlglot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# -- results read lazily: each query runs at its first fetch ---------------------------------------
+
+
+def test_description_and_rowcount_before_any_fetch(con: Connection) -> None:
+    cur = con.execute("SELECT id, name FROM db.t WHERE id > ?", [0])
+    assert [d[0] for d in cur.description] == ["id", "name"] and cur.rowcount == -1
+    with pytest.raises(UserError, match="nosuch"):  # a wrong name still fails at execute
+        con.execute("SELECT nosuch FROM db.t")
+    cur.fetch_arrow_table()
+    assert [d[0] for d in cur.description] == ["id", "name"]  # unchanged once read
+
+
+def test_several_open_results_read_in_turn(con: Connection) -> None:
+    con.executemany("INSERT INTO db.t (id, name) VALUES (?, ?)", [(i, f"n{i}") for i in range(5000)])
+    query = "SELECT id FROM db.t WHERE id % ? = 0 ORDER BY id"
+    rows = con.execute(query, [2])
+    reader = con.execute(query, [3]).fetch_record_batch(100)
+    table = con.execute(query, [5])
+    got_rows: list[int] = []
+    got_reader: list[int] = []
+    while chunk := rows.fetchmany(100):  # one chunk of rows, then one batch of the stream
+        got_rows.extend(r[0] for r in chunk)
+        try:
+            got_reader.extend(reader.read_next_batch()["id"].to_pylist())
+        except StopIteration:
+            pass
+    assert got_rows == list(range(0, 5000, 2)) and got_reader == list(range(0, 5000, 3))
+    assert table.fetch_arrow_table()["id"].to_pylist() == list(range(0, 5000, 5))
+
+
+def test_closing_an_unread_result(con: Connection) -> None:
+    cur = con.execute("SELECT * FROM range(100000000) t(i)")
+    cur.close()
+    reader = con.execute("SELECT * FROM range(100000000) t(i)").fetch_record_batch(10)
+    reader.read_next_batch()
+    reader.close()  # the rest is never computed
+    assert con.execute("SELECT count(*) FROM db.t").fetchone() == (0,)
+
+
+#: minutes of work, bound at once and run at the first fetch
+SLOW = "SELECT a.i * b.i AS x FROM range(100000000) a(i), range(1000) b(i)"
+
+
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [
+        (f"SELECT sum(x) FROM ({SLOW})", "fetchall"),
+        (f"SELECT sum(x) FROM ({SLOW})", "fetch_arrow_table"),
+        (f"SELECT sum(x) FROM ({SLOW})", "fetch_record_batch"),
+        (f"SUMMARIZE {SLOW}", "fetchall"),  # a session statement answering rows
+    ],
+)
+def test_interrupt_stops_a_running_fetch(con: Connection, query: str, form: str) -> None:
+    cur = con.execute(query)
+    outcome: list[BaseException | object] = []
+
+    def read() -> None:
+        try:
+            result = getattr(cur, form)()
+            outcome.append(result.read_all() if form == "fetch_record_batch" else result)
+        except BaseException as e:
+            outcome.append(e)
+
+    worker = threading.Thread(target=read)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while worker.is_alive() and time.monotonic() < deadline:
+        con.interrupt()
+        worker.join(0.05)
+    assert not worker.is_alive()
+    assert isinstance(outcome[0], UserError) and "interrupted" in str(outcome[0])
+    assert con.execute("SELECT 42").fetchone() == (42,)  # the connection goes on

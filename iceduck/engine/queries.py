@@ -1,8 +1,9 @@
 """Running SQL on a statement's DuckDB cursor: the calls the session and the table
 operations make, so that only the engine calls DuckDB.
 
-The session runs the statement itself (:func:`run`), its ``EXPLAIN`` (:func:`explain`),
-the rows of ``SHOW`` and of EXPLAIN's text (:func:`select_lists`), the time of a
+The session binds a query (:func:`run`: its rows are computed when first fetched), runs
+its ``EXPLAIN`` (:func:`explain`), the rows of ``SHOW`` and of EXPLAIN's text
+(:func:`select_lists`), the time of a
 ``TIMESTAMP AS OF`` expression (:func:`epoch_ms`) and registers metadata tables
 (:func:`register_arrow`). Table operations ask for a query's rows (:func:`rows`,
 :func:`arrow_rows`), its columns (:func:`describe`: one ``LIMIT 0`` probe, which binds
@@ -11,17 +12,18 @@ the query without computing a row), an Arrow table registered for a while
 
 Parameters are passed as DuckDB takes them (:func:`duck_params`); a piece of a statement
 gets only the parameters it names, which the caller picks (DuckDB refuses unused ones).
-Every result is fetched to the end: DuckDB refuses more work on a cursor whose last
+Every other result is fetched to the end: DuckDB refuses more work on a cursor whose last
 result is unfinished.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine.errors import duckdb_call
+from iceduck.engine.results import Running, StatementRows
 from iceduck.engine.types import quote_identifier
 
 if TYPE_CHECKING:
@@ -42,9 +44,11 @@ def duck_params(params: Any) -> Any:
     return list(params)
 
 
-def run(duck: Duck, sql: str, params: Any = None) -> None:
-    """Run ``sql``, leaving its rows on ``duck`` for the statement's result to fetch."""
-    duck.execute(sql, params)
+def run(duck: Duck, sql: str, params: Any = None, running: Running = nullcontext) -> StatementRows:
+    """Bind query ``sql`` on ``duck`` (its catalog and binder errors raise here); the rows,
+    which the first fetch computes in the form it asks for (see :mod:`iceduck.engine.results`),
+    each read inside ``running()``."""
+    return StatementRows.bind(duck, sql, params, running)
 
 
 def rows(duck: Duck, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
