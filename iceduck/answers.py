@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine import queries
-from iceduck.engine.results import StatementRows
+from iceduck.engine.results import Running, StatementRows
+from iceduck.engine.types import quote_identifier
 from iceduck.errors import NotFoundError, UserError
 from iceduck.resolution import all_namespaces, not_found_message, resolve_table_name, written_namespace
 from iceduck.result import Result
@@ -24,7 +25,16 @@ from iceduck.sql.references import ResolvedName
 from iceduck.sql.show import ShowTable, show_table_columns
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from iceduck.engine.connection import Duck
+
+
+def arrow_rows(duck: Duck, text: str, table: pa.Table, name: str, running: Running) -> Result:
+    """A statement whose rows iceduck computed as an Arrow table (a ``CALL``'s): registered
+    on its cursor as ``name`` and read as any query's rows, with their types."""
+    queries.register_arrow(duck, name, table)
+    return Result(queries.run(duck, f"SELECT * FROM {quote_identifier(name)}", None, running), text)
 
 
 def scans_of(sources: list[Source]) -> list[ScanExplanation]:

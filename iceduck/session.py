@@ -91,6 +91,7 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
+from iceduck.ops.procedures.call import call as call_procedure
 from iceduck.python_scope import PythonScope, Registry, is_table_like
 from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
@@ -103,6 +104,7 @@ from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session_objects import SessionObjects
 from iceduck.sources import Lookup, Planning, Source, plan_sources, resolve_source
+from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.describe import described_table
 from iceduck.sql.parameters import parameters_left
@@ -328,6 +330,10 @@ class Session:
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
+            rows = call_procedure(self.op_context(duck, params, objects), statement)
+            working = lambda: self._working(duck)  # noqa: E731
+            return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
         if not isinstance(statement, Statement):
             written = self._write(duck, statement, params, objects)
             objects.release()  # the statement is done: keep no user object alive

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from sqlglot.tokens import TokenType
 
-from iceduck.errors import UnsupportedError, UserError
+from iceduck.errors import UserError
+from iceduck.sql.call import CallStatement, parse_call
 from iceduck.sql.parse import (
     QUERY_KINDS,
     Statement,
@@ -71,7 +72,7 @@ class Use:
 
 
 #: what a statement the session runs is
-Classified = Statement | Show | ShowTable | Use | WriteStatement
+Classified = Statement | Show | ShowTable | Use | CallStatement | WriteStatement
 
 
 def classify(text: str) -> Classified:
@@ -86,7 +87,7 @@ def classify(text: str) -> Classified:
     if unknown is not None:
         raise unknown
     if keyword == "CALL":
-        raise UnsupportedError("CALL procedures are not supported")
+        return parse_call(text)
     if keyword in WRITE_KEYWORDS:
         from iceduck.sql.ddl import parse_write_statement  # the DDL/DML grammar loads on first use
 

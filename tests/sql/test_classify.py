@@ -14,6 +14,7 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.sql import classify as classify_module
 from iceduck.sql import condition as condition_module
 from iceduck.sql import ddl
+from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import WRITE_KEYWORDS, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.condition import Condition
 from iceduck.sql.parse import Statement
@@ -88,10 +89,14 @@ def test_explain_and_describe_are_read_by_sqlglot() -> None:
         classify("EXPLAIN INSERT INTO ns.t VALUES (1)")
 
 
+def test_call_is_read_as_a_procedure_call() -> None:
+    call = classify("CALL iceduck.system.expire_snapshots('t')")
+    assert isinstance(call, CallStatement) and call.procedure == "expire_snapshots"
+
+
 @pytest.mark.parametrize(
     ("sql", "error", "message"),
     [
-        ("CALL iceduck.system.expire_snapshots('t')", UnsupportedError, "CALL procedures are not supported"),
         ("WITH c AS (SELECT 1) INSERT INTO t SELECT * FROM c", UnsupportedError, "WITH before INSERT"),
         ("SET threads = 1", UnsupportedError, "^SET is not supported yet: iceduck runs queries"),
         ("CREATE VIEW v AS SELECT 1", UnsupportedError, "views are not supported"),

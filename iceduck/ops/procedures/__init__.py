@@ -1,0 +1,1 @@
+"""Spark's ``CALL system.*`` table-maintenance procedures, run by iceduck."""
