@@ -25,8 +25,10 @@ The rules, Java 1.10's (``RewriteManifestsSparkAction`` and ``BaseRewriteManifes
   unused: their entries carry their own);
 * the commit is a ``replace`` snapshot whose summary has ``manifests-created``,
   ``manifests-kept``, ``manifests-replaced`` and ``entries-processed`` and the parent's
-  totals; it checks that the new manifests hold exactly as many live files as the replaced
-  ones (Java's ``validateFilesCounts``). On a retry after a concurrent commit the same new
+  totals (``entries-processed`` is ``0``, as Spark's procedure writes it: its action
+  rewrites the entries and commits finished manifests, so the commit processed none). It
+  checks that the new manifests hold exactly as many live files as the replaced ones
+  (Java's ``validateFilesCounts``). On a retry after a concurrent commit the same new
   manifests are listed again together with the manifests the other commit left, after
   checking every replaced manifest is still in the current snapshot (Java's
   ``validateDeletedManifests``): otherwise the rewrite gives up.
@@ -174,7 +176,9 @@ def _replace_snapshot(
         "manifests-created": str(len(rewrite.added)),
         "manifests-kept": str(len(kept)),
         "manifests-replaced": str(len(rewrite.replaced)),
-        "entries-processed": str(rewrite.entries),
+        # Java's action moves the entries itself and hands finished manifests to the
+        # commit, whose counter of entries it processed stays 0: Spark writes "0"
+        "entries-processed": "0",
     }
     summary = snapshot_summary(Operation.REPLACE.value, (), (), head.summary, extra, __version__)
     snapshot = Snapshot(

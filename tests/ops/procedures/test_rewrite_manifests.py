@@ -120,7 +120,7 @@ def test_clusters_by_partition_and_keeps_everything(con: Connection, tmp_path: P
     assert summary["manifests-replaced"] == str(rewritten)
     assert summary["manifests-created"] == str(added)
     assert summary["manifests-kept"] == "0"
-    assert int(summary["entries-processed"]) == len(before_entries)
+    assert summary["entries-processed"] == "0"  # as Spark's procedure writes it
     assert summary["total-records"] == "260"
     # a point query still finds its rows; time travel to before the rewrite still works
     assert con.execute("SELECT count(*) FROM db.t WHERE p = 4").fetchone()[0] == sum(
