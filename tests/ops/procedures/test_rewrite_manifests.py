@@ -17,6 +17,7 @@ from iceduck.connection import Connection
 from iceduck.errors import ValidationError
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.txn.manifest_rewrite import commit_manifest_rewrite
+from tests.support.faults import add_equality_deletes
 
 #: small enough that the rewrite makes several manifests out of a few kilobytes
 TARGET = 20000
@@ -153,6 +154,27 @@ def test_a_second_rewrite_and_writes_after_it(con: Connection) -> None:
     con.execute("CALL system.rewrite_manifests(table => 'db.t', use_caching => false)")
     assert rows(con) == expected
     assert con.execute("SELECT count(*) FROM db.t WHERE id = 9000").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_equality_deletes_keep_applying_by_sequence_number(con: Connection, version: int) -> None:
+    """An equality delete applies to data files of lower data sequence numbers only: rows
+    re-inserted after it stay, rows before it stay deleted, after the rewrite too."""
+    con.execute("CREATE NAMESPACE db")
+    con.execute(
+        "CREATE TABLE db.u (id bigint, s string) USING iceberg "
+        f"TBLPROPERTIES ('format-version' = '{version}', 'commit.manifest-merge.enabled' = 'false')"
+    )
+    for batch in range(3):
+        con.execute("INSERT INTO db.u SELECT ? * 10 + i, 'old' FROM range(10) r(i)", [batch])
+    add_equality_deletes(con, "db", "u", "id", [1, 12])
+    add_equality_deletes(con, "db", "u", "id", [25])
+    con.execute("INSERT INTO db.u VALUES (12, 'again')")
+    expected = con.execute("SELECT * FROM db.u ORDER BY id, s").fetchall()
+    assert (12, "again") in expected and (12, "old") not in expected and len(expected) == 28
+    # four data manifests become one, two delete manifests one
+    assert con.execute("CALL system.rewrite_manifests('db.u')").fetchall() == [(6, 2)]
+    assert con.execute("SELECT * FROM db.u ORDER BY id, s").fetchall() == expected
 
 
 def test_nothing_to_rewrite(con: Connection) -> None:
