@@ -177,6 +177,22 @@ def test_equality_deletes_keep_applying_by_sequence_number(con: Connection, vers
     assert con.execute("SELECT * FROM db.u ORDER BY id, s").fetchall() == expected
 
 
+def test_a_v1_table(con: Connection) -> None:
+    """v1 manifests have no sequence numbers: the rewrite lists the entries again as v1."""
+    con.execute("CREATE NAMESPACE db")
+    con.execute(
+        "CREATE TABLE db.t (id bigint, p int) USING iceberg PARTITIONED BY (p) "
+        "TBLPROPERTIES ('format-version' = '1', 'commit.manifest-merge.enabled' = 'false')"
+    )
+    for batch in range(4):
+        con.execute("INSERT INTO db.t SELECT ? * 10 + i, ? + i % 3 FROM range(9) r(i)", [batch, batch])
+    con.execute("DELETE FROM db.t WHERE id = 4")  # copy-on-write on v1
+    expected, before = rows(con), entries(con)
+    assert con.execute("CALL system.rewrite_manifests('db.t')").fetchall() == [(5, 1)]
+    assert rows(con) == expected
+    assert entries(con) == before
+
+
 def test_nothing_to_rewrite(con: Connection) -> None:
     con.execute("CREATE NAMESPACE db")
     con.execute("CREATE TABLE db.t (id bigint)")
