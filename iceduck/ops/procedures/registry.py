@@ -13,6 +13,7 @@ from iceduck.ops.procedures.base import Procedure
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
     "register_table": "register",
+    "rewrite_position_delete_files": "position_deletes",
     "rewrite_manifests": "manifests",
 }
 
