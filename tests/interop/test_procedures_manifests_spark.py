@@ -151,3 +151,36 @@ def test_register_table_as_spark_registers(
     expected = con.execute(f"SELECT * FROM {NS}.registered ORDER BY id").fetchall()
     assert con.execute(f"SELECT * FROM {NS}.by_spark ORDER BY id").fetchall() == expected
     assert spark_rows(spark, f"{NS}.by_iceduck") == expected
+
+
+def build_deletes(con: Connection, name: str) -> None:
+    """A v2 merge-on-read table with six small position delete files per partition."""
+    con.execute(
+        f"CREATE TABLE {NS}.{name} (id bigint, p int) USING iceberg PARTITIONED BY (p) "
+        "TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute(f"INSERT INTO {NS}.{name} SELECT i, i % 2 FROM range(100) r(i)")
+    for k in range(6):
+        con.execute(f"DELETE FROM {NS}.{name} WHERE id IN (?, ?)", [10 * k + 1, 10 * k + 2])
+
+
+def test_rewrite_position_delete_files_as_spark(spark: SparkSession, con: Connection) -> None:
+    build_deletes(con, "pd_ours")
+    build_deletes(con, "pd_theirs")
+    rows = con.execute(f"SELECT * FROM {NS}.pd_ours ORDER BY id").fetchall()
+    sizes = {
+        t: con.execute(f"SELECT sum(file_size_in_bytes) FROM {NS}.{t}.delete_files").fetchone()[0]
+        for t in ("pd_ours", "pd_theirs")
+    }
+    ours = con.execute(f"CALL system.rewrite_position_delete_files('{NS}.pd_ours')").fetchone()
+    theirs = spark.sql(f"CALL iceduck.system.rewrite_position_delete_files('{NS}.pd_theirs')").collect()[0]
+    assert ours[:2] == tuple(theirs)[:2] == (12, 2)
+    # rewritten bytes: the input files' sizes, in both engines (the twins' paths differ in length)
+    assert (ours[2], theirs[2]) == (sizes["pd_ours"], sizes["pd_theirs"])
+    for table in ("pd_ours", "pd_theirs"):
+        name = f"{NS}.{table}"
+        assert spark_rows(spark, name) == rows
+        assert con.execute(f"SELECT * FROM {name} ORDER BY id").fetchall() == rows
+        counts = con.execute(f"SELECT record_count FROM {name}.delete_files ORDER BY 1").fetchall()
+        assert counts == [(6,), (6,)]
+        assert last_summary(con, name)[0] == "replace"
