@@ -12,6 +12,9 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "register_table": "register",
+    "rewrite_position_delete_files": "position_deletes",
+    "rewrite_manifests": "manifests",
 }
 
 
