@@ -12,6 +12,12 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "cherrypick_snapshot": "cherrypick_snapshot",
+    "fast_forward": "fast_forward",
+    "publish_changes": "publish_changes",
+    "rollback_to_snapshot": "rollback_to_snapshot",
+    "rollback_to_timestamp": "rollback_to_timestamp",
+    "set_current_snapshot": "set_current_snapshot",
 }
 
 
