@@ -161,7 +161,9 @@ def test_set_current_snapshot_by_id_or_ref(con: Connection) -> None:
     # s3 is not an ancestor: rollback refuses, set_current_snapshot takes it
     with pytest.raises(ValidationError):
         con.execute("CALL system.rollback_to_snapshot('db.t', ?)", [h.s3])
-    assert con.execute("CALL system.set_current_snapshot(table => 'db.t', ref => 'v3')").fetchall() == [(other, h.s3)]
+    assert con.execute("CALL system.set_current_snapshot(table => 'db.t', ref => 'v3')").fetchall() == [
+        (other, h.s3)
+    ]
     assert table_rows(con) == table_rows(con, h.s3) == [(1, "a"), (3, "b"), (4, "a")]
     assert con.execute("CALL system.set_current_snapshot('db.t', ?)", [other]).fetchall() == [(h.s3, other)]
     assert table_rows(con) == [(1, "a"), (2, "a"), (3, "b"), (7, "c")]
