@@ -384,6 +384,7 @@ class Session:
             prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
+            wap=self.session_objects.wap,
         )
 
     def _write(
@@ -487,7 +488,7 @@ class Session:
 
     def lookup(self) -> Lookup:
         """Where this session resolves names now (the current namespace changes with USE)."""
-        return Lookup(self.catalog, self.namespace, self.metadata_files)
+        return Lookup(self.catalog, self.namespace, self.metadata_files, self.session_objects.wap.wap_branch)
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what
