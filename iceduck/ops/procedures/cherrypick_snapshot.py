@@ -8,11 +8,9 @@ dynamic overwrite re-applied as a new snapshot with ``source-snapshot-id``. Spar
 
 from __future__ import annotations
 
-import pyarrow as pa
-
 from iceduck.ops.context import OpContext
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows
-from iceduck.ops.procedures.snapshots import commit_change
+from iceduck.ops.procedures.snapshots import PICK_OUTPUT, commit_change
 from iceduck.txn.cherrypick import cherrypick
 
 
@@ -28,12 +26,7 @@ PROCEDURE = Procedure(
         Parameter("table", Kind.STRING, required=True),
         Parameter("snapshot_id", Kind.LONG, required=True),
     ),
-    output=pa.schema(
-        [
-            pa.field("source_snapshot_id", pa.int64(), nullable=False),
-            pa.field("current_snapshot_id", pa.int64(), nullable=False),
-        ]
-    ),
+    output=PICK_OUTPUT,
     run=cherrypick_snapshot,
     summary="apply a snapshot (staged, rolled back, of another branch) to main",
 )

@@ -29,6 +29,14 @@ MOVE_OUTPUT = pa.schema(
     ]
 )
 
+#: Spark's result columns of the procedures that apply a snapshot to ``main``
+PICK_OUTPUT = pa.schema(
+    [
+        pa.field("source_snapshot_id", pa.int64(), nullable=False),
+        pa.field("current_snapshot_id", pa.int64(), nullable=False),
+    ]
+)
+
 
 def commit_change(
     ctx: OpContext, args: Arguments, change: Callable[[TableMetadata], PendingCommit], ref: str | None = None

@@ -63,7 +63,9 @@ def test_stage_audit_publish_an_insert(con: Connection) -> None:
     assert rows(con) == BASE
     assert rows(con, f"VERSION AS OF {sid}") == [*BASE, (4, "b"), (5, "c")]  # the audit
     con.execute("RESET iceduck.wap_id")
-    assert con.execute("CALL system.publish_changes('db.t', 'nightly-1')").fetchall() == [(main, sid)]
+    cur = con.execute("CALL system.publish_changes('db.t', 'nightly-1')")
+    assert [d[0] for d in cur.description] == ["source_snapshot_id", "current_snapshot_id"]
+    assert cur.fetchall() == [(sid, sid)]
     assert rows(con) == [*BASE, (4, "b"), (5, "c")]  # a fast-forward: main is the staged snapshot
     with pytest.raises(ValidationError, match="wap id that was published already: nightly-1"):
         con.execute("CALL system.publish_changes('db.t', 'nightly-1')")
@@ -76,8 +78,12 @@ def test_publish_over_newer_commits_reapplies_the_append(con: Connection) -> Non
     con.execute("INSERT INTO db.t VALUES (11, 'a')")  # main moves on meanwhile
     head = metadata(con).current_snapshot_id
     sid = staged(con, "w2")
-    [(previous, new)] = con.execute("CALL system.publish_changes(wap_id => 'w2', table => 'db.t')").fetchall()
-    assert previous == head and new not in (head, sid)
+    [(source, new)] = con.execute("CALL system.publish_changes(wap_id => 'w2', table => 'db.t')").fetchall()
+    assert (
+        source == sid
+        and new not in (head, sid)
+        and metadata(con).snapshot_by_id(new).parent_snapshot_id == head
+    )
     summary = metadata(con).snapshot_by_id(new).summary
     assert summary["published-wap-id"] == "w2" and summary["source-snapshot-id"] == str(sid)
     assert rows(con) == [*BASE, (10, "c"), (11, "a")]
@@ -102,7 +108,7 @@ def test_staged_deletes_updates_and_merges(con: Connection) -> None:
     assert rows(con, f"VERSION AS OF {staged(con, 'u')}") == [(1, "a"), (2, "a"), (3, "z")]
     assert rows(con, f"VERSION AS OF {staged(con, 'm')}") == [(2, "a"), (3, "b")]
     # a staged delete can only be published as a fast-forward
-    assert con.execute("CALL system.publish_changes('db.t', 'd')").fetchall() == [(main, staged(con, "d"))]
+    assert con.execute("CALL system.publish_changes('db.t', 'd')").fetchall() == [(staged(con, "d"),) * 2]
     assert rows(con) == [(1, "a"), (3, "b")]
     with pytest.raises(ValidationError, match="not append, dynamic overwrite, or fast-forward"):
         con.execute("CALL system.publish_changes('db.t', 'u')")
@@ -154,3 +160,14 @@ def test_wap_branch_writes_and_reads_the_branch(con: Connection) -> None:
 def test_wap_errors(con: Connection, statement: str, error: type[Exception], says: str) -> None:
     with pytest.raises(error, match=says):
         con.execute(statement)
+
+
+def test_a_wap_id_staged_twice_is_refused(con: Connection) -> None:
+    con.execute("SET iceduck.wap_id = 'twice'")
+    con.execute("INSERT INTO db.t VALUES (7, 'a')")
+    con.execute("INSERT INTO db.t VALUES (8, 'a')")
+    with pytest.raises(
+        ValidationError, match=r"non-unique WAP ID\. Found multiple snapshots with WAP ID 'twice'"
+    ):
+        con.execute("CALL system.publish_changes('db.t', 'twice')")
+    assert rows(con) == BASE
