@@ -189,6 +189,12 @@ def test_write_audit_publish_across_engines(spark: Any, ice: Iceduck, version: i
     # a WAP branch written by iceduck, fast-forwarded by Spark
     ice.execute("SET iceduck.wap_branch = 'audit'")
     ice.execute(f"DELETE FROM {NS}.{table} WHERE id = 1")
+    # with the WAP branch set, both engines read the branch (Spark's SparkReadConf.branch)
+    spark.conf.set("spark.wap.branch", "audit")
+    try:
+        assert same_rows(spark, ice, table) == [(2, "b"), (3, "a"), (4, "b"), (5, "c")]
+    finally:
+        spark.conf.unset("spark.wap.branch")
     ice.execute("RESET iceduck.wap_branch")
     audit = metadata(ice, table).refs["audit"].snapshot_id
     assert same_rows(spark, ice, table, "VERSION AS OF 'audit'") == [(2, "b"), (3, "a"), (4, "b"), (5, "c")]
