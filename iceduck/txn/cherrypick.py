@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
+from iceduck.errors import NotFoundError, ValidationError
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.spec.manifest import DataFile, EntryStatus, ManifestContent
 from iceduck.spec.snapshot import MAIN_BRANCH, Operation, Snapshot
@@ -141,6 +141,6 @@ def _check_partitions_unchanged(
     replaced = {(f.spec_id, f.partition) for f in added}
     for _, f in added_data_files(metadata, snapshots_since(metadata, current, parent), cache):
         if (f.spec_id, f.partition) in replaced:
-            raise CommitConflictError(
+            raise ValidationError(
                 f"Cannot cherry-pick replace partitions with changed partition: {f.partition}"
             )

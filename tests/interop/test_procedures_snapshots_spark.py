@@ -200,3 +200,31 @@ def test_write_audit_publish_across_engines(spark: Any, ice: Iceduck, version: i
     assert same_rows(spark, ice, table, "VERSION AS OF 'audit'") == [(2, "b"), (3, "a"), (4, "b"), (5, "c")]
     assert spark_call(spark, f"fast_forward('{NS}.{table}', 'main', 'audit')") == [("main", published, audit)]
     assert same_rows(spark, ice, table) == [(2, "b"), (3, "a"), (4, "b"), (5, "c")]
+
+
+def test_iceduck_publishes_a_spark_staged_dynamic_overwrite(spark: Any, ice: Iceduck) -> None:
+    """Spark's dynamic INSERT OVERWRITE stages an ``overwrite`` with ``replace-partitions``;
+    iceduck publishes it over a newer commit in another partition, and refuses to once a
+    commit touched a partition it replaces (Java's CherryPickOperation)."""
+    table = "dyn"
+    create(ice, table, 2, "'write.wap.enabled'='true'")
+    ice.execute(f"INSERT INTO {NS}.{table} VALUES (1, 'a'), (2, 'a'), (3, 'b')")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        for wap_id, rows in (("ow-1", "(10, 'a')"), ("ow-2", "(20, 'b')")):
+            spark.conf.set("spark.wap.id", wap_id)
+            spark.sql(f"INSERT OVERWRITE iceduck.{NS}.{table} VALUES {rows}")
+    finally:
+        spark.conf.unset("spark.wap.id")
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    staged = {s.summary.get("wap.id"): s for s in metadata(ice, table).snapshots if "wap.id" in s.summary}
+    assert staged["ow-1"].summary.get("replace-partitions") == "true"
+    ice.execute(f"INSERT INTO {NS}.{table} VALUES (4, 'c')")  # another partition: no conflict
+    [(source, new)] = ice.fetch(f"CALL system.publish_changes('{NS}.{table}', 'ow-1')")
+    assert source == staged["ow-1"].snapshot_id != new
+    assert metadata(ice, table).snapshot_by_id(new).operation == "overwrite"
+    assert same_rows(spark, ice, table) == [(3, "b"), (4, "c"), (10, "a")]
+    ice.execute(f"INSERT INTO {NS}.{table} VALUES (5, 'b')")  # touches the partition ow-2 replaces
+    with pytest.raises(Exception, match="Cannot cherry-pick replace partitions with changed partition"):
+        ice.execute(f"CALL system.publish_changes('{NS}.{table}', 'ow-2')")
+    assert same_rows(spark, ice, table) == [(3, "b"), (4, "c"), (5, "b"), (10, "a")]
