@@ -396,6 +396,7 @@ class Session:
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
             report_progress=lambda percent: self._report(duck, percent),
+            wap=self.session_objects.wap,
         )
 
     def _write(
@@ -499,7 +500,7 @@ class Session:
 
     def lookup(self) -> Lookup:
         """Where this session resolves names now (the current namespace changes with USE)."""
-        return Lookup(self.catalog, self.namespace, self.metadata_files)
+        return Lookup(self.catalog, self.namespace, self.metadata_files, self.session_objects.wap.wap_branch)
 
     def unique_name(self, kind: str = "") -> str:
         """A DuckDB object name no other statement of this session uses (``kind`` says what

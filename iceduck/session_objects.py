@@ -11,6 +11,8 @@ connection (each has its own in-memory DuckDB database):
   the snapshots committed after it was made. A view may use another view;
 * ``SET`` applies to the whole session; ``SET TimeZone`` also moves the zone
   ``TIMESTAMP AS OF`` and pushed-down literals are read in (the session reads it back);
+  the write-audit-publish settings (``iceduck.wap_id``, ``iceduck.wap_branch``, Spark's
+  ``spark.wap.id``, ``spark.wap.branch``) are kept here and handed to writes and reads;
 * a macro is stored in DuckDB and cannot re-plan an Iceberg scan at each use, so one
   that reads an Iceberg table is refused (a view does that).
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine import queries
@@ -31,7 +34,8 @@ from iceduck.engine import session_objects as duck_objects
 from iceduck.engine.errors import translate_duckdb_error
 from iceduck.engine.results import Running, StatementRows
 from iceduck.errors import NotFoundError, UnsupportedError, UserError
-from iceduck.ops.context import OpResult
+from iceduck.ops import wap
+from iceduck.ops.context import OpResult, WapSettings
 from iceduck.ops.context import rows as row_count
 from iceduck.result import Result
 from iceduck.sql.classify import parse_query
@@ -85,6 +89,8 @@ class SessionObjects:
         self.macros: frozenset[str] = frozenset()
         #: per-connection settings and variables, by (lower-case name, is a variable)
         self.replayed: dict[tuple[str, bool], duck_objects.Replayed] = {}
+        #: write-audit-publish settings (``SET iceduck.wap_id``...: :mod:`iceduck.ops.wap`)
+        self.wap = WapSettings()
         self._lock = threading.Lock()
 
     def is_table(self, name: str) -> bool:
@@ -234,6 +240,11 @@ class SessionObjects:
         raise NotFoundError(f"view {drop.name} does not exist")
 
     def _set(self, duck: Duck, setting: Setting, resolve: Resolve) -> OpResult:
+        field = wap.SETTINGS.get(setting.name.lower())
+        if field is not None and not setting.variable:  # kept here, handed to writes
+            value = None if setting.value is None else wap.setting_value(setting.name, setting.value)
+            self.wap = replace(self.wap, **{field: value})
+            return OpResult(message=f"{'reset' if value is None else 'set'} {setting.name}")
         key = (setting.name.lower(), setting.variable)
         word = "variable " if setting.variable else ""
         if setting.value is None:

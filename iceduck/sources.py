@@ -25,6 +25,7 @@ from iceduck.engine.layout import LayoutCache
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
 from iceduck.errors import NotFoundError, UserError
+from iceduck.ops.wap import wap_enabled
 from iceduck.resolution import not_found_message, resolve_table_name
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
@@ -77,6 +78,9 @@ class Lookup:
     catalog: Catalog
     namespace: Namespace
     metadata_files: MetadataCache
+    #: the session's write-audit-publish branch: an unsuffixed read of a table with
+    #: ``write.wap.enabled`` reads it once it exists, as Spark's ``SparkReadConf.branch``
+    wap_branch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,12 +117,15 @@ def resolve_source(
     table = loaded.get(name.identifier)
     if table is None:
         table = loaded[name.identifier] = catalog.load_table(name.identifier)
-    return _target(ref, table, f"{catalog.name}.{name.identifier}", name)
+    return _target(ref, table, f"{catalog.name}.{name.identifier}", name, lookup.wap_branch)
 
 
-def _target(ref: TableRef, table: LoadedTable, display: str, name: ResolvedName) -> Source:
+def _target(
+    ref: TableRef, table: LoadedTable, display: str, name: ResolvedName, wap_branch: str | None = None
+) -> Source:
     """The snapshot and schema ``ref`` reads of ``table``: its time travel, else the name's
-    branch/tag/snapshot/timestamp suffix, else the current snapshot of main."""
+    branch/tag/snapshot/timestamp suffix, else the session's WAP branch (when the table
+    has WAP enabled and that branch), else the current snapshot of main."""
     travel = ref.time_travel
     selectors = [s for s in (name.branch, name.tag, name.snapshot_id, name.timestamp_ms) if s is not None]
     if travel is not None and selectors:
@@ -138,6 +145,9 @@ def _target(ref: TableRef, table: LoadedTable, display: str, name: ResolvedName)
         kwargs["snapshot_id"], selector = name.snapshot_id, f"snapshot_id_{name.snapshot_id}"
     elif name.timestamp_ms is not None:
         kwargs["timestamp_ms"], selector = name.timestamp_ms, f"at_timestamp_{name.timestamp_ms}"
+    elif wap_branch is not None and wap_enabled(table.metadata) and wap_branch in table.metadata.refs:
+        kwargs.update(ref=wap_branch, expect=RefType.BRANCH)
+        selector = f"WAP branch {wap_branch}"
     else:
         selector = "current snapshot of main"
     target = resolve(table.metadata, **kwargs)

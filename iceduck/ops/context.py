@@ -55,6 +55,18 @@ def rows(count: int) -> str:
     return f"{count:,} row" if count == 1 else f"{count:,} rows"
 
 
+@dataclass(frozen=True)
+class WapSettings:
+    """The session's write-audit-publish settings (``SET iceduck.wap_id`` /
+    ``iceduck.wap_branch``, Spark's ``spark.wap.id`` / ``spark.wap.branch``): plain values,
+    applied by :mod:`iceduck.ops.wap` to tables with ``write.wap.enabled=true``."""
+
+    #: writes stage their snapshot with summary ``wap.id`` instead of moving the branch
+    wap_id: str | None = None
+    #: writes to the table go to this branch (created from main on the first write)
+    wap_branch: str | None = None
+
+
 @dataclass
 class OpContext:
     catalog: Catalog
@@ -79,6 +91,8 @@ class OpContext:
     resolve_target: Callable[[tuple[str, ...]], WriteTarget]
     #: a written name -> the identifier a new table would get (catalog prefix dropped)
     new_identifier: Callable[[tuple[str, ...]], TableIdentifier]
+    #: write-audit-publish: where the session's writes go (:mod:`iceduck.ops.wap`)
+    wap: WapSettings = WapSettings()
 
     #: how far a long operation (a ``CALL`` procedure) is, in percent: the session's
     #: :meth:`~iceduck.session.Session.progress`, which the shell shows as a progress bar

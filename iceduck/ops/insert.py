@@ -59,6 +59,7 @@ from iceduck.ops.rows import (
     run_sql,
 )
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, file_target
+from iceduck.ops.wap import write_target
 from iceduck.scan.tasks import FileScanTask
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
@@ -135,7 +136,7 @@ def select_for_table(
 
 
 def insert(ctx: OpContext, stmt: Insert) -> OpResult:
-    target = ctx.resolve_target(stmt.name)
+    target = write_target(ctx, stmt.name)
     metadata = target.table.metadata
     schema = metadata.schema()
     query = ctx.prepare_query(stmt.query)

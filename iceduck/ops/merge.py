@@ -49,6 +49,7 @@ from iceduck.ops.rows import (
 )
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql, target_parts
+from iceduck.ops.wap import write_target
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
@@ -175,7 +176,7 @@ def _check_clauses(clauses: tuple[MergeClause, ...]) -> None:
 
 
 def merge(ctx: OpContext, stmt: Merge) -> OpResult:
-    target = ctx.resolve_target(stmt.name)
+    target = write_target(ctx, stmt.name)
     metadata = target.table.metadata
     mode = row_level_mode(metadata, props.MERGE_MODE)
     _check_clauses(stmt.clauses)

@@ -23,13 +23,14 @@ from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_dete
 from iceduck.ops.rows import find_matches
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.update import target_parts
+from iceduck.ops.wap import write_target
 from iceduck.spec import properties as props
 from iceduck.sql.qualifiers import requalify_delete, table_qualifiers
 from iceduck.sql.statements import Delete
 
 
 def delete(ctx: OpContext, stmt: Delete) -> OpResult:
-    target = ctx.resolve_target(stmt.name)
+    target = write_target(ctx, stmt.name)
     alias = stmt.alias or target.identifier.name
     if stmt.alias is None:  # db.t.k, iceduck.db.t.k name the target's columns too
         names = table_qualifiers(ctx.catalog.name, target_parts(target), stmt.name)

@@ -52,8 +52,13 @@ def relation_name(view: str) -> str:
 
 
 def branch_snapshot(target: WriteTarget) -> Snapshot | None:
-    """The snapshot the write starts from: the branch head (None for an empty table)."""
-    return target.table.metadata.snapshot_for_ref(target.branch)
+    """The snapshot the write starts from: the branch head (None for an empty table); a
+    branch the write creates (a write-audit-publish branch) starts from main's head, as
+    :func:`iceduck.txn.snapshot.branch_head` forks it."""
+    metadata = target.table.metadata
+    if target.branch not in metadata.refs:
+        return metadata.current_snapshot()
+    return metadata.snapshot_for_ref(target.branch)
 
 
 def has_lineage(metadata: TableMetadata) -> bool:

@@ -14,7 +14,7 @@ may have landed, when every file is kept.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 
 from iceduck.catalog.base import LoadedTable
@@ -22,9 +22,11 @@ from iceduck.engine.write import FileTarget
 from iceduck.errors import ValidationError
 from iceduck.io import fileio
 from iceduck.ops.context import OpContext, WriteTarget
+from iceduck.ops.wap import staged_wap_id
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.txn.cherrypick import WAP_ID
 from iceduck.txn.commit import PendingCommit, commit
 from iceduck.txn.snapshot import SnapshotChanges, produce
 from iceduck.txn.validation import ISOLATION_LEVELS, IsolationLevel
@@ -109,7 +111,12 @@ class WrittenFiles:
 def commit_changes(
     ctx: OpContext, target: WriteTarget, changes: SnapshotChanges, written: WrittenFiles
 ) -> LoadedTable:
-    """Commit ``changes`` to the target's branch; the new table state."""
+    """Commit ``changes`` to the target's branch; the new table state. With a
+    write-audit-publish id in effect (:mod:`iceduck.ops.wap`) the snapshot is staged
+    instead: added with summary ``wap.id``, no branch moved."""
+    wap_id = staged_wap_id(ctx, target.table.metadata)
+    if wap_id is not None:
+        changes = replace(changes, summary_extra={**changes.summary_extra, WAP_ID: wap_id})
 
     def attempt(base: LoadedTable) -> PendingCommit:
         return produce(
@@ -118,6 +125,7 @@ def commit_changes(
             branch=target.branch,
             table_location=base.metadata.location,
             cache=ctx.manifests,
+            stage_only=wap_id is not None,
         )
 
     owned = written.take()

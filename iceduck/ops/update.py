@@ -37,6 +37,7 @@ from iceduck.ops.rows import (
     run_sql,
 )
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
+from iceduck.ops.wap import write_target
 from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec import properties as props
 from iceduck.spec.expressions.predicates import BooleanExpression
@@ -84,7 +85,7 @@ def rows_sql(table: str, count: int, lineage: bool, row_id: str | None, where: s
 
 
 def update(ctx: OpContext, stmt: Update) -> OpResult:
-    target = ctx.resolve_target(stmt.name)
+    target = write_target(ctx, stmt.name)
     metadata = target.table.metadata
     mode = row_level_mode(metadata, props.UPDATE_MODE)
     isolation = isolation_level(metadata, props.UPDATE_ISOLATION_LEVEL)

@@ -17,7 +17,8 @@ session does: temporary tables, views, macros, settings. These statements run in
 * ``CREATE [OR REPLACE] [[GLOBAL] TEMP] VIEW [IF NOT EXISTS] v [(cols)] AS query`` and
   ``DROP VIEW [IF EXISTS] v``: a :class:`ViewDefinition` / :class:`DropView`;
 * ``SET [GLOBAL|SESSION|LOCAL] name = value`` (or ``TO``), ``RESET [...] name`` and
-  ``SET VARIABLE name = expr``: a :class:`Setting`.
+  ``SET VARIABLE name = expr``: a :class:`Setting`. A name may be dotted
+  (``SET iceduck.wap_id = 'x'``, Spark's ``spark.wap.id``): the session keeps those itself.
 
 A one-part name is the only kind a session object has: ``ns.t`` always names an
 Iceberg table.
@@ -352,12 +353,12 @@ def _copy(text: str, words: list[tuple[str, Token]], tables: frozenset[str]) -> 
 
 
 _SET = re.compile(
-    r"\s*SET\s+(?:(?P<variable>VARIABLE)\s+|(?:GLOBAL|SESSION|LOCAL)\s+)?(?P<name>\"(?:[^\"]|\"\")+\"|[A-Za-z_][\w]*)"
+    r"\s*SET\s+(?:(?P<variable>VARIABLE)\s+|(?:GLOBAL|SESSION|LOCAL)\s+)?(?P<name>\"(?:[^\"]|\"\")+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)"
     r"\s*(?:=|\bTO\b)\s*(?P<value>.+?)\s*;?\s*",
     re.IGNORECASE | re.DOTALL,
 )
 _RESET = re.compile(
-    r"\s*RESET\s+(?:(?P<variable>VARIABLE)\s+|(?:GLOBAL|SESSION|LOCAL)\s+)?(?P<name>\"(?:[^\"]|\"\")+\"|[A-Za-z_][\w]*)\s*;?\s*",
+    r"\s*RESET\s+(?:(?P<variable>VARIABLE)\s+|(?:GLOBAL|SESSION|LOCAL)\s+)?(?P<name>\"(?:[^\"]|\"\")+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)\s*;?\s*",
     re.IGNORECASE | re.DOTALL,
 )
 

@@ -300,9 +300,14 @@ def produce(
     cache: ManifestCache,
     snapshot_id: int | None = None,
     now_ms: int | None = None,
+    stage_only: bool = False,
 ) -> PendingCommit:
     """The new table metadata with the snapshot of ``changes`` committed to ``branch``,
-    and the files written for it (for :func:`iceduck.txn.commit.commit`'s cleanup)."""
+    and the files written for it (for :func:`iceduck.txn.commit.commit`'s cleanup).
+
+    ``stage_only`` (Java's ``SnapshotUpdate.stageOnly``, write-audit-publish): the snapshot
+    is built on the branch head and added to the table's snapshots, but no ref moves and
+    the snapshot log is unchanged -- readers see it only by its id until it is published."""
     produced = build_snapshot(
         metadata,
         changes,
@@ -315,7 +320,8 @@ def produce(
     try:
         builder = MetadataBuilder(metadata)
         builder.add_snapshot(produced.snapshot)
-        builder.set_ref(branch, branch_ref(metadata, branch, produced.snapshot.snapshot_id))
+        if not stage_only:
+            builder.set_ref(branch, branch_ref(metadata, branch, produced.snapshot.snapshot_id))
         new_metadata = builder.build(now_ms=produced.snapshot.timestamp_ms)
     except IceduckError:
         for path in produced.written:

@@ -12,9 +12,15 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "cherrypick_snapshot": "cherrypick_snapshot",
+    "fast_forward": "fast_forward",
+    "publish_changes": "publish_changes",
     "register_table": "register",
-    "rewrite_position_delete_files": "position_deletes",
     "rewrite_manifests": "manifests",
+    "rewrite_position_delete_files": "position_deletes",
+    "rollback_to_snapshot": "rollback_to_snapshot",
+    "rollback_to_timestamp": "rollback_to_timestamp",
+    "set_current_snapshot": "set_current_snapshot",
 }
 
 
