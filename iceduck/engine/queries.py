@@ -89,10 +89,12 @@ def select_lists(duck: Duck, columns: Mapping[str, Sequence[str | None]]) -> Non
     duck.execute(f"SELECT {items}", [list(values) for values in columns.values()])
 
 
-def epoch_ms(duck: Duck, expression: str) -> int | None:
-    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
+def epoch_ms(duck: Duck, expression: str, params: Any = None) -> int | None:
+    """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``;
+    ``$1`` with ``params`` for a Python ``datetime``, a naive one read in the session's zone)."""
     # fetchall: the cursor must be left with no unfinished result for the statement's next query
-    rows = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchall()
+    sql = f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))"
+    rows = duckdb_call(duck.execute, sql, params).fetchall()
     return None if not rows or rows[0][0] is None else int(rows[0][0])
 
 

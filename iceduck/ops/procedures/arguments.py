@@ -14,6 +14,7 @@ take constants of their element types.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -127,13 +128,16 @@ def _boolean(ctx: OpContext, value: Any) -> bool:
 
 
 def _timestamp(ctx: OpContext, value: Any) -> int:
+    params = None
     if isinstance(value, Unevaluated):
         sql = value.sql
     elif isinstance(value, str):
         sql = quote_string(value)
+    elif isinstance(value, datetime.datetime | datetime.date):  # a bound parameter
+        sql, params = "$1", [value]
     else:
         raise TypeError("a timestamp such as TIMESTAMP '2024-01-31 00:00:00' is expected")
-    millis = queries.epoch_ms(ctx.duck, sql)
+    millis = queries.epoch_ms(ctx.duck, sql, params)
     if millis is None:
         raise ValueError("it is NULL")
     return millis

@@ -4,6 +4,7 @@ Spark does, and the result columns (``ancestors_of`` as the example)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,14 @@ def test_errors_name_the_problem(con: Connection, call: str, kind: type[Exceptio
     with pytest.raises(kind) as raised:
         con.execute(call)
     assert says in str(raised.value)
+
+
+@pytest.mark.parametrize("aware", [True, False])
+def test_a_timestamp_parameter_takes_a_python_datetime(con: Connection, aware: bool) -> None:
+    """A naive datetime is read in the session's zone (UTC unless SET TimeZone), as DuckDB reads one."""
+    second_id, second_ms = snapshots(con)[1]
+    when = datetime.fromtimestamp((second_ms + 1) / 1000, tz=UTC)
+    value = when if aware else when.replace(tzinfo=None)
+    rows = con.execute("CALL system.rollback_to_timestamp('db.t', ?)", [value]).fetchall()
+    assert rows == [(snapshots(con)[2][0], second_id)]
+    assert con.execute("SELECT count(*) FROM db.t").fetchone() == (2,)
