@@ -333,6 +333,12 @@ def _partition_keys(target: FileTarget) -> list[tuple[str, str]]:
     return out
 
 
+def order_by_sql(target: FileTarget) -> str:
+    """`` ORDER BY ...`` of the target's sort order over its columns by name (empty when
+    unsorted): a compaction sorts a whole file group by it before cutting it into files."""
+    return _order_by(target)
+
+
 def _order_by(target: FileTarget) -> str:
     """``ORDER BY`` of the sort order ("Sorting": direction and null order per field)."""
     terms = []

@@ -84,6 +84,11 @@ class SnapshotChanges:
     conflict_detection: validation.ConflictDetection | None = None
     #: extra summary properties, written before the metrics as Java does
     summary_extra: dict[str, str] = field(default_factory=dict, hash=False)
+    #: an explicit data sequence number for the added data files (None: they inherit the
+    #: new snapshot's). A compaction gives its files the sequence number of the snapshot it
+    #: read (Java's ``RewriteFiles.dataSequenceNumber``), so equality deletes committed
+    #: after that snapshot still apply to the rewritten rows
+    added_data_sequence_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -233,7 +238,12 @@ def _write_snapshot(
         "snapshot_id": snapshot_id,
         "writer": writer,
     }
-    new_data = write_added_manifests(changes.added_data_files, ManifestContent.DATA, **added)
+    new_data = write_added_manifests(
+        changes.added_data_files,
+        ManifestContent.DATA,
+        **added,
+        sequence_number=changes.added_data_sequence_number,
+    )
     new_deletes = write_added_manifests(changes.added_delete_files, ManifestContent.DELETES, **added)
     merge = MergeSettings.of(metadata.properties)
     merging = MergeContext(cache, specs, schema, fv, snapshot_id, writer)

@@ -12,6 +12,7 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "rewrite_data_files": "rewrite_data",
 }
 
 
