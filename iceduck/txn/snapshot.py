@@ -156,7 +156,8 @@ def _validate(
         validation.check_files_live(changes.validate_data_files_live, live, branch)
     if concurrent and changes.validate_no_new_deletes_for:
         files = [live[p] for p in changes.validate_no_new_deletes_for if p in live]
-        validation.check_no_new_deletes(metadata, concurrent, files, cache)
+        ignore_equality = changes.added_data_sequence_number is not None
+        validation.check_no_new_deletes(metadata, concurrent, files, cache, ignore_equality)
     if concurrent and since_id is not None and changes.added_delete_files:
         validation.check_no_concurrent_dvs(metadata, concurrent, changes.added_delete_files, cache)
     if concurrent and changes.conflict_detection is not None:
