@@ -163,7 +163,7 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     batches = _batches(groups, max_commits if partial else 1)
     for batch in batches:
         try:
-            _rewrite_batch(ctx, target, plan, batch, chosen, settings.target_file_size, sequence, outcome)
+            _rewrite_batch(ctx, target, plan, batch, chosen, settings, sequence, outcome)
         except CommitConflictError:
             if not partial:
                 raise
@@ -259,7 +259,7 @@ def _rewrite_batch(
     plan: ScanPlan,
     groups: Sequence[FileGroup],
     chosen: Layout,
-    target_size: int,
+    settings: BinPackSettings,
     sequence_number: int | None,
     outcome: Outcome,
 ) -> None:
@@ -268,12 +268,12 @@ def _rewrite_batch(
     tasks = [t for g in groups for t in g.tasks]
     rewritten = {t.path for t in tasks}
     removed_deletes = dead_delete_files(plan.tasks, rewritten)
-    writer = _file_target(file_target(metadata), chosen, target_size)
+    base = file_target(metadata)
     lineage = has_lineage(metadata)
     with WrittenFiles() as written:
         added: list[DataFile] = []
         for group in groups:
-            added.extend(written.add(_write_group(ctx, plan, group, writer, chosen, lineage)))
+            added.extend(written.add(_write_group(ctx, plan, group, base, chosen, settings, lineage)))
         if chosen.sort_order is not UNSORTED and chosen.sort_order not in metadata.sort_orders:
             # files sorted by an order the table does not have record none (Java: null)
             added = [dataclasses.replace(f, sort_order_id=None) for f in added]
@@ -293,24 +293,38 @@ def _rewrite_batch(
     outcome.removed_deletes += len(removed_deletes)
 
 
-def _file_target(base: FileTarget, chosen: Layout, target_size: int) -> FileTarget:
-    """The table's file target with the rewrite's file size and (for sort) its sort order."""
-    properties = {**base.properties, props.TARGET_FILE_SIZE_BYTES: str(target_size)}
+def _file_target(base: FileTarget, chosen: Layout, roll_size: int) -> FileTarget:
+    """The table's file target rolling files at ``roll_size`` bytes, with (for sort) the
+    rewrite's sort order."""
+    properties = {**base.properties, props.TARGET_FILE_SIZE_BYTES: str(roll_size)}
     order = chosen.sort_order if not chosen.zorder else UNSORTED
     return dataclasses.replace(base, properties=properties, sort_order=order)
 
 
 def _write_group(
-    ctx: OpContext, plan: ScanPlan, group: FileGroup, writer: FileTarget, chosen: Layout, lineage: bool
+    ctx: OpContext,
+    plan: ScanPlan,
+    group: FileGroup,
+    base: FileTarget,
+    chosen: Layout,
+    settings: BinPackSettings,
+    lineage: bool,
 ) -> list[DataFile]:
-    """The group's live rows (deletes applied), written as new files of the current spec."""
+    """The group's live rows (deletes applied), written as new files of the current spec.
+
+    Bin-pack lets the writer roll files at the target size. Sort and z-order cut the
+    ordered rows into runs of about a target file's rows themselves, and the writer rolls
+    only past ``max-file-size-bytes`` (the estimate of bytes per row comes from the input
+    files, whose compression differs from the output's)."""
     scan = register_target(ctx, restricted(plan, group.tasks), lineage, kind="compact")
     items = column_list(scan.schema)
     if lineage:
         items += f", {ROW_ID}, {LAST_UPDATED}"
     if chosen.sort_order.is_unsorted and not chosen.zorder:
+        writer = _file_target(base, chosen, settings.target_file_size)
         return write_data_files(ctx.duck, f"SELECT {items} FROM {scan.relation}", writer, row_lineage=lineage)
-    per_file = layout.rows_per_file(_records(group.tasks), group.size_bytes, _target_size(writer))
+    writer = _file_target(base, chosen, settings.max_file_size)
+    per_file = layout.rows_per_file(_records(group.tasks), group.size_bytes, settings.target_file_size)
     if chosen.zorder:
         chunks = layout.zorder_chunks_sql(scan.relation, items, chosen.zorder, per_file)
     else:
@@ -327,12 +341,6 @@ def _write_group(
 
 def _records(tasks: Sequence[FileScanTask]) -> int:
     return sum(t.record_count for t in tasks)
-
-
-def _target_size(target: FileTarget) -> int:
-    return props.int_property(
-        target.properties, props.TARGET_FILE_SIZE_BYTES, props.TARGET_FILE_SIZE_BYTES_DEFAULT
-    )
 
 
 PROCEDURE = Procedure(
