@@ -24,7 +24,10 @@ in the new files is :mod:`iceduck.ops.procedures.rewrite_layout`.
   ``max-concurrent-file-group-rewrites``, ``rewrite-job-order``, ``compression-factor``,
   ``shuffle-partitions-per-file``, ``var-length-contribution`` and ``max-output-size`` are
   accepted and ignored (Spark tuning: iceduck rewrites the groups one after the other in one
-  DuckDB process). Any other option is an error.
+  DuckDB process). ``remove-dangling-deletes`` is accepted too: iceduck always drops the
+  delete files that applied only to rewritten files, in the rewrite's own commit (Java
+  leaves v2 position delete files behind unless it is true, then drops them in a second
+  commit). Any other option is an error.
 
 Each commit is a ``replace`` snapshot. Spec, "Commit Conflict Resolution and Retry":
 "Replace operations must verify that the files that will be deleted are still in the table"
@@ -98,6 +101,7 @@ IGNORED_OPTIONS = frozenset(
     {
         "max-concurrent-file-group-rewrites", "rewrite-job-order", "compression-factor",
         "shuffle-partitions-per-file", "var-length-contribution", "max-output-size",
+        "remove-dangling-deletes",
     }
 )  # fmt: skip
 OPTIONS = PLANNER_OPTIONS | IGNORED_OPTIONS | {PARTIAL_PROGRESS, MAX_COMMITS, USE_STARTING_SEQUENCE_NUMBER}
