@@ -8,8 +8,9 @@ Usage::
     python3 bench/run.py [--scale small|full|10x] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
 
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
-99 queries), mor (merge-on-read), writes, commits (one-row commits), cli (a cold CLI query),
-stream (peak memory and first batch of a large result streamed out).
+99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
+commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
+large result streamed out).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:

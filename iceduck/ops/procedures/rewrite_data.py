@@ -51,10 +51,11 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from iceduck.engine.errors import duckdb_call
 from iceduck.engine.queries import temp_table
 from iceduck.engine.types import quote_identifier
 from iceduck.engine.write import FileTarget, order_by_sql, write_data_files
-from iceduck.errors import CommitConflictError, UserError
+from iceduck.errors import CommitConflictError, IceduckError, UserError
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.procedures import rewrite_layout as layout
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows
@@ -152,10 +153,7 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     plan = plan_target(ctx, target)
     candidates = plan.tasks
     if "where" in args:
-        condition = spark_condition(args["where"], "rewrite_data_files' where")
-        implied, _ = row_filter(condition, metadata.schema(), None, ctx.timezone, target.identifier.name)
-        wanted = {t.path for t in plan_target(ctx, target, implied).tasks}
-        candidates = tuple(t for t in plan.tasks if t.path in wanted)
+        candidates = _matching(ctx, target, plan, args["where"])
     groups = BinPackPlanner(settings, metadata.default_spec_id).groups(candidates)
     outcome = Outcome()
     if not groups:
@@ -174,6 +172,24 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
             outcome.failed += sum(len(g.tasks) for g in batch)
         target = ctx.resolve_target((*target.identifier.namespace, target.identifier.name))
     return [outcome.row()]
+
+
+def _matching(ctx: OpContext, target: WriteTarget, plan: ScanPlan, where: str) -> tuple[FileScanTask, ...]:
+    """The tasks of ``plan`` whose files may hold rows ``where`` matches (partition values,
+    then column metrics: the planner's pruning). The condition is first bound by DuckDB
+    over the table's columns (no file read), so an unknown column or a type error is
+    reported rather than read as "every file may match"."""
+    condition = spark_condition(where, "rewrite_data_files' where")
+    alias = target.identifier.name
+    scan = register_target(ctx, restricted(plan, ()), lineage=False, kind="where")
+    try:
+        sql = f"SELECT count(*) FROM {scan.relation} AS {quote_identifier(alias)} WHERE {condition.text}"
+        duckdb_call(run_sql, ctx, sql)
+    except IceduckError as e:
+        raise UserError(f"rewrite_data_files' where {where!r}: {e}") from e
+    implied, _ = row_filter(condition, target.table.metadata.schema(), None, ctx.timezone, alias)
+    wanted = {t.path for t in plan_target(ctx, target, implied).tasks}
+    return tuple(t for t in plan.tasks if t.path in wanted)
 
 
 def _target(ctx: OpContext, args: Arguments) -> WriteTarget:

@@ -225,6 +225,7 @@ def test_partial_progress_commits_groups_separately(con: Connection, version: in
         ("table => 'db.t', sort_order => 'nope DESC'", "nope"),
         ("table => 'db.t', sort_order => 'zorder(id) , name'", "cannot be combined"),
         ("table => 'db.t', where => 'id >'", "cannot read rewrite_data_files' where"),
+        ("table => 'db.t', where => 'nope = 1'", "rewrite_data_files' where 'nope = 1'"),
         (
             "table => 'db.t', options => map('min-input-files', 'x')",
             "'min-input-files' must be a whole number",
