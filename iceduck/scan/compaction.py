@@ -68,15 +68,15 @@ class BinPackSettings:
         """Settings from the procedure's options (Java's names and defaults: the target
         defaults to the table's ``write.target-file-size-bytes``, the minimum to 75% and
         the maximum to 180% of the target); UserError naming a bad value."""
-        target = _long(options, TARGET_FILE_SIZE, table_target_size)
+        target = long_option(options, TARGET_FILE_SIZE, table_target_size)
         settings = cls(
             target_file_size=target,
-            min_file_size=_long(options, MIN_FILE_SIZE, int(target * 0.75)),
-            max_file_size=_long(options, MAX_FILE_SIZE, int(target * 1.8)),
-            min_input_files=_long(options, MIN_INPUT_FILES, MIN_INPUT_FILES_DEFAULT),
-            rewrite_all=_bool(options, REWRITE_ALL, False),
-            max_group_size=_long(options, MAX_GROUP_SIZE, MAX_GROUP_SIZE_DEFAULT),
-            delete_file_threshold=_long(options, DELETE_FILE_THRESHOLD, DELETE_FILE_THRESHOLD_DEFAULT),
+            min_file_size=long_option(options, MIN_FILE_SIZE, int(target * 0.75)),
+            max_file_size=long_option(options, MAX_FILE_SIZE, int(target * 1.8)),
+            min_input_files=long_option(options, MIN_INPUT_FILES, MIN_INPUT_FILES_DEFAULT),
+            rewrite_all=bool_option(options, REWRITE_ALL, False),
+            max_group_size=long_option(options, MAX_GROUP_SIZE, MAX_GROUP_SIZE_DEFAULT),
+            delete_file_threshold=long_option(options, DELETE_FILE_THRESHOLD, DELETE_FILE_THRESHOLD_DEFAULT),
             delete_ratio_threshold=_ratio(options, DELETE_RATIO_THRESHOLD, DELETE_RATIO_THRESHOLD_DEFAULT),
         )
         settings._check()
@@ -108,7 +108,8 @@ class BinPackSettings:
             )
 
 
-def _long(options: Mapping[str, str], name: str, default: int) -> int:
+def long_option(options: Mapping[str, str], name: str, default: int) -> int:
+    """A whole-number option, ``default`` when absent; UserError otherwise."""
     text = options.get(name)
     if text is None:
         return default
@@ -131,7 +132,8 @@ def _ratio(options: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-def _bool(options: Mapping[str, str], name: str, default: bool) -> bool:
+def bool_option(options: Mapping[str, str], name: str, default: bool) -> bool:
+    """A ``true``/``false`` option (any case), ``default`` when absent; UserError otherwise."""
     text = options.get(name)
     if text is None:
         return default

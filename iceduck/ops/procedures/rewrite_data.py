@@ -54,7 +54,7 @@ import pyarrow as pa
 from iceduck.engine.errors import duckdb_call
 from iceduck.engine.queries import temp_table
 from iceduck.engine.types import quote_identifier
-from iceduck.engine.write import FileTarget, order_by_sql, write_data_files
+from iceduck.engine.write import FileTarget, column_ref, order_by_sql, write_data_files
 from iceduck.errors import CommitConflictError, IceduckError, UserError
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.procedures import rewrite_layout as layout
@@ -75,7 +75,9 @@ from iceduck.scan.compaction import (
     BinPackPlanner,
     BinPackSettings,
     FileGroup,
+    bool_option,
     dead_delete_files,
+    long_option,
 )
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec import properties as props
@@ -145,9 +147,9 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     )
     settings = BinPackSettings.of(options, table_target)
     chosen = _layout(args, metadata.schema(), metadata.sort_order())
-    partial = _bool(options, PARTIAL_PROGRESS, False)
+    partial = bool_option(options, PARTIAL_PROGRESS, False)
     max_commits = _positive(options, MAX_COMMITS, MAX_COMMITS_DEFAULT)
-    starting_seq = _bool(options, USE_STARTING_SEQUENCE_NUMBER, True)
+    starting_seq = bool_option(options, USE_STARTING_SEQUENCE_NUMBER, True)
     if metadata.current_snapshot_id is None:
         return [Outcome().row()]
     plan = plan_target(ctx, target)
@@ -225,7 +227,7 @@ def _layout(args: Arguments, schema: Schema, table_order: SortOrder) -> Layout:
         refs = []
         for path in parsed.columns:
             source_id, _ = bind_term(schema, IdentityTransform(), path, "zorder")
-            refs.append(_column_ref(schema, source_id))
+            refs.append(column_ref(schema, source_id))
         if len(refs) > layout.MAX_ZORDER_COLUMNS:
             raise UserError(f"zorder takes at most {layout.MAX_ZORDER_COLUMNS} columns, not {len(refs)}")
         return Layout(zorder=tuple(refs))
@@ -233,34 +235,8 @@ def _layout(args: Arguments, schema: Schema, table_order: SortOrder) -> Layout:
     return Layout(sort_order=sort_order_from_terms(schema, terms))
 
 
-def _column_ref(schema: Schema, field_id: int) -> str:
-    """``"st"."a"``: a column (nested through structs) by id, as SQL."""
-    chain = []
-    current: int | None = field_id
-    while current is not None:
-        chain.append(quote_identifier(schema.find_field(current).name))
-        current = schema.parent_id(current)
-    return ".".join(reversed(chain))
-
-
-def _bool(options: Mapping[str, str], name: str, default: bool) -> bool:
-    text = options.get(name)
-    if text is None:
-        return default
-    value = text.strip().lower()
-    if value not in ("true", "false"):
-        raise UserError(f"option '{name}' must be true or false, not {text!r}")
-    return value == "true"
-
-
 def _positive(options: Mapping[str, str], name: str, default: int) -> int:
-    text = options.get(name)
-    if text is None:
-        return default
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise UserError(f"option '{name}' must be a whole number, not {text!r}") from None
+    value = long_option(options, name, default)
     if value <= 0:
         raise UserError(f"'{name}' is set to {value} but must be > 0")
     return value
