@@ -146,7 +146,7 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
         metadata.properties, props.TARGET_FILE_SIZE_BYTES, props.TARGET_FILE_SIZE_BYTES_DEFAULT
     )
     settings = BinPackSettings.of(options, table_target)
-    chosen = _layout(args, metadata.schema(), metadata.sort_order())
+    chosen = _layout(args, metadata.schema(), metadata.sort_order(), metadata.sort_orders)
     partial = bool_option(options, PARTIAL_PROGRESS, False)
     max_commits = _positive(options, MAX_COMMITS, MAX_COMMITS_DEFAULT)
     starting_seq = bool_option(options, USE_STARTING_SEQUENCE_NUMBER, True)
@@ -202,8 +202,10 @@ def _target(ctx: OpContext, args: Arguments) -> WriteTarget:
     return target
 
 
-def _layout(args: Arguments, schema: Schema, table_order: SortOrder) -> Layout:
-    """The strategy and sort order arguments as a :class:`Layout` (Spark's rules)."""
+def _layout(args: Arguments, schema: Schema, table_order: SortOrder, known: Sequence[SortOrder]) -> Layout:
+    """The strategy and sort order arguments as a :class:`Layout` (Spark's rules). A given
+    sort order equal to one of the table's (``known``) is that one, so the new files
+    record its id."""
     strategy = args.get("strategy")
     text = args.get("sort_order")
     if strategy is None:
@@ -232,7 +234,9 @@ def _layout(args: Arguments, schema: Schema, table_order: SortOrder) -> Layout:
             raise UserError(f"zorder takes at most {layout.MAX_ZORDER_COLUMNS} columns, not {len(refs)}")
         return Layout(zorder=tuple(refs))
     terms = [ch.SortTerm(t.transform, t.source, t.direction, t.null_order) for t in parsed]
-    return Layout(sort_order=sort_order_from_terms(schema, terms))
+    order = sort_order_from_terms(schema, terms)
+    same = [o for o in known if o.fields == order.fields]
+    return Layout(sort_order=same[0] if same else order)
 
 
 def _positive(options: Mapping[str, str], name: str, default: int) -> int:

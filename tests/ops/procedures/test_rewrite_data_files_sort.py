@@ -88,6 +88,14 @@ def test_table_sort_order_is_the_default(con: Connection) -> None:
     assert table_rows(con) == before
     order_id = con.execute("SELECT sort_order_id FROM db.t.data_files").fetchall()
     assert {r[0] for r in order_id} == {1}
+    # the same order given as sort_order is the table's: the files record its id
+    con.execute("ALTER TABLE db.t WRITE ORDERED BY id")  # order 2; 'name' stays order 1
+    con.execute(
+        "CALL system.rewrite_data_files(table => 'db.t', sort_order => 'name ASC NULLS FIRST', "
+        "options => map('rewrite-all', 'true'))"
+    )
+    assert table_rows(con) == before
+    assert {r[0] for r in con.execute("SELECT sort_order_id FROM db.t.data_files").fetchall()} == {1}
     for bucket in (0, 1):  # within a partition, files hold disjoint name ranges
         got = con.execute(
             "SELECT readable_metrics.name.lower_bound, readable_metrics.name.upper_bound "
