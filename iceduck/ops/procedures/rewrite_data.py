@@ -18,7 +18,8 @@ in the new files is :mod:`iceduck.ops.procedures.rewrite_layout`.
 * ``options``: the planner's (see :mod:`iceduck.scan.compaction`), plus
   ``partial-progress.enabled`` (false) and ``partial-progress.max-commits`` (10): the groups
   are committed in up to that many commits, each valid on its own, and a commit that fails
-  on a conflict counts its files in ``failed_data_files_count`` instead of failing the call;
+  on a conflict counts its files in ``failed_data_files_count`` instead of failing the call,
+  unless more than ``partial-progress.max-failed-commits`` (default: max-commits) fail;
   ``use-starting-sequence-number`` (true): the new files get the data sequence number of the
   snapshot the rewrite read, so equality deletes committed meanwhile still apply to them.
   ``max-concurrent-file-group-rewrites``, ``rewrite-job-order``, ``compression-factor``,
@@ -98,6 +99,7 @@ from iceduck.txn.spec_update import bind_term
 PARTIAL_PROGRESS = "partial-progress.enabled"
 MAX_COMMITS = "partial-progress.max-commits"
 MAX_COMMITS_DEFAULT = 10
+MAX_FAILED_COMMITS = "partial-progress.max-failed-commits"
 USE_STARTING_SEQUENCE_NUMBER = "use-starting-sequence-number"
 #: Spark tuning options iceduck accepts and ignores (see the module docstring)
 IGNORED_OPTIONS = frozenset(
@@ -107,7 +109,8 @@ IGNORED_OPTIONS = frozenset(
         "remove-dangling-deletes",
     }
 )  # fmt: skip
-OPTIONS = PLANNER_OPTIONS | IGNORED_OPTIONS | {PARTIAL_PROGRESS, MAX_COMMITS, USE_STARTING_SEQUENCE_NUMBER}
+OPTIONS = PLANNER_OPTIONS | IGNORED_OPTIONS | {PARTIAL_PROGRESS, MAX_COMMITS, MAX_FAILED_COMMITS}
+OPTIONS |= {USE_STARTING_SEQUENCE_NUMBER}
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,7 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     chosen = _layout(args, metadata.schema(), metadata.sort_order(), metadata.sort_orders)
     partial = bool_option(options, PARTIAL_PROGRESS, False)
     max_commits = _positive(options, MAX_COMMITS, MAX_COMMITS_DEFAULT)
+    max_failed = long_option(options, MAX_FAILED_COMMITS, max_commits)
     starting_seq = bool_option(options, USE_STARTING_SEQUENCE_NUMBER, True)
     if metadata.current_snapshot_id is None:
         return [Outcome().row()]
@@ -165,14 +169,22 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
         snapshot.sequence_number if (starting_seq and snapshot and metadata.format_version >= 2) else None
     )
     batches = _batches(groups, max_commits if partial else 1)
+    failures: list[CommitConflictError] = []
     for batch in batches:
         try:
             _rewrite_batch(ctx, target, plan, batch, chosen, settings, sequence, outcome)
-        except CommitConflictError:
+        except CommitConflictError as e:
             if not partial:
                 raise
+            failures.append(e)
             outcome.failed += sum(len(g.tasks) for g in batch)
         target = ctx.resolve_target((*target.identifier.namespace, target.identifier.name))
+    if len(failures) > max_failed:
+        raise CommitConflictError(
+            f"rewrite_data_files: {len(failures)} of {len(batches)} commits failed, more than "
+            f"{MAX_FAILED_COMMITS}={max_failed} ({outcome.rewritten} files were rewritten by the "
+            f"others); first failure: {failures[0]}"
+        )
     return [outcome.row()]
 
 

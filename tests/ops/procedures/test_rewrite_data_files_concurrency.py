@@ -148,3 +148,16 @@ def test_partial_progress_counts_the_files_of_a_failed_commit(
     rewritten, _, _, failed, _ = result
     assert (rewritten, failed) == (6, 6) and files == 12
     assert ids(con) == [i for i in range(600) if i != 7]
+
+
+def test_more_failed_commits_than_allowed_fail_the_call(
+    con: Connection, other: Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_table(con, 3)
+    before_commit(monkeypatch, rewrite_data, lambda: other.execute("DELETE FROM db.t WHERE id = 7"))
+    with pytest.raises(iceduck.OperationalError, match="1 of 1 commits failed, more than"):
+        con.execute(
+            "CALL system.rewrite_data_files(table => 'db.t', options => map("
+            "'partial-progress.enabled', 'true', 'partial-progress.max-failed-commits', '0'))"
+        )
+    assert ids(con) == [i for i in range(600) if i != 7]
