@@ -194,6 +194,8 @@ class Session:
         self._queries: LRUCache[str, Statement] = LRUCache(PARSED_STATEMENTS)
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Duck] = set()
+        #: percent done that long operations report, by the cursor of their statement
+        self._reported: dict[Duck, float] = {}
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
@@ -285,6 +287,7 @@ class Session:
         finally:
             with self._lock:
                 self._running.discard(duck)
+                self._reported.pop(duck, None)
 
     def interrupt(self) -> None:
         """Stop the statements running now (from another thread): each raises ``UserError``.
@@ -298,11 +301,19 @@ class Session:
             engine.interrupt(duck)
 
     def progress(self) -> float | None:
-        """Percent done of the running statement DuckDB tracks (``track_progress``); None if unknown."""
+        """Percent done of the running statement: DuckDB's (``track_progress``) or what a
+        procedure reports (``OpContext.report_progress``); None if unknown."""
         with self._lock:
             running = list(self._running)
+            reported = list(self._reported.values())
         done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
+        done.extend(reported)
         return max(done) if done else None
+
+    def _report(self, duck: Duck, percent: float) -> None:
+        """A long operation's own progress on ``duck`` (until the statement ends)."""
+        with self._lock:
+            self._reported[duck] = max(0.0, min(100.0, percent))
 
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
         own = self.session_objects
@@ -384,6 +395,7 @@ class Session:
             prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
             resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
             new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
+            report_progress=lambda percent: self._report(duck, percent),
         )
 
     def _write(

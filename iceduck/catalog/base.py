@@ -93,6 +93,13 @@ class Catalog(Protocol):
         """
         ...
 
+    def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
+        """Make ``identifier`` a table whose current metadata is the existing file at
+        ``metadata_location`` (Java's ``Catalog.registerTable``): nothing is written but the
+        catalog entry. AlreadyExistsError when the name is taken; the file's read errors
+        (missing, not table metadata) as they are."""
+        ...
+
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         """Remove the table from the catalog; with ``purge``, delete every file it reaches."""
         ...

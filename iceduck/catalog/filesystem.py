@@ -230,6 +230,14 @@ class HadoopCatalog:
                 f"is no longer current, now {current}): cannot commit changes based on stale table metadata"
             )
 
+    def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
+        """Java's ``HadoopCatalog`` refuses: a table here is its folder, whose newest metadata
+        file is the current one, so a file elsewhere cannot become a table by name."""
+        raise UnsupportedError(
+            f"cannot register table '{identifier}': the file-system catalog '{self.name}' does not "
+            "register tables (a table there is its folder)"
+        )
+
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         """Java's ``HadoopCatalog.dropTable``: purge if asked, then delete the table folder."""
         self._check_writable(f"drop table '{identifier}'")

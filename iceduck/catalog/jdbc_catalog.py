@@ -257,6 +257,30 @@ class JdbcCatalog:
         delete_removed_metadata_files(base.metadata, metadata)
         return LoadedTable(identifier, location, metadata)
 
+    def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
+        """Java's ``BaseMetastoreCatalog.registerTable`` with ``JdbcTableOperations``: the
+        name must be free and its namespace exist, the file must parse as table metadata,
+        then the row is inserted as a create inserts it (no previous location) pointing at
+        the file as given -- no new metadata file is written, so the row is the one Spark's
+        ``register_table`` writes. Both names then share the table's files: a commit through
+        either writes the next metadata file in the same folder, and a purge through either
+        deletes them."""
+        check_new_table(identifier)
+        self._check_writable(f"register table '{identifier}'")
+        if not metadata_location:
+            raise UserError("cannot register an empty metadata file location as a table")
+        check_namespace(identifier.namespace)
+        if not self.namespace_exists(identifier.namespace):
+            raise self._namespace_not_found(identifier.namespace)
+        self._check_name_free(identifier)
+        metadata = self._metadata.load(metadata_location)
+        with self._store.transaction():
+            if not self.namespace_exists(identifier.namespace):
+                raise self._namespace_not_found(identifier.namespace)
+            self._check_name_free(identifier)
+            self._store.insert_table(identifier, metadata_location)
+        return LoadedTable(identifier, metadata_location, metadata)
+
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         """Java's ``JdbcCatalog.dropTable``: delete the row; then, with ``purge``, every file."""
         self._check_writable(f"drop table '{identifier}'")

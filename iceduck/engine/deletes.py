@@ -125,6 +125,14 @@ def deleted_positions(
     return result
 
 
+def positions_by_delete_file(
+    con: Duck, files: Sequence[DeleteFile], cache: PositionCache | None = None
+) -> dict[str, dict[str, np.ndarray]]:
+    """Position delete files (Parquet) as {delete file: {data file: sorted unique positions}},
+    read by one query (the rewrite of position delete files reads them whole)."""
+    return _position_files(con, files, cache if cache is not None else PositionCache())
+
+
 def _deletion_vector(dv: DeleteFile, cache: PositionCache) -> np.ndarray:
     if dv.content_offset is None or dv.content_size_in_bytes is None:
         raise CorruptDataError("deletion vector entry without content_offset/content_size_in_bytes", dv.path)

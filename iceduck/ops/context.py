@@ -80,5 +80,9 @@ class OpContext:
     #: a written name -> the identifier a new table would get (catalog prefix dropped)
     new_identifier: Callable[[tuple[str, ...]], TableIdentifier]
 
+    #: how far a long operation (a ``CALL`` procedure) is, in percent: the session's
+    #: :meth:`~iceduck.session.Session.progress`, which the shell shows as a progress bar
+    report_progress: Callable[[float], None] = lambda percent: None
+
     def now_ms(self) -> int:
         return int(time.time() * 1000)

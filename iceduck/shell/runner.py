@@ -35,6 +35,8 @@ CHUNK = 10_000
 #: a statement running longer than this many seconds shows the spinner
 SPINNER_AFTER_S = 1.0
 _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+#: cells of the progress bar
+BAR_WIDTH = 20
 #: an EXPLAIN statement, after any leading comments
 _EXPLAIN = re.compile(r"(?:\s|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\b", re.IGNORECASE | re.DOTALL)
 #: output modes in which EXPLAIN keeps its one-column table (machine-readable ones)
@@ -48,8 +50,15 @@ def error_line(error: BaseException) -> str:
     return "Error: " + " ".join(line.strip() for line in head.splitlines() if line.strip())
 
 
+def progress_bar(percent: float, width: int = BAR_WIDTH) -> str:
+    """``[#######-------]``: ``percent`` (0-100) of ``width`` cells filled."""
+    filled = max(0, min(width, round(percent / 100 * width)))
+    return "[" + "#" * filled + "-" * (width - filled) + "]"
+
+
 class Spinner:
-    """Elapsed time (and DuckDB's percent done) on one terminal line, redrawn in place."""
+    """Elapsed time, and a progress bar with the percent done when it is known (DuckDB's
+    for a query, the procedure's own for a ``CALL``), on one terminal line, redrawn in place."""
 
     def __init__(self, stream: TextIO, progress: Callable[[], float | None], enabled: bool) -> None:
         self.stream = stream
@@ -64,7 +73,7 @@ class Spinner:
         if not self.enabled or elapsed < SPINNER_AFTER_S:
             return
         done = self.progress()
-        percent = f"  {done:5.1f}%" if done is not None else ""
+        percent = f"  {progress_bar(done)} {done:5.1f}%" if done is not None else ""
         self.frame = (self.frame + 1) % len(_FRAMES)
         self.stream.write(f"\r{_FRAMES[self.frame]} {elapsed:6.1f} s{percent}  (Ctrl-C cancels)\x1b[K")
         self.stream.flush()

@@ -237,7 +237,16 @@ def _write_merged(bin_: Sequence[ManifestFile], ctx: MergeContext) -> ManifestFi
         meta, read = _read(m, ctx)
         metas.append(meta)
         entries.extend(merged_entries(read, ctx.snapshot_id))
-    spec_id = bin_[0].partition_spec_id
+    return write_entries_manifest(entries, bin_[0], metas, ctx)
+
+
+def write_entries_manifest(
+    entries: Sequence[ManifestEntry], like: ManifestFile, metas: Sequence[ManifestMeta], ctx: MergeContext
+) -> ManifestFile:
+    """Write ``entries`` as one new manifest of ``like``'s spec and content, in the layout
+    of :func:`_layout` (``metas``: the stored layouts of the manifests they came from); its
+    manifest-list row. Shared with the manifest rewrite (:mod:`iceduck.txn.manifest_rewrite`)."""
+    spec_id = like.partition_spec_id
     partition_type, schema_json, spec_json = _layout(spec_id, metas, ctx)
     path = ctx.writer.next_manifest_path()
     data, row = write_manifest_raw(
@@ -247,7 +256,7 @@ def _write_merged(bin_: Sequence[ManifestFile], ctx: MergeContext) -> ManifestFi
         schema_json=schema_json,
         partition_spec_json=spec_json,
         format_version=ctx.format_version,
-        content=bin_[0].content,
+        content=like.content,
         snapshot_id=ctx.snapshot_id,
         path=path,
     )

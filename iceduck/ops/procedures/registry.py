@@ -12,7 +12,10 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "register_table": "register",
     "rewrite_data_files": "rewrite_data",
+    "rewrite_position_delete_files": "position_deletes",
+    "rewrite_manifests": "manifests",
 }
 
 

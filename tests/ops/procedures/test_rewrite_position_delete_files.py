@@ -1,0 +1,163 @@
+"""``CALL system.rewrite_position_delete_files``: small position delete files of a v2 table
+compacted per partition, dangling deletes dropped, rows unchanged; options checked; v3
+tables keep their deletion vectors."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import iceduck
+from iceduck.connection import Connection
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> Iterator[Connection]:
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    yield con
+    con.close()
+
+
+def build(con: Connection, version: int = 2) -> None:
+    """Two partitions, one data file each, six DELETEs: six small position delete files
+    (or DVs on v3) per partition."""
+    con.execute(
+        "CREATE TABLE db.t (id bigint, p int) USING iceberg PARTITIONED BY (p) "
+        f"TBLPROPERTIES ('format-version' = '{version}', 'write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t SELECT i, i % 2 FROM range(100) r(i)")
+    for k in range(6):
+        con.execute("DELETE FROM db.t WHERE id IN (?, ?)", [10 * k + 1, 10 * k + 2])
+
+
+def rows(con: Connection) -> list[tuple[object, ...]]:
+    return con.execute("SELECT * FROM db.t ORDER BY id").fetchall()
+
+
+def delete_files(con: Connection) -> list[tuple[str, int, int]]:
+    """(path, record count, size) of the current snapshot's delete files."""
+    return sorted(
+        con.execute("SELECT file_path, record_count, file_size_in_bytes FROM db.t.delete_files").fetchall()
+    )
+
+
+def files_on_disk(root: Path) -> set[str]:
+    return {os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs}
+
+
+def test_small_files_are_compacted_per_partition(con: Connection, tmp_path: Path) -> None:
+    build(con)
+    expected = rows(con)
+    before = delete_files(con)
+    assert len(before) == 12
+    on_disk = files_on_disk(tmp_path / "wh")
+    cur = con.execute("CALL system.rewrite_position_delete_files('db.t')")
+    assert [(d[0], d[1]) for d in cur.description] == [
+        ("rewritten_delete_files_count", "INTEGER"),
+        ("added_delete_files_count", "INTEGER"),
+        ("rewritten_bytes_count", "BIGINT"),
+        ("added_bytes_count", "BIGINT"),
+    ]
+    after = delete_files(con)
+    assert cur.fetchall() == [(12, 2, sum(f[2] for f in before), sum(f[2] for f in after))]
+    assert len(after) == 2 and sum(f[1] for f in after) == sum(f[1] for f in before) == 12
+    assert rows(con) == expected
+    # the new files are the only new files; the old ones stay for the older snapshots
+    new = files_on_disk(tmp_path / "wh") - on_disk
+    assert {f[0] for f in after} <= new and on_disk <= files_on_disk(tmp_path / "wh")
+    op, summary = con.execute(
+        "SELECT operation, summary FROM db.t.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).fetchone()
+    summary = dict(summary)
+    assert op == "replace"
+    assert (summary["removed-position-delete-files"], summary["added-position-delete-files"]) == ("12", "2")
+    assert summary["total-position-deletes"] == "12"
+    # time travel before the rewrite reads the same rows
+    first = con.execute("SELECT snapshot_id FROM db.t.snapshots ORDER BY committed_at DESC LIMIT 1 OFFSET 1")
+    assert (
+        con.execute(f"SELECT * FROM db.t VERSION AS OF {first.fetchone()[0]} ORDER BY id").fetchall()
+        == expected
+    )
+
+
+def test_dangling_deletes_are_dropped(con: Connection) -> None:
+    """Deletes of a data file that copy-on-write has since removed are dropped; those of
+    the live file next to it in the same delete file are kept."""
+    con.execute(
+        "CREATE TABLE db.t (id bigint, p int) USING iceberg PARTITIONED BY (p) "
+        "TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t SELECT i, i % 2 FROM range(50) r(i)")
+    con.execute("INSERT INTO db.t SELECT 100 + i, i % 2 FROM range(50) r(i)")
+    for k in range(3):  # each delete file of a partition references both of its data files
+        con.execute(
+            "DELETE FROM db.t WHERE id IN (?, ?, ?, ?)", [10 * k + 2, 10 * k + 3, 110 + 10 * k, 111 + 10 * k]
+        )
+    assert len(delete_files(con)) == 6
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('write.delete.mode' = 'copy-on-write')")
+    con.execute("DELETE FROM db.t WHERE id = 40")  # partition 0's first file is rewritten
+    expected = rows(con)
+    before = delete_files(con)
+    assert len(before) == 6 and sum(f[1] for f in before) == 12
+    result = con.execute(
+        "CALL system.rewrite_position_delete_files(table => 'db.t', options => map('rewrite-all', 'true'))"
+    ).fetchall()
+    assert result[0][:2] == (6, 2)
+    after = delete_files(con)
+    assert sorted(f[1] for f in after) == [3, 6]  # partition 0 kept only the live file's deletes
+    assert rows(con) == expected
+
+
+def test_min_input_files_decides(con: Connection) -> None:
+    build(con)
+    options = "map('min-input-files', '7')"
+    assert con.execute(f"CALL system.rewrite_position_delete_files('db.t', {options})").fetchall() == [
+        (0, 0, 0, 0)
+    ]
+    assert len(delete_files(con)) == 12
+    options = "map('min-input-files', '6', 'max-concurrent-file-group-rewrites', '2')"
+    assert con.execute(f"CALL system.rewrite_position_delete_files('db.t', {options})").fetchone()[:2] == (
+        12,
+        2,
+    )
+    # nothing left to do: two files, each alone in its partition
+    assert con.execute("CALL system.rewrite_position_delete_files('db.t')").fetchone() == (0, 0, 0, 0)
+
+
+def test_v3_deletion_vectors_are_not_rewritten(con: Connection) -> None:
+    build(con, 3)
+    expected, before = rows(con), delete_files(con)
+    assert con.execute("CALL system.rewrite_position_delete_files('db.t')").fetchall() == [(0, 0, 0, 0)]
+    assert (rows(con), delete_files(con)) == (expected, before)
+
+
+def test_v3_legacy_position_delete_files_are_refused(con: Connection) -> None:
+    build(con, 2)
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version' = '3')")
+    with pytest.raises(iceduck.Error, match="position delete files must not be added"):
+        con.execute("CALL system.rewrite_position_delete_files('db.t')")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ("'db.t', map('no-such', '1')", "unknown options no-such"),
+        ("'db.t', map('min-input-files', 'x')", "min-input-files takes a number"),
+        ("'db.t', map('min-input-files', '0')", "must be positive"),
+        ("'db.t', map('rewrite-all', 'yes')", "rewrite-all takes true or false"),
+        ("'db.t', map('target-file-size-bytes', '100', 'max-file-size-bytes', '50')", "must hold"),
+        ("'db.t', map(), 'p = 1'", "where argument is not supported"),
+        ("'db.nope'", "db.nope"),
+    ],
+)
+def test_errors(con: Connection, arguments: str, says: str) -> None:
+    build(con)
+    before = delete_files(con)
+    with pytest.raises(iceduck.Error) as raised:
+        con.execute(f"CALL system.rewrite_position_delete_files({arguments})")
+    assert says in str(raised.value)
+    assert delete_files(con) == before
