@@ -130,6 +130,13 @@ class Outcome:
     rewritten_bytes: int = 0
     failed: int = 0
     removed_deletes: int = 0
+    #: bytes of all groups, and of the groups done: the progress reported to the shell
+    total_bytes: int = 0
+    done_bytes: int = 0
+
+    def group_done(self, ctx: OpContext, group: FileGroup) -> None:
+        self.done_bytes += group.size_bytes
+        ctx.report_progress(100.0 * self.done_bytes / max(self.total_bytes, 1))
 
     def row(self) -> tuple[int, int, int, int, int]:
         return (self.rewritten, self.added, self.rewritten_bytes, self.failed, self.removed_deletes)
@@ -168,6 +175,7 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     sequence = (
         snapshot.sequence_number if (starting_seq and snapshot and metadata.format_version >= 2) else None
     )
+    outcome.total_bytes = sum(g.size_bytes for g in groups)
     batches = _batches(groups, max_commits if partial else 1)
     failures: list[CommitConflictError] = []
     for batch in batches:
@@ -286,6 +294,7 @@ def _rewrite_batch(
         added: list[DataFile] = []
         for group in groups:
             added.extend(written.add(_write_group(ctx, plan, group, base, chosen, settings, lineage)))
+            outcome.group_done(ctx, group)
         if chosen.sort_order is not UNSORTED and chosen.sort_order not in metadata.sort_orders:
             # files sorted by an order the table does not have record none (Java: null)
             added = [dataclasses.replace(f, sort_order_id=None) for f in added]

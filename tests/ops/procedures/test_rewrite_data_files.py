@@ -249,3 +249,17 @@ def test_errors_name_the_problem(con: Connection, args: str, says: str) -> None:
 def test_an_empty_table_has_nothing_to_rewrite(con: Connection) -> None:
     con.execute("CREATE TABLE db.e (id bigint)")
     assert call(con, "'db.e'") == (0, 0, 0, 0, 0)
+
+
+def test_progress_is_reported_per_group(con: Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shell's progress bar: the share of the input bytes rewritten, group by group."""
+    from iceduck.session import Session
+
+    make_table(con, 2, PARTITIONING["bucket"])
+    reported: list[float] = []
+    real = Session._report
+    monkeypatch.setattr(
+        Session, "_report", lambda self, duck, percent: (reported.append(percent), real(self, duck, percent))
+    )
+    call(con, "'db.t'")
+    assert len(reported) == 3 and reported == sorted(reported) and reported[-1] == 100.0
