@@ -8,8 +8,9 @@ Usage::
     python3 bench/run.py [--scale small|full|10x] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
 
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
-99 queries), mor (merge-on-read), writes, commits (one-row commits), cli (a cold CLI query),
-stream (peak memory and first batch of a large result streamed out).
+99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
+commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
+large result streamed out).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -40,7 +41,7 @@ from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
-SECTIONS = ("events", "tpch", "tpcds", "mor", "writes", "commits", "cli", "stream")
+SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream")
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -79,6 +80,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     suite.add_argument("--mor-rows", type=int, default=5_000_000, help="rows per merge-on-read table")
     suite.add_argument("--mor-runs", type=int, default=3, help="timed runs per merge-on-read query")
+    suite.add_argument(
+        "--compaction-rows", type=int, default=5_000_000, help="rows per table of the compaction section"
+    )
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
     suite.add_argument("--commits", type=int, default=30, help="one-row commits timed")
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
@@ -313,6 +317,10 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
                 progress=progress,
             )
         ]
+    if name == "compaction":
+        import compaction
+
+        return [lambda: compaction.run_section(args.compaction_rows, args.mor_runs, cache / "compaction")]
     if name == "writes":
         import writes
 

@@ -251,7 +251,7 @@ def _bytes_partition_fields(target: FileTarget) -> list[tuple[int, str, str]]:
             continue
         source = target.schema.find_field(pf.source_id).field_type
         if may_have_digest_keys(pf.transform.result_type(source)):
-            column = _column_ref(target.schema, pf.source_id)
+            column = column_ref(target.schema, pf.source_id)
             value = partition_value_sql(pf.transform, source, column)
             out.append((i, value, partition_key_sql(pf.transform, source, column)))
     return out
@@ -311,7 +311,7 @@ def _target_size(target: FileTarget) -> int:
     )
 
 
-def _column_ref(schema: Schema, field_id: int) -> str:
+def column_ref(schema: Schema, field_id: int) -> str:
     """``"st"."a"``: a (possibly nested, through structs) column by id."""
     chain = []
     current: int | None = field_id
@@ -328,9 +328,15 @@ def _partition_keys(target: FileTarget) -> list[tuple[str, str]]:
         if pf.transform.is_void:
             continue
         source = target.schema.find_field(pf.source_id)
-        ref = _column_ref(target.schema, pf.source_id)
+        ref = column_ref(target.schema, pf.source_id)
         out.append((f"__iceduck_p{i}", partition_key_sql(pf.transform, source.field_type, ref)))
     return out
+
+
+def order_by_sql(target: FileTarget) -> str:
+    """`` ORDER BY ...`` of the target's sort order over its columns by name (empty when
+    unsorted): a compaction sorts a whole file group by it before cutting it into files."""
+    return _order_by(target)
 
 
 def _order_by(target: FileTarget) -> str:
@@ -338,7 +344,7 @@ def _order_by(target: FileTarget) -> str:
     terms = []
     for sf in target.sort_order.fields:
         source = target.schema.find_field(sf.source_id)
-        expr = transform_sql(sf.transform, source.field_type, _column_ref(target.schema, sf.source_id))
+        expr = transform_sql(sf.transform, source.field_type, column_ref(target.schema, sf.source_id))
         direction = "DESC" if sf.direction is SortDirection.DESC else "ASC"
         nulls = "NULLS FIRST" if sf.null_order is NullOrder.NULLS_FIRST else "NULLS LAST"
         terms.append(f"{expr} {direction} {nulls}")

@@ -115,8 +115,11 @@ def write_added_manifests(
     format_version: int,
     snapshot_id: int,
     writer: FileWriter,
+    sequence_number: int | None = None,
 ) -> list[ManifestFile]:
-    """One new manifest per partition spec holding ``files`` as ADDED entries."""
+    """One new manifest per partition spec holding ``files`` as ADDED entries (with an
+    explicit data sequence number when ``sequence_number`` is given; the file sequence
+    number is always inherited)."""
     out = []
     for spec_id, group in group_by_spec(files).items():
         spec = specs.get(spec_id)
@@ -130,7 +133,7 @@ def write_added_manifests(
                     f"{f.file_path} is a {f.content.name} file, expected "
                     f"{'data' if content is ManifestContent.DATA else 'delete'} files"
                 )
-        entries = [ManifestEntry(EntryStatus.ADDED, snapshot_id, f) for f in group]
+        entries = [ManifestEntry(EntryStatus.ADDED, snapshot_id, f, sequence_number) for f in group]
         path = writer.next_manifest_path()
         data, row = write_manifest_raw(
             entries,

@@ -84,6 +84,11 @@ class SnapshotChanges:
     conflict_detection: validation.ConflictDetection | None = None
     #: extra summary properties, written before the metrics as Java does
     summary_extra: dict[str, str] = field(default_factory=dict, hash=False)
+    #: an explicit data sequence number for the added data files (None: they inherit the
+    #: new snapshot's). A compaction gives its files the sequence number of the snapshot it
+    #: read (Java's ``RewriteFiles.dataSequenceNumber``), so equality deletes committed
+    #: after that snapshot still apply to the rewritten rows
+    added_data_sequence_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,8 @@ def _validate(
         validation.check_files_live(changes.validate_data_files_live, live, branch)
     if concurrent and changes.validate_no_new_deletes_for:
         files = [live[p] for p in changes.validate_no_new_deletes_for if p in live]
-        validation.check_no_new_deletes(metadata, concurrent, files, cache)
+        ignore_equality = changes.added_data_sequence_number is not None
+        validation.check_no_new_deletes(metadata, concurrent, files, cache, ignore_equality)
     if concurrent and since_id is not None and changes.added_delete_files:
         validation.check_no_concurrent_dvs(metadata, concurrent, changes.added_delete_files, cache)
     if concurrent and changes.conflict_detection is not None:
@@ -233,7 +239,12 @@ def _write_snapshot(
         "snapshot_id": snapshot_id,
         "writer": writer,
     }
-    new_data = write_added_manifests(changes.added_data_files, ManifestContent.DATA, **added)
+    new_data = write_added_manifests(
+        changes.added_data_files,
+        ManifestContent.DATA,
+        **added,
+        sequence_number=changes.added_data_sequence_number,
+    )
     new_deletes = write_added_manifests(changes.added_delete_files, ManifestContent.DELETES, **added)
     merge = MergeSettings.of(metadata.properties)
     merging = MergeContext(cache, specs, schema, fv, snapshot_id, writer)

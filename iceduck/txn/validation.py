@@ -160,12 +160,21 @@ def check_no_new_deletes(
     since: Sequence[Snapshot],
     files: Sequence[DataFile],
     cache: ManifestCache,
+    ignore_equality_deletes: bool = False,
 ) -> None:
-    """CoW: no delete file added since the read may apply to a rewritten data file."""
+    """CoW: no delete file added since the read may apply to a rewritten data file.
+
+    ``ignore_equality_deletes``: the new files keep the data sequence number of the
+    snapshot the operation read (a compaction), so an equality delete added since still
+    applies to them ("the data file's data sequence number is strictly less than the
+    delete's") and is no conflict -- Java's ``ignoreEqualityDeletes`` when a rewrite sets
+    the new files' data sequence number."""
     if not files or not since:
         return
     unpartitioned = frozenset(s.spec_id for s in metadata.partition_specs if s.is_unpartitioned)
     for snapshot, delete in added_delete_files(metadata, since, cache, _ADDS_DELETES):
+        if ignore_equality_deletes and delete.content is FileContent.EQUALITY_DELETES:
+            continue
         for f in files:
             if may_apply(delete, f, unpartitioned):
                 raise CommitConflictError(

@@ -16,6 +16,7 @@ MODULES: dict[str, str] = {
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
     "register_table": "register",
+    "rewrite_data_files": "rewrite_data",
     "rewrite_manifests": "manifests",
     "rewrite_position_delete_files": "position_deletes",
     "rollback_to_snapshot": "rollback_to_snapshot",
