@@ -91,8 +91,9 @@ def select_lists(duck: Duck, columns: Mapping[str, Sequence[str | None]]) -> Non
 
 def epoch_ms(duck: Duck, expression: str) -> int | None:
     """Epoch millis of a timestamp expression, computed by DuckDB (``TIMESTAMP AS OF now()``)."""
-    row = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    # fetchall: a result left unfinished would block the statement's next use of ``duck``
+    rows = duckdb_call(duck.execute, f"SELECT epoch_ms(CAST(({expression}) AS TIMESTAMPTZ))").fetchall()
+    return None if not rows or rows[0][0] is None else int(rows[0][0])
 
 
 def register_arrow(duck: Duck, name: str, table: pa.Table) -> None:

@@ -12,6 +12,8 @@ from iceduck.ops.procedures.base import Procedure
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
+    "expire_snapshots": "expire",
+    "remove_orphan_files": "orphans",
 }
 
 
