@@ -35,7 +35,7 @@ from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import read_manifest
 from iceduck.io.fileio import read_bytes, to_local_path
 from iceduck.spec.manifest import FileContent, ManifestFile
-from iceduck.spec.snapshot import Snapshot
+from iceduck.spec.snapshot import PartitionStatisticsFile, Snapshot, StatisticsFile
 from iceduck.spec.table_metadata import TableMetadata
 
 #: local path -> the location as the metadata writes it
@@ -121,10 +121,14 @@ def reachable_files(
                     continue
                 _add(_content_kind(found, entry.data_file.content), entry.data_file.file_path)
     ids = {s.snapshot_id for s in metadata.snapshots} if wanted is None else wanted
-    for stats in (*metadata.statistics, *metadata.partition_statistics):
+    for stats in _statistics(metadata):
         if stats.snapshot_id in ids:
             _add(found.statistics, stats.statistics_path)
     return found
+
+
+def _statistics(metadata: TableMetadata) -> list[StatisticsFile | PartitionStatisticsFile]:
+    return [*metadata.statistics, *metadata.partition_statistics]
 
 
 def _content_kind(found: ReachableFiles, content: FileContent) -> Locations:
@@ -161,8 +165,7 @@ def referenced_by_table(metadata: TableMetadata, metadata_location: str) -> set[
     metadata file and, beside it, a Hadoop table's ``version-hint.text``. Strict: an
     unreadable manifest raises rather than let its files look orphaned."""
     keys = reachable_files(metadata, strict=True).keys()
-    for stats in (*metadata.statistics, *metadata.partition_statistics):
-        keys.add(key(stats.statistics_path))
+    keys.update(key(stats.statistics_path) for stats in _statistics(metadata))
     for entry in metadata.metadata_log:
         keys.add(key(entry.metadata_file))
     current = key(metadata_location)
