@@ -20,13 +20,14 @@ from typing import Any
 
 import pytest
 
-from iceduck.catalog.base import TableIdentifier
 from tests.ops.harness import Iceduck
 from tests.ops.procedures.expire_support import (
+    FUTURE,
     age_files,
     disk_files,
     referenced_files,
     snapshot_ids,
+    table_dir,
 )
 from tests.support.namespaces import drop_namespace_with_tables
 from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
@@ -34,7 +35,6 @@ from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 pytestmark = pytest.mark.spark
 
 NS = "proc_expire"
-FUTURE = "TIMESTAMP '2999-01-01 00:00:00'"
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +61,7 @@ def same_rows(spark: Any, ice: Iceduck, table: str, version: int | str | None = 
 
 
 def folder(ice: Iceduck, table: str) -> Path:
-    loaded = ice.con.session.catalog.load_table(TableIdentifier((NS,), table))
-    return Path(loaded.metadata.location.removeprefix("file:").removeprefix("//"))
+    return table_dir(ice.con, NS, table)
 
 
 def assert_exact(ice: Iceduck, table: str) -> None:

@@ -8,8 +8,18 @@ import os
 import time
 from pathlib import Path
 
+from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.io.fileio import to_local_path
+
+#: an ``older_than`` after every snapshot: only the retention counts decide what stays
+FUTURE = "TIMESTAMP '2999-01-01 00:00:00'"
+
+
+def table_dir(con: Connection, namespace: str, name: str) -> Path:
+    """The local folder of a table (its location may be a ``file:`` URI)."""
+    loaded = con.session.catalog.load_table(TableIdentifier((namespace,), name))
+    return Path(to_local_path(loaded.metadata.location))
 
 
 def disk_files(table_dir: Path) -> set[str]:

@@ -13,10 +13,15 @@ import pytest
 import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
-from tests.ops.procedures.expire_support import disk_files, referenced_files, rows_at, snapshot_ids
+from tests.ops.procedures.expire_support import (
+    FUTURE,
+    disk_files,
+    referenced_files,
+    rows_at,
+    snapshot_ids,
+    table_dir,
+)
 from tests.support.faults import add_equality_deletes
-
-FUTURE = "TIMESTAMP '2999-01-01 00:00:00'"
 
 
 @pytest.fixture
@@ -25,11 +30,6 @@ def con(tmp_path: Path) -> Iterator[Connection]:
     con.execute("CREATE NAMESPACE db")
     yield con
     con.close()
-
-
-def table_dir(con: Connection, name: str = "t") -> Path:
-    loaded = con.session.catalog.load_table(TableIdentifier(("db",), name))
-    return Path(loaded.metadata.location.removeprefix("file:"))
 
 
 def make_table(con: Connection, version: int) -> None:
@@ -49,7 +49,7 @@ def make_table(con: Connection, version: int) -> None:
 
 def assert_exact(con: Connection, name: str = "t") -> None:
     """The table folder holds exactly the files the metadata references."""
-    on_disk = disk_files(table_dir(con, name))
+    on_disk = disk_files(table_dir(con, "db", name))
     referenced = referenced_files(con, f"db.{name}")
     assert on_disk - referenced == set(), "unreferenced files left behind"
     assert referenced - on_disk == set(), "referenced files deleted"

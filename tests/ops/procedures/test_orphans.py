@@ -16,12 +16,17 @@ from pathlib import Path
 import pytest
 
 import iceduck
-from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
-from tests.ops.procedures.expire_support import age_files, disk_files, referenced_files, rows_at, snapshot_ids
+from tests.ops.procedures.expire_support import (
+    FUTURE,
+    age_files,
+    disk_files,
+    referenced_files,
+    rows_at,
+    snapshot_ids,
+    table_dir,
+)
 from tests.support.faults import add_equality_deletes
-
-FUTURE = "TIMESTAMP '2999-01-01 00:00:00'"
 
 
 @pytest.fixture
@@ -33,8 +38,7 @@ def con(tmp_path: Path) -> Iterator[Connection]:
 
 
 def location(con: Connection, name: str = "t") -> Path:
-    loaded = con.session.catalog.load_table(TableIdentifier(("db",), name))
-    return Path(loaded.metadata.location.removeprefix("file:"))
+    return table_dir(con, "db", name)
 
 
 def make_table(con: Connection, version: int) -> None:
