@@ -468,9 +468,7 @@ def test_scans_carry_the_manifests_row_count_to_duckdbs_planner(con: Any, tmp_pa
     chosen blind); the planned files' record counts are handed over instead."""
     files = [
         write_parquet(
-            con,
-            tmp_path / f"{n}.parquet",
-            f"SELECT i::BIGINT AS id FROM range({1000 * (n + 1)}) t(i)",
+            con, tmp_path / f"{n}.parquet", f"SELECT i::BIGINT AS id FROM range({1000 * (n + 1)}) t(i)",
             {"id": 1},
         )
         for n in range(3)

@@ -86,12 +86,9 @@ def test_unsigned_and_bignum(con: Connection) -> None:
         "n": LongType(),
         "wide_h": DecimalType(38, 0),
     }
-    assert (
-        con.execute("SELECT big, wide_h FROM db.t").fetchall()
-        == duckdb.connect()
-        .execute("SELECT 18446744073709551615::DECIMAL(20, 0), 99999999999999999999999::DECIMAL(38, 0)")
-        .fetchall()
-    )
+    assert con.execute("SELECT big, wide_h FROM db.t").fetchall() == duckdb.connect().execute(
+        "SELECT 18446744073709551615::DECIMAL(20, 0), 99999999999999999999999::DECIMAL(38, 0)"
+    ).fetchall()
 
 
 def test_values_beyond_decimal_38_are_refused(con: Connection) -> None:
@@ -135,9 +132,9 @@ def test_nanoseconds_become_micros_below_v3(con: Connection) -> None:
     con.execute(f"CREATE TABLE db.t AS {NANOS}")
     assert _types(con) == {"ts": TimestampType(), "tz": TimestamptzType(), "t": TimeType()}
     (ts, tz, t) = con.execute("SELECT * FROM db.t").fetchone()
-    expected = (
-        duckdb.connect().execute(f"SELECT ts::TIMESTAMP, tz::TIMESTAMPTZ, t::TIME FROM ({NANOS})").fetchone()
-    )
+    expected = duckdb.connect().execute(
+        f"SELECT ts::TIMESTAMP, tz::TIMESTAMPTZ, t::TIME FROM ({NANOS})"
+    ).fetchone()
     assert (ts, tz, t) == expected
     assert ts == datetime(2024, 1, 1, 10, 0, 0, 123457)  # DuckDB's cast rounds
 
@@ -212,7 +209,6 @@ def test_pandas_dataframe_nanoseconds(con: Connection) -> None:
     con.register("frame", frame)
     con.execute("CREATE TABLE db.t AS SELECT * FROM frame")
     assert _types(con) == {"ts": TimestampType(), "n": LongType()}
-    assert (
-        con.execute("SELECT * FROM db.t").fetchall()
-        == duckdb.connect().execute("SELECT ts::TIMESTAMP, n FROM frame").fetchall()
-    )
+    assert con.execute("SELECT * FROM db.t").fetchall() == duckdb.connect().execute(
+        "SELECT ts::TIMESTAMP, n FROM frame"
+    ).fetchall()

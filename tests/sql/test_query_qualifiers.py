@@ -84,10 +84,9 @@ def test_full_names_in_write_statements(both: tuple[Connection, duckdb.DuckDBPyC
         assert ice.execute(query).fetchall() == ref.execute(query).fetchall()
     ice.execute("CREATE TABLE db.c AS SELECT db.t.k FROM db.t WHERE db.t.k < 3")
     ref.execute("CREATE TABLE db.c AS SELECT db.t.k FROM db.t WHERE db.t.k < 3")
-    assert (
-        ice.execute("SELECT * FROM db.c ORDER BY 1").fetchall()
-        == ref.execute("SELECT * FROM db.c ORDER BY 1").fetchall()
-    )
+    assert ice.execute("SELECT * FROM db.c ORDER BY 1").fetchall() == ref.execute(
+        "SELECT * FROM db.c ORDER BY 1"
+    ).fetchall()
 
 
 WRONG = [

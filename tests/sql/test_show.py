@@ -63,7 +63,9 @@ def test_parse_errors(sql: str, error: type[Exception], message: str) -> None:
 
 
 def test_show_create_table_prints_sparks_layout(con: Connection) -> None:
-    con.execute("CREATE TABLE db.plain (id bigint, data string) USING iceberg PARTITIONED BY (data)")
+    con.execute(
+        "CREATE TABLE db.plain (id bigint, data string) USING iceberg PARTITIONED BY (data)"
+    )
     cur = con.execute("SHOW CREATE TABLE db.plain")
     assert [d[0] for d in cur.description] == ["createtab_stmt"]
     location = con.session.catalog.load_table(TableIdentifier(("db",), "plain")).metadata.location

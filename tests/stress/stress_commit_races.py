@@ -57,11 +57,8 @@ STATEMENTS = [
     ("INSERT INTO db.t SELECT i, i FROM range(100000, 400000) r(i)", 300000),
     ("DELETE FROM db.t WHERE k % 3 = 0", -33334),
     ("UPDATE db.t SET v = -v WHERE k % 5 = 0", 0),
-    (
-        "MERGE INTO db.t USING (SELECT i AS k FROM range(0, 200000) r(i)) s ON t.k = s.k "
-        "WHEN MATCHED THEN UPDATE SET v = 0 WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, 1)",
-        100000,
-    ),
+    ("MERGE INTO db.t USING (SELECT i AS k FROM range(0, 200000) r(i)) s ON t.k = s.k "
+     "WHEN MATCHED THEN UPDATE SET v = 0 WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, 1)", 100000),
     ("ALTER TABLE db.t ADD COLUMN extra int", 0),
     ("CREATE TABLE db.c USING iceberg AS SELECT * FROM db.t", 0),
 ]
