@@ -91,7 +91,7 @@ def test_bitmaps_and_ranges_agree(con: Any, tmp_path: Path, runs_per_file: int) 
     dvs = deletion_vectors(tmp_path / "dv.puffin", vectors)
     tasks = [data_task(con, f, deletion_vector=dvs[str(f)]) for f in files]
     scan = scan_sql(con, ScanPlan(SCHEMA, 1, tuple(tasks)), "v")
-    assert ("get_bit" in scan.sql) == (3 * runs_per_file > 16)
+    assert ('get_bit' in scan.sql) == (3 * runs_per_file > 16)
     deleted = {n * 1000 + p for n, f in enumerate(files) for p in vectors[str(f)]}
     expected = [i for n in range(3) for i in range(n * 1000, n * 1000 + 700) if i not in deleted]
     assert ids(read_rows(con, SCHEMA, tasks)) == expected

@@ -32,7 +32,9 @@ def bind_arguments(ctx: OpContext, procedure: Procedure, call: CallStatement) ->
     if call.named:
         unknown = [a.name for a in call.arguments if a.name not in by_name]
         if unknown:
-            raise UserError(f"{procedure.name} has no parameter {unknown[0]} (it takes {_listed(procedure)})")
+            raise UserError(
+                f"{procedure.name} has no parameter {unknown[0]} (it takes {_listed(procedure)})"
+            )
         pairs = [(by_name[a.name], a.value) for a in call.arguments if a.name is not None]
     else:
         if len(call.arguments) > len(procedure.parameters):
