@@ -270,3 +270,15 @@ def test_result_columns_are_sparks(con: Connection) -> None:
         ("deleted_manifest_lists_count", "BIGINT"),
         ("deleted_statistics_files_count", "BIGINT"),
     ]
+
+
+def test_a_v1_table(con: Connection) -> None:
+    con.execute("CREATE TABLE db.t (id bigint) TBLPROPERTIES ('format-version'='1')")
+    for i in range(3):
+        con.execute("INSERT INTO db.t VALUES (?)", [i])
+    con.execute("INSERT OVERWRITE db.t SELECT id * 10 FROM db.t")
+    ids = snapshot_ids(con, "db.t")
+    counts = expected_content_counts(con, f"CALL system.expire_snapshots('db.t', {FUTURE})")
+    assert counts[0] == 3 and counts[4] == len(ids) - 1
+    assert rows_at(con, "db.t") == [(0,), (10,), (20,)]
+    assert_exact(con)
