@@ -157,3 +157,27 @@ def test_spark_expires_a_table_iceduck_wrote(spark: Any, ice: Iceduck) -> None:
     spark.sql(f"REFRESH TABLE iceduck.{NS}.ice_v3")
     same_rows(spark, ice, "ice_v3")
     assert_exact(ice, "ice_v3")
+
+
+def test_spark_and_iceduck_find_the_same_orphans(spark: Any, ice: Iceduck) -> None:
+    ice.execute(
+        f"CREATE TABLE {NS}.orphans (id bigint, s string) PARTITIONED BY (bucket(2, id)) "
+        "TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')"
+    )
+    for i in range(3):
+        ice.execute(f"INSERT INTO {NS}.orphans VALUES ({i}, 'a'), ({i + 10}, 'b')")
+    ice.execute(f"DELETE FROM {NS}.orphans WHERE id = 11")
+    ice.execute(f"CALL system.expire_snapshots('{NS}.orphans', {FUTURE}, 2)")
+    root = folder(ice, "orphans")
+    planted = {root / "data" / "stray.parquet", root / "metadata" / "stray.avro", root / "x" / "y.txt"}
+    for path in planted:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("orphan")
+    age_files(root)
+    spark.sql(f"REFRESH TABLE iceduck.{NS}.orphans")
+    by_spark = spark.sql(f"CALL iceduck.system.remove_orphan_files(table => '{NS}.orphans', dry_run => true)")
+    spark_found = {r[0].removeprefix("file:") for r in by_spark.collect()}
+    found = {
+        r[0] for r in ice.fetch(f"CALL system.remove_orphan_files(table => '{NS}.orphans', dry_run => true)")
+    }
+    assert found == spark_found == {str(p) for p in planted}

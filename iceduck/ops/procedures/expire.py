@@ -23,7 +23,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from iceduck.catalog.base import LoadedTable
-from iceduck.errors import UserError
+from iceduck.errors import CorruptDataError, StorageError, UserError
 from iceduck.ops.context import OpContext
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows, table_argument
 from iceduck.scan.reachable import reachable_files
@@ -76,7 +76,15 @@ def expire(ctx: OpContext, loaded: LoadedTable, request: ExpireRequest) -> Delet
     commit(ctx.catalog, loaded.identifier, attempt, base=loaded)
     before = reachable_files(bases[-1].metadata, strict=False)
     current = ctx.catalog.load_table(loaded.identifier)
-    after = reachable_files(current.metadata, strict=True, live_only=True)
+    try:
+        after = reachable_files(current.metadata, strict=True, live_only=True)
+    except (CorruptDataError, StorageError) as e:
+        # what the table still needs cannot be known: delete nothing, say what happened
+        raise type(e)(
+            f"snapshots of {loaded.identifier} were expired, but no file was deleted: a file the "
+            f"table still references cannot be read ({e.problem})",
+            e.path,
+        ) from e
     return delete_unreachable(before, after)
 
 

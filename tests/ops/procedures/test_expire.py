@@ -282,3 +282,16 @@ def test_a_v1_table(con: Connection) -> None:
     assert counts[0] == 3 and counts[4] == len(ids) - 1
     assert rows_at(con, "db.t") == [(0,), (10,), (20,)]
     assert_exact(con)
+
+
+def test_an_unreadable_retained_manifest_deletes_nothing(con: Connection) -> None:
+    make_table(con, 2)
+    root = table_dir(con, "db", "t")
+    current_manifests = {r[0] for r in con.execute("SELECT path FROM db.t.manifests").fetchall()}
+    damaged = sorted(current_manifests)[0]
+    Path(damaged).write_bytes(b"not avro")
+    files_before = disk_files(root)
+    with pytest.raises(iceduck.Error, match="were expired, but no file was deleted"):
+        con.execute(f"CALL system.expire_snapshots('db.t', {FUTURE})")
+    assert len(snapshot_ids(con, "db.t")) == 1  # the metadata change landed (a new metadata file) ...
+    assert files_before <= disk_files(root)  # ... and no file went
