@@ -295,3 +295,23 @@ def test_an_unreadable_retained_manifest_deletes_nothing(con: Connection) -> Non
         con.execute(f"CALL system.expire_snapshots('db.t', {FUTURE})")
     assert len(snapshot_ids(con, "db.t")) == 1  # the metadata change landed (a new metadata file) ...
     assert files_before <= disk_files(root)  # ... and no file went
+
+
+def test_a_commit_racing_the_expiry_is_kept_with_its_files(con: Connection) -> None:
+    """The expiry decided on a table that then changed: the commit loop re-decides on the
+    new state, so the new snapshot (main's head now) and its files stay."""
+    from iceduck.ops.procedures.expire import expire as run_expiry
+    from iceduck.txn.expire import ExpireRequest
+    from tests.ops.ddl_support import op_context
+
+    make_table(con, 2)
+    stale = con.session.catalog.load_table(TableIdentifier(("db",), "t"))
+    con.execute("INSERT INTO db.t VALUES (77, 'raced')")
+    raced = snapshot_ids(con, "db.t")[-1]
+    expected = rows_at(con, "db.t")
+    now = int(time.time() * 1000)
+    request = ExpireRequest(now_ms=now, older_than_ms=now + 10_000)
+    run_expiry(op_context(con.session), stale, request)
+    assert snapshot_ids(con, "db.t") == [raced]
+    assert rows_at(con, "db.t") == expected
+    assert_exact(con)
