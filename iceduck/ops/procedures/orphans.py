@@ -21,7 +21,8 @@ Spark's procedure (Iceberg 1.10), with its checks and messages:
 * ``file_list_view`` (compare against a Spark view of files) is not supported.
 
 ``gc.enabled=false`` refuses, as Java's action does. The locations returned are local
-paths.
+paths; an orphan that cannot be deleted (permissions) is left out of the result, where
+Spark would list it as if it were gone.
 """
 
 from __future__ import annotations
