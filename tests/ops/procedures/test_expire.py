@@ -315,3 +315,17 @@ def test_a_commit_racing_the_expiry_is_kept_with_its_files(con: Connection) -> N
     assert snapshot_ids(con, "db.t") == [raced]
     assert rows_at(con, "db.t") == expected
     assert_exact(con)
+
+
+def test_old_metadata_files_follow_the_tables_settings(con: Connection) -> None:
+    """Metadata JSON files are not the expiry's: the commit drops those that fall out of the
+    log when ``write.metadata.delete-after-commit.enabled`` says so, as every commit does."""
+    make_table(con, 2)
+    con.execute(
+        "ALTER TABLE db.t SET TBLPROPERTIES ('write.metadata.delete-after-commit.enabled'='true', "
+        "'write.metadata.previous-versions-max'='2')"
+    )
+    con.execute(f"CALL system.expire_snapshots('db.t', {FUTURE})")
+    metadata_files = {p for p in disk_files(table_dir(con, "db", "t")) if p.endswith(".metadata.json")}
+    assert len(metadata_files) == 3  # the current one and the two the log keeps
+    assert_exact(con)
