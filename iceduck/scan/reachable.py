@@ -120,9 +120,8 @@ def reachable_files(
                 if live_only and not entry.is_live:
                     continue
                 _add(_content_kind(found, entry.data_file.content), entry.data_file.file_path)
-    ids = {s.snapshot_id for s in metadata.snapshots} if wanted is None else wanted
-    for stats in _statistics(metadata):
-        if stats.snapshot_id in ids:
+    for stats in _statistics(metadata):  # all of them when all snapshots are asked for,
+        if wanted is None or stats.snapshot_id in wanted:  # even one of a missing snapshot
             _add(found.statistics, stats.statistics_path)
     return found
 
