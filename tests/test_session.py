@@ -345,7 +345,7 @@ def test_unsupported_statements_are_named(con: Connection) -> None:
         con.execute("CREATE VIEW ns.v AS SELECT * FROM ns.events")
     assert isinstance(info.value, UnsupportedError)
     with pytest.raises(iceduck.NotSupportedError, match=r"CALL"):
-        con.execute("CALL iceduck.system.expire_snapshots('ns.events')")
+        con.execute("CALL iceduck.system.migrate('ns.events')")  # Spark's, not run by iceduck
 
 
 def test_syntax_and_binding_errors_are_programming_errors(con: Connection) -> None:

@@ -151,6 +151,18 @@ MANIFEST_TARGET_SIZE_BYTES = "commit.manifest.target-size-bytes"
 MANIFEST_TARGET_SIZE_BYTES_DEFAULT = 8388608  # 8 MB
 
 
+# -- snapshot expiry and file cleanup (iceduck.txn.expire, iceduck.ops.procedures) --------------
+#: "when false, snapshot expiry and orphan removal refuse to delete files" (files may be shared)
+GC_ENABLED = "gc.enabled"
+GC_ENABLED_DEFAULT = True
+MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
+MAX_SNAPSHOT_AGE_MS_DEFAULT = 5 * 24 * 60 * 60 * 1000  # 5 days
+MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
+MIN_SNAPSHOTS_TO_KEEP_DEFAULT = 1
+MAX_REF_AGE_MS = "history.expire.max-ref-age-ms"
+MAX_REF_AGE_MS_DEFAULT = 2**63 - 1  # Java's Long.MAX_VALUE: refs never expire by default
+
+
 # -- typed getters -----------------------------------------------------------------------------
 
 

@@ -97,6 +97,7 @@ class MetadataBuilder:
         ]
         self._next_row_id = base.next_row_id
         self._added_snapshot_ids: set[int] = set()
+        self._removed_snapshot_ids: set[int] = set()
         self._changed = False
 
     @property
@@ -277,6 +278,38 @@ class MetadataBuilder:
         del self._refs[name]
         self._changed = True
 
+    def remove_snapshots(self, snapshot_ids: Iterable[int]) -> None:
+        """Remove snapshots no ref points at (snapshot expiry), with their statistics and
+        partition-statistics entries (Java's ``removeSnapshots``); unknown ids are ignored."""
+        known = {s.snapshot_id for s in self._snapshots}
+        removing = set(snapshot_ids) & known
+        if not removing:
+            return
+        held = sorted(name for name, ref in self._refs.items() if ref.snapshot_id in removing)
+        if held:
+            raise ValidationError(f"cannot remove snapshots still referenced by refs: {', '.join(held)}")
+        self._snapshots = [s for s in self._snapshots if s.snapshot_id not in removing]
+        self._removed_snapshot_ids |= removing
+        self._changed = True
+
+    def remove_partition_specs(self, spec_ids: Iterable[int]) -> None:
+        """Remove partition specs no retained manifest uses; never the default spec."""
+        removing = set(spec_ids) & {s.spec_id for s in self._specs}
+        if self._default_spec_id in removing:
+            raise ValidationError(f"cannot remove the default partition spec {self._default_spec_id}")
+        if removing:
+            self._specs = [s for s in self._specs if s.spec_id not in removing]
+            self._changed = True
+
+    def remove_schemas(self, schema_ids: Iterable[int]) -> None:
+        """Remove schemas no retained snapshot uses; never the current schema."""
+        removing = set(schema_ids) & {s.schema_id for s in self._schemas}
+        if self._current_schema_id in removing:
+            raise ValidationError(f"cannot remove the current schema {self._current_schema_id}")
+        if removing:
+            self._schemas = [s for s in self._schemas if s.schema_id not in removing]
+            self._changed = True
+
     def clear_main(self) -> None:
         """Drop ``main`` so the table has no current snapshot (only ``CREATE OR REPLACE``
         does this: Java's ``buildReplacement`` removes the main ref)."""
@@ -295,11 +328,15 @@ class MetadataBuilder:
         intermediate = {sid for sid in self._added_snapshot_ids if sid != self._current_snapshot_id} & {
             sid for ts, sid in self._snapshot_log[len(self._base.snapshot_log) :]
         }
-        log = tuple(
-            SnapshotLogEntry(now if ts is None else ts, sid)
-            for ts, sid in self._snapshot_log
-            if sid not in intermediate
+        log = _without_removed_history(
+            [
+                SnapshotLogEntry(now if ts is None else ts, sid)
+                for ts, sid in self._snapshot_log
+                if sid not in intermediate
+            ],
+            {s.snapshot_id for s in self._snapshots},
         )
+        removed = self._removed_snapshot_ids
         return dataclasses.replace(
             self._base,
             format_version=self._format_version,
@@ -318,6 +355,10 @@ class MetadataBuilder:
             snapshots=tuple(self._snapshots),
             snapshot_log=log,
             refs=dict(self._refs),
+            statistics=tuple(s for s in self._base.statistics if s.snapshot_id not in removed),
+            partition_statistics=tuple(
+                s for s in self._base.partition_statistics if s.snapshot_id not in removed
+            ),
             next_row_id=self._next_row_id if self._format_version >= ROW_LINEAGE_VERSION else None,
         )
 
@@ -334,6 +375,22 @@ class MetadataBuilder:
             if s.snapshot_id == snapshot_id:
                 return s
         raise ValidationError(f"cannot point a ref at unknown snapshot {snapshot_id}")
+
+
+def _without_removed_history(
+    log: list[SnapshotLogEntry], snapshot_ids: set[int]
+) -> tuple[SnapshotLogEntry, ...]:
+    """The snapshot log without entries of snapshots that are gone: as Java's
+    ``updateSnapshotLog``, an entry of a missing snapshot also drops every entry before it,
+    so the log never names a snapshot the table no longer has (the spec: the log is "a
+    list of timestamp and snapshot ID pairs that encodes changes to the current snapshot")."""
+    kept: list[SnapshotLogEntry] = []
+    for entry in log:
+        if entry.snapshot_id in snapshot_ids:
+            kept.append(entry)
+        else:
+            kept.clear()
+    return tuple(kept)
 
 
 def _same_schema(a: Schema, b: Schema) -> bool:

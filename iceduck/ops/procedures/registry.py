@@ -13,9 +13,11 @@ from iceduck.ops.procedures.base import Procedure
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
+    "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
     "register_table": "register",
+    "remove_orphan_files": "orphans",
     "rewrite_data_files": "rewrite_data",
     "rewrite_manifests": "manifests",
     "rewrite_position_delete_files": "position_deletes",

@@ -1,0 +1,50 @@
+"""Listing the files under a table location, for orphan-file removal.
+
+As Java's ``DeleteOrphanFilesSparkAction`` lists with Hadoop's ``HiddenPathFilter``, names
+starting with ``.`` or ``_`` are skipped -- files and folders alike, except folders whose
+name holds ``=`` (a partition value such as ``_c=1``). Those are not table files: Hadoop's
+``.crc`` checksums, ``_SUCCESS`` markers, and the temporary files of a write in progress
+(:func:`iceduck.io.fileio.write_new` writes ``.<name>.*.tmp`` before linking the file into
+place), which must never be taken for orphans.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from iceduck.io.fileio import storage_errors, to_local_path
+
+
+@dataclass(frozen=True)
+class ListedFile:
+    #: the local path
+    path: str
+    #: last modification, epoch milliseconds
+    modified_ms: int
+
+
+def is_hidden(name: str, folder: bool) -> bool:
+    """Whether Hadoop's hidden-path filter skips ``name``."""
+    if folder and "=" in name:
+        return False
+    return name.startswith((".", "_"))
+
+
+def list_files(location: str) -> Iterator[ListedFile]:
+    """Every file below ``location`` (recursively, symbolic links not followed), hidden
+    names skipped; nothing when the folder does not exist."""
+    root = to_local_path(location)
+    with storage_errors(root):
+        for folder, folders, files in os.walk(root):
+            folders[:] = [name for name in folders if not is_hidden(name, folder=True)]
+            for name in files:
+                if is_hidden(name, folder=False):
+                    continue
+                path = os.path.join(folder, name)
+                try:
+                    stat = os.lstat(path)
+                except FileNotFoundError:  # removed since the folder was read
+                    continue
+                yield ListedFile(path, stat.st_mtime_ns // 1_000_000)
