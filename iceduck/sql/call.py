@@ -17,6 +17,7 @@ dialect, whose ``array``/``map`` are Spark's.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -101,15 +102,20 @@ def parse_call(text: str) -> CallStatement:
 
 
 def _numbered(arguments: tuple[CallArgument, ...]) -> tuple[CallArgument, ...]:
-    """``?`` arguments numbered in order, as DuckDB numbers them."""
-    count = 0
-    numbered = []
-    for argument in arguments:
-        if argument.value == BoundParameter(0):
-            count += 1
-            argument = CallArgument(argument.name, BoundParameter(count), argument.text)
-        numbered.append(argument)
-    return tuple(numbered)
+    """``?`` parameters numbered in the order they appear (inside ``array``/``map`` too), as
+    DuckDB numbers them."""
+    count = itertools.count(1)
+
+    def number(value: Any) -> Any:
+        if value == BoundParameter(0):
+            return BoundParameter(next(count))
+        if isinstance(value, list):
+            return [number(v) for v in value]
+        if isinstance(value, dict):
+            return {number(k): number(v) for k, v in value.items()}
+        return value
+
+    return tuple(CallArgument(a.name, number(a.value), a.text) for a in arguments)
 
 
 def _name(tokens: list[Token]) -> tuple[str, ...]:

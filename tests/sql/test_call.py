@@ -40,11 +40,13 @@ def test_positional_arguments_and_expressions() -> None:
 
 
 def test_parameters_are_numbered_as_duckdb_numbers_them() -> None:
-    call = parse_call("CALL system.x(?, $name, ?, $7)")
+    call = parse_call("CALL system.x(?, $name, array(?, 5, ?), ?, map('k', ?), $7)")
     assert [a.value for a in call.arguments] == [
         BoundParameter(1),
         BoundParameter("name"),
-        BoundParameter(2),
+        [BoundParameter(2), 5, BoundParameter(3)],
+        BoundParameter(4),
+        {"k": BoundParameter(5)},
         BoundParameter(7),
     ]
 

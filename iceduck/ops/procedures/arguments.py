@@ -45,14 +45,25 @@ def bind_arguments(ctx: OpContext, procedure: Procedure, call: CallStatement) ->
             )
         pairs = list(zip(procedure.parameters, (a.value for a in call.arguments), strict=False))
     for parameter, value in pairs:
-        if isinstance(value, BoundParameter):
-            value = _parameter(ctx.params, value.key)
+        value = _bound(ctx.params, value)
         if value is not None:
             given[parameter.name] = convert(ctx, procedure.name, parameter, value)
     missing = [p.name for p in procedure.parameters if p.required and p.name not in given]
     if missing:
         raise UserError(f"{procedure.name} is missing required parameters: {', '.join(missing)}")
     return Arguments(procedure.name, given)
+
+
+def _bound(params: Any, value: Any) -> Any:
+    """``value`` with each statement parameter in it (an argument, an array element, a map
+    key or value) replaced by the value bound to it."""
+    if isinstance(value, BoundParameter):
+        return _parameter(params, value.key)
+    if isinstance(value, list):
+        return [_bound(params, v) for v in value]
+    if isinstance(value, dict):
+        return {_bound(params, k): _bound(params, v) for k, v in value.items()}
+    return value
 
 
 def _parameter(params: Any, key: int | str) -> Any:

@@ -157,7 +157,8 @@ def test_equality_deletes_are_counted_once_unreachable(con: Connection) -> None:
 def test_snapshot_ids_expire_those_and_a_ref_head_is_refused(con: Connection) -> None:
     make_table(con, 2)
     ids = snapshot_ids(con, "db.t")
-    expire(con, f"CALL system.expire_snapshots(table => 'db.t', snapshot_ids => array({ids[1]}, {ids[3]}))")
+    call = "CALL system.expire_snapshots(table => 'db.t', snapshot_ids => array(?, ?))"
+    expire(con, call, [ids[1], ids[3]])
     assert snapshot_ids(con, "db.t") == [i for i in ids if i not in (ids[1], ids[3])]
     assert_exact(con)
     con.execute(f"ALTER TABLE db.t CREATE TAG keep AS OF VERSION {ids[0]}")
