@@ -19,6 +19,8 @@ import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.errors import UnsupportedError, UserError, ValidationError
+from iceduck.ops.procedures import add_files as add_files_module
+from tests.support.faults import FaultUnavailable, add_equality_deletes, read_only
 
 VERSIONS = [2, 3]
 
@@ -272,3 +274,59 @@ def test_nested_columns_map_by_name(con: Connection, tmp_path: Path) -> None:
     call(con, "db.t", tmp_path / "n.parquet")
     got = con.execute("SELECT id, s.a, s.b, l, m['k'] FROM db.t ORDER BY id").fetchall()
     assert got == [(1, 1, "x", [1, 2], 1), (2, None, None, [], None)]
+
+
+def test_older_equality_deletes_do_not_apply_to_imported_rows(con: Connection, tmp_path: Path) -> None:
+    con.execute("CREATE TABLE db.t (id bigint, v string) TBLPROPERTIES ('format-version' = '2')")
+    con.execute("INSERT INTO db.t VALUES (1, 'old'), (2, 'old')")
+    add_equality_deletes(con, "db", "t", "id", [1])
+    assert table_rows(con, "db.t") == [(2, "old")]
+    write(tmp_path / "a.parquet", {"id": [1, 3], "v": ["new", "new"]})
+    call(con, "db.t", tmp_path / "a.parquet")
+    # "applies to data files with a data sequence number strictly less than the delete's"
+    assert table_rows(con, "db.t") == [(1, "new"), (2, "old"), (3, "new")]
+
+
+def test_a_concurrent_import_of_the_same_file_lands_once(
+    con: Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer imports the file while this call reads footers: the commit retries
+    on the new table state, finds the file there and refuses; the file stays, once."""
+    con.execute("CREATE TABLE db.t (id bigint)")
+    f = write(tmp_path / "src" / "a.parquet", {"id": [1, 2]})
+    other = iceduck.connect(tmp_path / "wh")
+    real = add_files_module.imported_file
+    raced: list[bool] = []
+
+    def racing(*args: Any) -> Any:
+        if not raced:
+            raced.append(True)
+            other.execute(f"CALL system.add_files('db.t', '`parquet`.`{f}`')")
+        return real(*args)
+
+    monkeypatch.setattr(add_files_module, "imported_file", racing)
+    with pytest.raises(ValidationError, match="already exist within the target table"):
+        call(con, "db.t", f)
+    other.close()
+    assert raced and f.exists()
+    assert table_rows(con, "db.t") == [(1,), (2,)]
+    assert con.execute("SELECT count(*) FROM db.t.snapshots").fetchone() == (1,)
+
+
+def test_a_failed_commit_keeps_the_source_files_and_the_table(con: Connection, tmp_path: Path) -> None:
+    con.execute("CREATE TABLE db.t (id bigint)")
+    con.execute("INSERT INTO db.t VALUES (0)")
+    f = write(tmp_path / "src" / "a.parquet", {"id": [1]})
+    metadata = tmp_path / "wh" / "db" / "t" / "metadata"
+    if not metadata.is_dir():
+        pytest.skip(f"unexpected table layout: {metadata}")
+    try:
+        with read_only(metadata):
+            with pytest.raises(Exception, match=r"[Rr]ead-only"):
+                call(con, "db.t", f)
+    except FaultUnavailable as e:
+        pytest.skip(str(e))
+    assert f.exists()
+    assert table_rows(con, "db.t") == [(0,)]
+    assert call(con, "db.t", f) == (1, 1)
+    assert table_rows(con, "db.t") == [(0,), (1,)]
