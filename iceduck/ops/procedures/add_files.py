@@ -30,6 +30,7 @@ partition count (null); iceduck's summary has it, so the column holds the count.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -195,13 +196,13 @@ def _referenced(ctx: OpContext, metadata: TableMetadata) -> set[str]:
     found: set[str] = set()
     for m in ctx.manifests.snapshot_manifests(head, metadata.format_version):
         parsed = ctx.manifests.parsed_manifest(m, specs)
-        found.update(to_local_path(e.data_file.file_path) for e in parsed.live)
+        found.update(os.path.normpath(to_local_path(e.data_file.file_path)) for e in parsed.live)
     return found
 
 
 def _check_duplicates(ctx: OpContext, metadata: TableMetadata, files: list[DataFile]) -> None:
     referenced = _referenced(ctx, metadata)
-    duplicates = [f.file_path for f in files if to_local_path(f.file_path) in referenced]
+    duplicates = [f.file_path for f in files if os.path.normpath(f.file_path) in referenced]
     if duplicates:
         raise ValidationError(
             "Cannot complete import because data files to be imported already exist within the target "
