@@ -330,3 +330,25 @@ def test_a_failed_commit_keeps_the_source_files_and_the_table(con: Connection, t
     assert table_rows(con, "db.t") == [(0,)]
     assert call(con, "db.t", f) == (1, 1)
     assert table_rows(con, "db.t") == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_evolved_schema_and_spec_use_the_current_ones(con: Connection, tmp_path: Path, version: int) -> None:
+    con.execute(
+        f"CREATE TABLE db.t (id bigint, v string, cat string) TBLPROPERTIES ('format-version' = '{version}')"
+    )
+    con.execute("INSERT INTO db.t VALUES (1, 'old', 'x')")
+    # v is dropped and added again: a new id, which the name mapping (made now) gives to "v"
+    con.execute("ALTER TABLE db.t DROP COLUMN v")
+    con.execute("ALTER TABLE db.t ADD COLUMN v string")
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD cat")
+    write(tmp_path / "src" / "cat=y" / "a.parquet", {"id": [2, 3], "v": ["new", None]})
+    cur = con.execute(f"CALL system.add_files('db.t', '`parquet`.`{tmp_path / 'src'}`')")
+    assert [(d[0], d[1]) for d in cur.description] == [
+        ("added_files_count", "BIGINT"),
+        ("changed_partition_count", "BIGINT"),
+    ]
+    assert cur.fetchall() == [(1, 1)]
+    assert table_rows(con, "db.t", "id, v, cat") == [(1, None, "x"), (2, "new", "y"), (3, None, "y")]
+    specs = con.execute("SELECT spec_id FROM db.t.files WHERE file_path LIKE '%cat=y/a.parquet'").fetchall()
+    assert specs == [(1,)]
