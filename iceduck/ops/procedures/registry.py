@@ -11,6 +11,7 @@ from iceduck.ops.procedures.base import Procedure
 
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
+    "add_files": "add_files",
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
     "expire_snapshots": "expire",
