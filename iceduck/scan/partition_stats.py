@@ -19,9 +19,12 @@ the same result):
   snapshot when that snapshot is newer (an expired snapshot is skipped). So, as in Java, a
   partition whose last files this snapshot removed still has a row, with zero counts;
 * ``total_record_count`` -- "Accurate count of records in a partition after applying
-  deletes" -- is set when the group has no delete file at all (it is then the data record
-  count); with deletes the spec says "implementations may omit this field and must write
-  NULL" (Java always writes NULL).
+  deletes" -- is always NULL, as Java writes it ("implementations may omit this field and
+  must write NULL"). The spec encourages filling it in for partitions without deletes, but
+  Java 1.10's incremental computation carries an earlier file's value forward without
+  adding the records of newer files (probed with Spark: iceduck's 10 stayed 10 after an
+  insert made it 11), so a value iceduck wrote would become a wrong one in the next file
+  Spark computes from it.
 
 Rows are sorted by partition, nulls first (the spec's order), then spec id.
 """
@@ -58,13 +61,6 @@ class PartitionStats:
     last_updated_snapshot_id: int | None = None
     dv_count: int = 0
 
-    @property
-    def total_record_count(self) -> int | None:
-        """Known only without deletes (module docstring)."""
-        deletes = self.position_delete_record_count + self.equality_delete_record_count
-        files = self.position_delete_file_count + self.equality_delete_file_count + self.dv_count
-        return self.data_record_count if deletes == 0 and files == 0 else None
-
     def add_live(self, df: DataFile) -> None:
         if df.content is FileContent.DATA:
             self.data_record_count += df.record_count
@@ -97,7 +93,7 @@ class PartitionStats:
             self.position_delete_file_count,
             self.equality_delete_record_count,
             self.equality_delete_file_count,
-            self.total_record_count,
+            None,  # total_record_count (module docstring)
             self.last_updated_at,
             self.last_updated_snapshot_id,
         )
