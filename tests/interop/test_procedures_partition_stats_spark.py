@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow.parquet as pq
 import pytest
 
 import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.io.fileio import to_local_path
+from tests.ops.procedures.partition_stats_support import read_by_field_id
 from tests.support.faults import add_equality_deletes
 
 if TYPE_CHECKING:
@@ -30,14 +30,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 NS = "procedures_pstats"
-
-NAMES = {
-    1: "partition", 2: "spec_id", 3: "data_record_count", 4: "data_file_count",
-    5: "total_data_file_size_in_bytes", 6: "position_delete_record_count",
-    7: "position_delete_file_count", 8: "equality_delete_record_count",
-    9: "equality_delete_file_count", 10: "total_record_count", 11: "last_updated_at",
-    12: "last_updated_snapshot_id", 13: "dv_count",
-}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +65,7 @@ def current_metadata_file(con: Connection, table: str) -> str:
 
 
 def read(path: str) -> list[dict[str, Any]]:
-    """A statistics file's rows, columns named by field id."""
-    table = pq.read_table(to_local_path(path))
-    ids = [int(f.metadata[b"PARQUET:field_id"]) for f in table.schema]
-    return table.rename_columns([NAMES[i] for i in ids]).to_pylist()
+    return read_by_field_id(path)[1]
 
 
 def assert_same_rows(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:

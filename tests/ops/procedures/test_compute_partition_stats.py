@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import iceduck
@@ -22,16 +20,9 @@ from iceduck.io.fileio import to_local_path
 from iceduck.spec.snapshot import PartitionStatisticsFile
 from iceduck.txn.partition_statistics import commit_partition_statistics
 from tests.ops.procedures.expire_support import FUTURE, disk_files, referenced_files, snapshot_ids, table_dir
+from tests.ops.procedures.partition_stats_support import SPEC_IDS, read_by_field_id
 from tests.support.faults import add_equality_deletes
 
-#: field id -> name, as the spec's "Partition Statistics File" table gives them
-SPEC_IDS = {
-    1: "partition", 2: "spec_id", 3: "data_record_count", 4: "data_file_count",
-    5: "total_data_file_size_in_bytes", 6: "position_delete_record_count",
-    7: "position_delete_file_count", 8: "equality_delete_record_count",
-    9: "equality_delete_file_count", 10: "total_record_count", 11: "last_updated_at",
-    12: "last_updated_snapshot_id", 13: "dv_count",
-}  # fmt: skip
 REQUIRED_V2 = {1, 2, 3, 4, 5}
 REQUIRED_V3 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13}
 
@@ -63,13 +54,6 @@ def make_table(con: Connection, version: int) -> None:
 
 def load(con: Connection, name: str = "t") -> LoadedTable:
     return con.session.catalog.load_table(TableIdentifier(("db",), name))
-
-
-def read_by_field_id(path: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The file's schema and rows, columns named by the spec's names for their field ids."""
-    table = pq.read_table(to_local_path(path))
-    ids = [int(f.metadata[b"PARQUET:field_id"]) for f in table.schema]
-    return table.schema, table.rename_columns([SPEC_IDS[i] for i in ids]).to_pylist()
 
 
 def expected_rows(con: Connection, version: int, table: str = "db.t") -> list[dict[str, Any]]:
