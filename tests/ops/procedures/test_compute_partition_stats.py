@@ -5,11 +5,15 @@ expiry deletes the files of expired snapshots; bad input is refused by name."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 import iceduck
@@ -229,3 +233,34 @@ def test_a_snapshot_expired_meanwhile_is_refused_and_the_file_deleted(
         )
     assert not written.exists()
     assert load(con).metadata.partition_statistics == ()
+
+
+def test_partition_values_of_every_type(con: Connection) -> None:
+    """Partition values keep Iceberg's Parquet types (a uuid is a 16-byte fixed); nulls sort first."""
+    con.execute(
+        "CREATE TABLE db.t (id bigint, d date, ts timestamp_ntz, dec decimal(10, 2), s string, "
+        "b binary, f boolean, u uuid) PARTITIONED BY (d, ts, dec, s, b, f, u, truncate(2, s), "
+        "bucket(3, id), hours(ts))"
+    )
+    con.execute(
+        "INSERT INTO db.t VALUES (1, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05', 12.34, 'abc', "
+        "'xy'::blob, true, '12345678-1234-5678-1234-567812345678'), "
+        "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+    )
+    [(path,)] = con.execute("CALL system.compute_partition_stats('db.t')").fetchall()
+    schema, rows = read_by_field_id(path)
+    types = {f.name: f.type for f in schema.field("partition").type}
+    assert types == {
+        "d": pa.date32(), "ts": pa.timestamp("us"), "dec": pa.decimal128(10, 2), "s": pa.string(),
+        "b": pa.binary(), "f": pa.bool_(), "u": pa.binary(16), "s_trunc": pa.string(),
+        "id_bucket": pa.int32(), "ts_hour": pa.int32(),
+    }  # fmt: skip
+    assert rows[0]["partition"]["d"] is None and rows[0]["partition"]["id_bucket"] is not None
+    found = rows[1]["partition"]
+    assert (found["d"], found["ts"], found["dec"]) == (
+        datetime.date(2024, 1, 2),
+        datetime.datetime(2024, 1, 2, 3, 4, 5),
+        decimal.Decimal("12.34"),
+    )
+    assert (found["s"], found["b"], found["f"], found["s_trunc"]) == ("abc", b"xy", True, "ab")
+    assert found["u"] == uuid.UUID("12345678-1234-5678-1234-567812345678").bytes
