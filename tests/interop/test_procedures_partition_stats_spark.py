@@ -20,7 +20,8 @@ import pytest
 import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
-from iceduck.io.fileio import to_local_path
+from iceduck.formats.partition_stats_file import read_stats_file
+from iceduck.io.fileio import read_bytes, to_local_path
 from tests.ops.procedures.partition_stats_support import read_by_field_id
 from tests.support.faults import add_equality_deletes
 
@@ -138,5 +139,8 @@ def test_iceduck_computes_what_spark_does_on_a_spark_table(spark: SparkSession, 
     [theirs] = spark_call(spark, twin)
     rows = read(ours)
     assert_same_rows(rows, read(theirs))
+    # iceduck's reader takes Spark's file as it takes its own
+    for path in (ours, theirs):
+        assert read_stats_file(read_bytes(to_local_path(path))).to_pylist() == rows
     assert sum(r["dv_count"] for r in rows) == 2
     assert {r["spec_id"] for r in rows} == {0, 1}
