@@ -14,6 +14,7 @@ MODULES: dict[str, str] = {
     "add_files": "add_files",
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
+    "compute_partition_stats": "partition_stats",
     "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
