@@ -150,7 +150,8 @@ def test_v3_legacy_position_delete_files_are_refused(con: Connection) -> None:
         ("'db.t', map('min-input-files', '0')", "must be positive"),
         ("'db.t', map('rewrite-all', 'yes')", "rewrite-all takes true or false"),
         ("'db.t', map('target-file-size-bytes', '100', 'max-file-size-bytes', '50')", "must hold"),
-        ("'db.t', map(), 'p = 1'", "where argument is not supported"),
+        ("'db.t', map(), 'nope = 1'", "nope"),
+        ("'db.t', map(), 'p = '", "where"),
         ("'db.nope'", "db.nope"),
     ],
 )
@@ -161,3 +162,45 @@ def test_errors(con: Connection, arguments: str, says: str) -> None:
         con.execute(f"CALL system.rewrite_position_delete_files({arguments})")
     assert says in str(raised.value)
     assert delete_files(con) == before
+
+
+def partition_of_deletes(con: Connection) -> list[tuple[int, int]]:
+    """(partition p, delete file count) of the current snapshot."""
+    return con.execute(
+        "SELECT partition.p, count(*) FROM db.t.delete_files GROUP BY ALL ORDER BY 1"
+    ).fetchall()
+
+
+def test_where_selects_the_partitions_it_matches(con: Connection) -> None:
+    build(con)
+    expected = rows(con)
+    assert partition_of_deletes(con) == [(0, 6), (1, 6)]
+    cur = con.execute("CALL system.rewrite_position_delete_files(table => 'db.t', where => 'p = 1')")
+    assert cur.fetchall()[0][:2] == (6, 1)
+    assert partition_of_deletes(con) == [(0, 6), (1, 1)]
+    assert rows(con) == expected
+    # no partition matches: nothing to do
+    none = con.execute("CALL system.rewrite_position_delete_files('db.t', map(), 'p = 5')")
+    assert none.fetchall() == [(0, 0, 0, 0)]
+    # a condition on other columns cannot exclude a partition: the rest is rewritten
+    rest = con.execute("CALL system.rewrite_position_delete_files('db.t', map(), 'id > 1000')")
+    assert rest.fetchall()[0][:2] == (6, 1)
+    assert partition_of_deletes(con) == [(0, 1), (1, 1)]
+    assert rows(con) == expected
+
+
+def test_where_after_partition_evolution(con: Connection) -> None:
+    """Files of the old spec (p) and the new (p, bucket of id) are both selected by p."""
+    build(con)
+    con.execute("ALTER TABLE db.t ADD PARTITION FIELD bucket(4, id)")
+    con.execute("INSERT INTO db.t SELECT i, i % 2 FROM range(100, 140) r(i)")
+    for k in range(3):
+        con.execute("DELETE FROM db.t WHERE id IN (?, ?)", [101 + 2 * k, 103 + 2 * k])
+    expected = rows(con)
+    before = con.execute("SELECT count(*) FROM db.t.delete_files WHERE partition.p = 1").fetchone()[0]
+    cur = con.execute(
+        "CALL system.rewrite_position_delete_files('db.t', map('rewrite-all', 'true'), 'p = 1')"
+    )
+    assert cur.fetchall()[0][0] == before
+    assert con.execute("SELECT count(*) FROM db.t.delete_files WHERE partition.p = 0").fetchone()[0] == 6
+    assert rows(con) == expected
