@@ -13,9 +13,10 @@ rewritten file that is no longer live ends the rewrite (a concurrent rewrite won
 Nothing is deleted from disk: older snapshots still read the old files.
 
 v3 tables: deletion vectors are never rewritten, and "Position delete files must not be
-added to v3 tables" (spec), so a v3 table whose legacy position delete files would be
-rewritten is refused (a DELETE, UPDATE or MERGE touching their data files turns them
-into deletion vectors); one without returns zeros.
+added to v3 tables" (spec): the legacy position delete files of a table upgraded from v2
+that the planner picks become deletion vectors instead
+(:mod:`iceduck.ops.procedures.position_deletes_v3`; ``added_bytes_count`` counts the DV
+blobs' bytes, a Puffin file being shared by the DVs it holds); one without returns zeros.
 
 ``where`` (Spark SQL on the table's columns) keeps only the delete files of the
 partitions that may hold matching rows (see :mod:`iceduck.txn.position_delete_rewrite`);
@@ -31,9 +32,9 @@ import pyarrow as pa
 
 from iceduck.engine.delete_write import write_position_deletes
 from iceduck.engine.deletes import positions_by_delete_file
-from iceduck.errors import UnsupportedError
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows, table_argument
+from iceduck.ops.procedures.position_deletes_v3 import convert_to_deletion_vectors
 from iceduck.ops.procedures.where import where_filter
 from iceduck.ops.rows import plan_target
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, data_location
@@ -87,12 +88,15 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
     if not groups:
         return [(0, 0, 0, 0)]
     if metadata.format_version >= 3:
-        raise UnsupportedError(
-            f"rewrite_position_delete_files: table {table.identifier} is format-version "
-            f"{metadata.format_version}, where position delete files must not be added; its "
-            f"{sum(len(g) for g in groups)} legacy position delete file(s) become deletion vectors "
-            "when a DELETE, UPDATE or MERGE touches their data files"
-        )
+        rewritten_v3, added_dvs = convert_to_deletion_vectors(ctx, WriteTarget(table), groups)
+        return [
+            (
+                len(rewritten_v3),
+                len(added_dvs),
+                sum(f.file_size_in_bytes for f in rewritten_v3),
+                sum(f.content_size_in_bytes or 0 for f in added_dvs),
+            )
+        ]
     live = set(live_data_files(manifests, ctx.manifests, specs))
     location = data_location(metadata)
     added: list[DataFile] = []
