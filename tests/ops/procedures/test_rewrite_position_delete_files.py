@@ -13,6 +13,8 @@ import pytest
 
 import iceduck
 from iceduck.connection import Connection
+from iceduck.ops.procedures import position_deletes_v3
+from tests.ops.procedures.test_rewrite_data_files_concurrency import before_commit
 
 
 @pytest.fixture
@@ -272,4 +274,35 @@ def test_where_after_partition_evolution(con: Connection) -> None:
     )
     assert cur.fetchall()[0][0] == before
     assert con.execute("SELECT count(*) FROM db.t.delete_files WHERE partition.p = 0").fetchone()[0] == 6
+    assert rows(con) == expected
+
+
+def test_v3_conversion_racing_a_delete_never_writes_a_second_dv(
+    con: Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DELETE committed between the conversion's read and its commit gives file A a DV
+    (the two-file Parquet file stays: B has none): the conversion, about to give A a DV
+    too, fails rather than add a second one, and runs cleanly on the new state."""
+    con.execute(
+        "CREATE TABLE db.t (id bigint, p int) USING iceberg PARTITIONED BY (p) "
+        "TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute("INSERT INTO db.t SELECT i, 1 FROM range(10) r(i)")
+    con.execute("INSERT INTO db.t SELECT i, 1 FROM range(10, 20) r(i)")
+    con.execute("DELETE FROM db.t WHERE id IN (1, 11, 12)")
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version' = '3')")
+    other = iceduck.connect(tmp_path / "wh")
+    expected = [(i, 1) for i in range(20) if i not in (1, 2, 11, 12)]
+    try:
+        concurrent_delete = lambda: other.execute("DELETE FROM db.t WHERE id = 2")  # noqa: E731
+        before_commit(monkeypatch, position_deletes_v3, concurrent_delete)
+        with pytest.raises(iceduck.OperationalError, match=r"found new delete file|only one"):
+            con.execute("CALL system.rewrite_position_delete_files('db.t', map('rewrite-all', 'true'))")
+    finally:
+        other.close()
+    assert rows(con) == expected
+    assert [f[:2] for f in formats(con)] == [("PARQUET", 3), ("PUFFIN", 2)]
+    result = con.execute("CALL system.rewrite_position_delete_files('db.t', map('rewrite-all', 'true'))")
+    assert result.fetchone()[:2] == (1, 1)
+    assert [f[:2] for f in formats(con)] == [("PUFFIN", 2), ("PUFFIN", 2)]
     assert rows(con) == expected
