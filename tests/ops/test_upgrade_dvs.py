@@ -11,6 +11,8 @@ import pytest
 
 import iceduck
 from iceduck.connection import Connection
+from iceduck.ops import row_changes
+from tests.ops.procedures.test_rewrite_data_files_concurrency import before_commit
 
 MOR = ", ".join(f"'write.{op}.mode' = 'merge-on-read'" for op in ("delete", "update", "merge"))
 
@@ -127,3 +129,29 @@ def test_delete_of_whole_file_drops_its_share(con: Connection) -> None:
     assert rows(con) == [r for r in expected_after({1, 2, 3, 21, 9}) if not (r[0] >= 20 and r[1] == 1)]
     assert all(d[3] is not None for d in deletes(con))
     assert [(d[1], d[2]) for d in deletes(con) if d[3] == a] == [("PUFFIN", 3)]
+
+
+def test_a_conversion_committed_during_a_delete_fails_the_delete(
+    con: Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The DELETE would give B a DV and drop the two-file Parquet file; a concurrent
+    rewrite_position_delete_files did both first: the DELETE fails (never a second DV, no
+    row lost), and runs on the new state."""
+    a, b, c = build(con)
+    con.execute("ALTER TABLE db.t SET TBLPROPERTIES ('format-version' = '3')")
+    con.execute("DELETE FROM db.t WHERE id = 5")  # A gets its DV
+    other = iceduck.connect(tmp_path / "wh")
+    try:
+        convert = lambda: other.execute(  # noqa: E731
+            "CALL system.rewrite_position_delete_files('db.t', map('rewrite-all', 'true'))"
+        )
+        before_commit(monkeypatch, row_changes, convert)
+        with pytest.raises(iceduck.OperationalError):
+            con.execute("DELETE FROM db.t WHERE id = 25")
+    finally:
+        other.close()
+    assert rows(con) == expected_after({1, 2, 3, 21, 5})
+    assert all(d[1] == "PUFFIN" for d in deletes(con))
+    con.execute("DELETE FROM db.t WHERE id = 25")
+    assert rows(con) == expected_after({1, 2, 3, 21, 5, 25})
+    assert sorted(d[3] for d in deletes(con)) == sorted([a, b, c])
