@@ -69,6 +69,10 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
     table = table_argument(ctx, args)
     metadata = table.metadata
     options = RewriteOptions.of(args.get("options", {}), metadata.properties)
+    implied = None
+    if "where" in args:  # checked even when there is nothing to rewrite
+        target = WriteTarget(table)
+        implied = where_filter(ctx, target, plan_target(ctx, target, AlwaysFalse()), args["where"], _WHO)
     head = metadata.current_snapshot()
     if head is None:
         return [(0, 0, 0, 0)]
@@ -80,9 +84,7 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
             for d in ctx.manifests.parsed_manifest(m, specs).deletes:
                 files.setdefault(d.path, d)
     candidates = list(files.values())
-    if "where" in args:
-        target = WriteTarget(table)
-        implied = where_filter(ctx, target, plan_target(ctx, target, AlwaysFalse()), args["where"], _WHO)
+    if implied is not None:
         candidates = in_matching_partitions(candidates, specs, metadata.schema(), implied)
     groups = plan_groups(candidates, options)
     if not groups:

@@ -306,3 +306,11 @@ def test_v3_conversion_racing_a_delete_never_writes_a_second_dv(
     assert result.fetchone()[:2] == (1, 1)
     assert [f[:2] for f in formats(con)] == [("PUFFIN", 2), ("PUFFIN", 2)]
     assert rows(con) == expected
+
+
+def test_where_is_checked_on_an_empty_table(con: Connection) -> None:
+    con.execute("CREATE TABLE db.e (id bigint) USING iceberg")
+    with pytest.raises(iceduck.Error, match="nope"):
+        con.execute("CALL system.rewrite_position_delete_files('db.e', map(), 'nope = 1')")
+    cur = con.execute("CALL system.rewrite_position_delete_files('db.e', map(), 'id = 1')")
+    assert cur.fetchone() == (0, 0, 0, 0)
