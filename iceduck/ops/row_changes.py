@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iceduck.engine.deletes import deleted_positions
+from iceduck.engine.deletes import deleted_positions, positions_by_delete_file
 from iceduck.engine.write import write_data_files
 from iceduck.errors import ValidationError
 from iceduck.ops.context import OpContext, WriteTarget
@@ -56,9 +56,10 @@ from iceduck.ops.snapshot_commit import (
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec import properties as props
 from iceduck.spec.deletion_vector import DeletionVector
-from iceduck.spec.manifest import DataFile
+from iceduck.spec.manifest import DataFile, ManifestContent
 from iceduck.spec.snapshot import Operation
-from iceduck.txn.manifest_ops import DeleteKey
+from iceduck.txn.dv_merge import replaced_position_delete_files
+from iceduck.txn.manifest_ops import DeleteKey, live_data_files
 from iceduck.txn.snapshot import SnapshotChanges
 from iceduck.txn.validation import ConflictDetection, IsolationLevel
 
@@ -150,7 +151,7 @@ def apply_row_changes(
                     "merge-on-read needs format-version 2 (use copy-on-write or upgrade the table)"
                 )
             added = _new_rows(ctx, target, changes, lineage, written)
-            delete_files, replaced = _merge_on_read(ctx, target, affected, positions, written)
+            delete_files, replaced = _merge_on_read(ctx, target, changes, affected, positions, written)
             removed_data = [t.path for t in changes.whole]
             removed_deletes = removed_delete_keys(changes.whole) + replaced
         if not added and not delete_files and not removed_data:
@@ -221,9 +222,50 @@ def _copy_on_write(
     )
 
 
+def _dv_and_live_files(
+    ctx: OpContext, target: WriteTarget, snapshot_id: int | None
+) -> tuple[set[str], set[str]]:
+    """The data files that have a deletion vector in the snapshot the statement read, and
+    its live data files (all of them, not only those the statement's filter kept: metadata
+    only, from cached manifests)."""
+    metadata = target.table.metadata
+    if snapshot_id is None:
+        return set(), set()
+    snapshot = metadata.snapshot_by_id(snapshot_id)
+    manifests = ctx.manifests.snapshot_manifests(snapshot, metadata.format_version)
+    specs = metadata.specs_by_id()
+    with_dv = set()
+    for m in manifests:
+        if m.content is ManifestContent.DELETES:
+            for d in ctx.manifests.parsed_manifest(m, specs).deletes:
+                if d.is_deletion_vector and d.referenced_data_file is not None:
+                    with_dv.add(d.referenced_data_file)
+    return with_dv, set(live_data_files(manifests, ctx.manifests, specs))
+
+
+def _replaced_legacy_deletes(
+    ctx: OpContext, target: WriteTarget, changes: RowChanges, affected: list[FileScanTask]
+) -> list[DeleteKey]:
+    """Position delete files of a table upgraded from v2 that the new DVs make redundant
+    (:mod:`iceduck.txn.dv_merge`): all their deletes are for data files that have a DV once
+    this commit lands (written now, or already there), that this commit removes, or that
+    are no longer live."""
+    candidates = {d.path: d for t in affected if t.deletion_vector is None for d in t.position_deletes}
+    if not candidates:
+        return []
+    contents = positions_by_delete_file(ctx.duck, list(candidates.values()), ctx.positions)
+    covered = {t.path for t in affected}
+    covered.update(t.path for t in changes.whole)
+    with_dv, live = _dv_and_live_files(ctx, target, changes.plan.snapshot_id)
+    covered.update(with_dv)
+    found = {p: contents.get(p, {}) for p in candidates}
+    return list(replaced_position_delete_files(found, covered, live))
+
+
 def _merge_on_read(
     ctx: OpContext,
     target: WriteTarget,
+    changes: RowChanges,
     affected: list[FileScanTask],
     positions: dict[str, np.ndarray],
     written: WrittenFiles,
@@ -246,7 +288,7 @@ def _merge_on_read(
             vectors[t.path] = vector
         partitions = {t.path: (t.spec_id, t.partition) for t in affected}
         files = written.add(write_deletion_vector_file(vectors, location=location, partitions=partitions))
-        return files, removed_delete_keys(affected)
+        return files, removed_delete_keys(affected) + _replaced_legacy_deletes(ctx, target, changes, affected)
     by_partition: dict[tuple[int, tuple], dict[str, np.ndarray]] = {}
     for t in affected:
         by_partition.setdefault((t.spec_id, t.partition), {})[t.path] = positions[t.path]

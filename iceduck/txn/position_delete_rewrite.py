@@ -19,6 +19,11 @@ partition (spec id and partition tuple of the delete file), with the procedure's
   set, or it has more than one file and at least ``min-input-files`` (5) files, or more
   than one file holding more than the target, or more than ``max-file-size-bytes`` in all.
 
+``where`` narrows the candidates to the delete files of the partitions that may hold rows
+the filter matches (its inclusive projection onto each file's partition spec), as Java's
+action filters the position-deletes table by the base table's filter: a filter on other
+columns projects to "every partition".
+
 Deletion vectors are never rewritten: a data file has at most one, kept exact by every
 delete ("A deletion vector [...] must be merged with the existing one"), so there is
 nothing to compact.
@@ -29,10 +34,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from iceduck.errors import UserError
+from iceduck.errors import CorruptDataError, UserError
+from iceduck.scan.planner import SpecFilter
 from iceduck.scan.tasks import DeleteFile
+from iceduck.spec.expressions.binding import bind
+from iceduck.spec.expressions.predicates import BooleanExpression
 from iceduck.spec.manifest import FileContent
+from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.properties import int_property
+from iceduck.spec.schema import Schema
 
 _WHO = "rewrite_position_delete_files"
 
@@ -116,6 +126,31 @@ class RewriteOptions:
 
 
 PartitionKey = tuple[int, tuple[object, ...]]
+
+
+def in_matching_partitions(
+    files: Sequence[DeleteFile],
+    specs: Mapping[int, PartitionSpec],
+    schema: Schema,
+    row_filter: BooleanExpression,
+) -> list[DeleteFile]:
+    """The delete files whose partition may hold rows ``row_filter`` (over ``schema``)
+    matches."""
+    bound = bind(schema, row_filter)
+    filters: dict[int, SpecFilter] = {}
+    out = []
+    for f in files:
+        found = filters.get(f.spec_id)
+        if found is None:
+            spec = specs.get(f.spec_id)
+            if spec is None:
+                raise CorruptDataError(
+                    f"written with partition spec {f.spec_id}, which the table does not have", f.path
+                )
+            found = filters[f.spec_id] = SpecFilter(spec, schema, bound, True)
+        if found.residual(tuple(f.partition)) is not None:
+            out.append(f)
+    return out
 
 
 def plan_groups(files: Sequence[DeleteFile], options: RewriteOptions) -> list[list[DeleteFile]]:

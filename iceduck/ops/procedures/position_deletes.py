@@ -13,10 +13,14 @@ rewritten file that is no longer live ends the rewrite (a concurrent rewrite won
 Nothing is deleted from disk: older snapshots still read the old files.
 
 v3 tables: deletion vectors are never rewritten, and "Position delete files must not be
-added to v3 tables" (spec), so a v3 table whose legacy position delete files would be
-rewritten is refused (a DELETE, UPDATE or MERGE touching their data files turns them
-into deletion vectors); one without returns zeros. ``where`` (a filter on partitions)
-is not supported yet and is refused when given.
+added to v3 tables" (spec): the legacy position delete files of a table upgraded from v2
+that the planner picks become deletion vectors instead
+(:mod:`iceduck.ops.procedures.position_deletes_v3`; ``added_bytes_count`` counts the DV
+blobs' bytes, a Puffin file being shared by the DVs it holds); one without returns zeros.
+
+``where`` (Spark SQL on the table's columns) keeps only the delete files of the
+partitions that may hold matching rows (see :mod:`iceduck.txn.position_delete_rewrite`);
+the size rules then apply to those.
 """
 
 from __future__ import annotations
@@ -28,16 +32,21 @@ import pyarrow as pa
 
 from iceduck.engine.delete_write import write_position_deletes
 from iceduck.engine.deletes import positions_by_delete_file
-from iceduck.errors import UnsupportedError
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows, table_argument
+from iceduck.ops.procedures.position_deletes_v3 import convert_to_deletion_vectors
+from iceduck.ops.procedures.where import where_filter
+from iceduck.ops.rows import plan_target
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, data_location
 from iceduck.scan.tasks import DeleteFile
+from iceduck.spec.expressions.predicates import AlwaysFalse
 from iceduck.spec.manifest import DataFile, ManifestContent
 from iceduck.spec.snapshot import Operation
 from iceduck.txn.manifest_ops import live_data_files
-from iceduck.txn.position_delete_rewrite import RewriteOptions, plan_groups
+from iceduck.txn.position_delete_rewrite import RewriteOptions, in_matching_partitions, plan_groups
 from iceduck.txn.snapshot import SnapshotChanges
+
+_WHO = "rewrite_position_delete_files"
 
 
 def _group_deletes(ctx: OpContext, group: list[DeleteFile], live: set[str]) -> dict[str, np.ndarray]:
@@ -58,10 +67,12 @@ def _chunks(paths: list[str], count: int) -> list[list[str]]:
 
 def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
     table = table_argument(ctx, args)
-    if "where" in args:
-        raise UnsupportedError("rewrite_position_delete_files: the where argument is not supported yet")
     metadata = table.metadata
     options = RewriteOptions.of(args.get("options", {}), metadata.properties)
+    implied = None
+    if "where" in args:  # checked even when there is nothing to rewrite
+        target = WriteTarget(table)
+        implied = where_filter(ctx, target, plan_target(ctx, target, AlwaysFalse()), args["where"], _WHO)
     head = metadata.current_snapshot()
     if head is None:
         return [(0, 0, 0, 0)]
@@ -72,16 +83,22 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
         if m.content is ManifestContent.DELETES:
             for d in ctx.manifests.parsed_manifest(m, specs).deletes:
                 files.setdefault(d.path, d)
-    groups = plan_groups(list(files.values()), options)
+    candidates = list(files.values())
+    if implied is not None:
+        candidates = in_matching_partitions(candidates, specs, metadata.schema(), implied)
+    groups = plan_groups(candidates, options)
     if not groups:
         return [(0, 0, 0, 0)]
     if metadata.format_version >= 3:
-        raise UnsupportedError(
-            f"rewrite_position_delete_files: table {table.identifier} is format-version "
-            f"{metadata.format_version}, where position delete files must not be added; its "
-            f"{sum(len(g) for g in groups)} legacy position delete file(s) become deletion vectors "
-            "when a DELETE, UPDATE or MERGE touches their data files"
-        )
+        rewritten_v3, added_dvs = convert_to_deletion_vectors(ctx, WriteTarget(table), groups)
+        return [
+            (
+                len(rewritten_v3),
+                len(added_dvs),
+                sum(f.file_size_in_bytes for f in rewritten_v3),
+                sum(f.content_size_in_bytes or 0 for f in added_dvs),
+            )
+        ]
     live = set(live_data_files(manifests, ctx.manifests, specs))
     location = data_location(metadata)
     added: list[DataFile] = []

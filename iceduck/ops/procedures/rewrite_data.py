@@ -52,14 +52,13 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from iceduck.engine.errors import duckdb_call
 from iceduck.engine.queries import temp_table
-from iceduck.engine.types import quote_identifier
 from iceduck.engine.write import FileTarget, column_ref, order_by_sql, write_data_files
-from iceduck.errors import CommitConflictError, IceduckError, UserError
+from iceduck.errors import CommitConflictError, UserError
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.procedures import rewrite_layout as layout
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows
+from iceduck.ops.procedures.where import where_filter
 from iceduck.ops.rows import (
     LAST_UPDATED,
     ROW_ID,
@@ -88,9 +87,7 @@ from iceduck.spec.snapshot import Operation
 from iceduck.spec.sort import UNSORTED, SortOrder
 from iceduck.spec.transforms import IdentityTransform
 from iceduck.sql.classify import dotted_name
-from iceduck.sql.filters import row_filter
 from iceduck.sql.rewrite_order import ZOrder, parse_rewrite_order
-from iceduck.sql.spark_condition import spark_condition
 from iceduck.txn import changes as ch
 from iceduck.txn.snapshot import SnapshotChanges
 from iceduck.txn.sort_update import sort_order_from_terms
@@ -198,18 +195,8 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
 
 def _matching(ctx: OpContext, target: WriteTarget, plan: ScanPlan, where: str) -> tuple[FileScanTask, ...]:
     """The tasks of ``plan`` whose files may hold rows ``where`` matches (partition values,
-    then column metrics: the planner's pruning). The condition is first bound by DuckDB
-    over the table's columns (no file read), so an unknown column or a type error is
-    reported rather than read as "every file may match"."""
-    condition = spark_condition(where, "rewrite_data_files' where")
-    alias = target.identifier.name
-    scan = register_target(ctx, restricted(plan, ()), lineage=False, kind="where")
-    try:
-        sql = f"SELECT count(*) FROM {scan.relation} AS {quote_identifier(alias)} WHERE {condition.text}"
-        duckdb_call(run_sql, ctx, sql)
-    except IceduckError as e:
-        raise UserError(f"rewrite_data_files' where {where!r}: {e}") from e
-    implied, _ = row_filter(condition, target.table.metadata.schema(), None, ctx.timezone, alias)
+    then column metrics: the planner's pruning)."""
+    implied = where_filter(ctx, target, plan, where, "rewrite_data_files")
     wanted = {t.path for t in plan_target(ctx, target, implied).tasks}
     return tuple(t for t in plan.tasks if t.path in wanted)
 
