@@ -44,7 +44,7 @@ from iceduck.spec.partition import (
     PartitionSpec,
 )
 from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import MAIN_BRANCH, Snapshot, SnapshotLogEntry, SnapshotRef
+from iceduck.spec.snapshot import MAIN_BRANCH, Snapshot, SnapshotLogEntry, SnapshotRef, StatisticsFile
 from iceduck.spec.sort import UNSORTED_ORDER_ID, SortOrder
 from iceduck.spec.table_metadata import SUPPORTED_FORMAT_VERSIONS, TableMetadata
 from iceduck.spec.types import (
@@ -98,6 +98,7 @@ class MetadataBuilder:
         self._next_row_id = base.next_row_id
         self._added_snapshot_ids: set[int] = set()
         self._removed_snapshot_ids: set[int] = set()
+        self._statistics = list(base.statistics)
         self._changed = False
 
     @property
@@ -292,6 +293,14 @@ class MetadataBuilder:
         self._removed_snapshot_ids |= removing
         self._changed = True
 
+    def set_statistics(self, statistics: StatisticsFile) -> None:
+        """Register a table statistics file for its snapshot, replacing the one that snapshot
+        had (Java's ``UpdateStatistics.setStatistics``: at most one file per snapshot)."""
+        self._snapshot_by_id(statistics.snapshot_id)
+        self._statistics = [s for s in self._statistics if s.snapshot_id != statistics.snapshot_id]
+        self._statistics.append(statistics)
+        self._changed = True
+
     def remove_partition_specs(self, spec_ids: Iterable[int]) -> None:
         """Remove partition specs no retained manifest uses; never the default spec."""
         removing = set(spec_ids) & {s.spec_id for s in self._specs}
@@ -355,7 +364,7 @@ class MetadataBuilder:
             snapshots=tuple(self._snapshots),
             snapshot_log=log,
             refs=dict(self._refs),
-            statistics=tuple(s for s in self._base.statistics if s.snapshot_id not in removed),
+            statistics=tuple(s for s in self._statistics if s.snapshot_id not in removed),
             partition_statistics=tuple(
                 s for s in self._base.partition_statistics if s.snapshot_id not in removed
             ),

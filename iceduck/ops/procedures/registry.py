@@ -13,6 +13,7 @@ from iceduck.ops.procedures.base import Procedure
 MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
+    "compute_table_stats": "table_stats",
     "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
