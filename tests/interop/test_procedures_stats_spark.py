@@ -32,7 +32,9 @@ from tests.support.scenario_rows import assert_same, iceduck_rows, spark_rows
 pytestmark = pytest.mark.spark
 
 NS = "proc_stats"
-COLUMNS = "id bigint, n int, s string, d decimal(10, 2), dt date, ts timestamp, f double, b boolean, bin binary"
+COLUMNS = (
+    "id bigint, n int, s string, d decimal(10, 2), dt date, ts timestamp, f double, b boolean, bin binary"
+)
 
 
 @pytest.fixture(scope="module")

@@ -139,7 +139,10 @@ def test_an_older_snapshot_with_its_schema_and_a_replaced_entry(con: Connection)
     md = metadata(con)
     [entry] = md.statistics
     assert entry.snapshot_id == old
-    assert {b.fields[0]: int(b.properties["ndv"]) for b in entry.blob_metadata if b.properties} == {1: 100, 2: 5}
+    assert {b.fields[0]: int(b.properties["ndv"]) for b in entry.blob_metadata if b.properties} == {
+        1: 100,
+        2: 5,
+    }
 
     [(first,)] = call(con)
     [(second,)] = call(con, "'db.t', NULL, array('label', 'extra', 'label')")
@@ -196,7 +199,11 @@ def test_expire_snapshots_removes_the_statistics_of_expired_snapshots(con: Conne
         ("'db.t', 12345", NotFoundError, "Snapshot not found: 12345"),
         ("table => 'db.t', columns => array('nope')", NotFoundError, "Can't find column nope"),
         ("table => 'db.t', columns => array('st')", ValidationError, "non-primitive type column: st"),
-        ("table => 'db.t', columns => array('v')", ValidationError, "column v: variant values have no sketch"),
+        (
+            "table => 'db.t', columns => array('v')",
+            ValidationError,
+            "column v: variant values have no sketch",
+        ),
         ("table => 'db.t', columns => array('l.element')", ValidationError, "inside a list or map"),
         ("table => 'db.t', columns => array()", ValidationError, "Columns cannot be null/empty"),
         ("'db.nope'", NotFoundError, "nope"),
@@ -231,3 +238,29 @@ def test_a_missing_datasketches_package_is_named(con: Connection, monkeypatch: p
         call(con)
     assert metadata(con).statistics == ()
     assert not [p for p in disk_files(table_dir(con, "db", "t")) if p.endswith(".stats")]
+
+
+def test_describe_and_explain_show_the_ndv_of_the_snapshot_read(con: Connection) -> None:
+    con.execute("CREATE TABLE db.t (id bigint, s string, x int)")
+    con.execute("INSERT INTO db.t SELECT i, 'a' || (i % 4), NULL FROM range(30) t(i)")
+    old = snapshot_ids(con, "db.t")[-1]
+    assert [r[5] for r in con.execute("DESCRIBE db.t").fetchall()] == [None, None, None]
+    call(con, "table => 'db.t', columns => array('id', 's')")
+    con.execute("INSERT INTO db.t VALUES (100, 'z', 1)")
+
+    def extra(sql: str) -> list[Any]:
+        return [(r[0], r[5]) for r in con.execute(sql).fetchall()]
+
+    def explained(sql: str) -> list[str]:
+        lines = [line for (line,) in con.execute(f"EXPLAIN {sql}").fetchall()]
+        return [line.strip() for line in lines if line.strip().startswith("ndv:")]
+
+    # the current snapshot has no statistics file: nothing shown
+    assert extra("DESCRIBE db.t") == [("id", None), ("s", None), ("x", None)]
+    assert explained("SELECT * FROM db.t") == []
+    # the snapshot the statistics are of: shown for it
+    assert extra(f"DESCRIBE db.t VERSION AS OF {old}") == [("id", "ndv=30"), ("s", "ndv=4"), ("x", None)]
+    assert explained(f"SELECT * FROM db.t VERSION AS OF {old}") == ["ndv: id=30, s=4"]
+    call(con)
+    assert extra("DESCRIBE db.t") == [("id", "ndv=31"), ("s", "ndv=5"), ("x", "ndv=1")]
+    assert explained("SELECT count(*) FROM db.t WHERE id > 3") == ["ndv: id=31, s=5, x=1"]
