@@ -16,8 +16,9 @@ as the K-minimum-values set Java's sketches hold: every hash while there are at 
 one. Below ``k`` distinct values the sketch is exact and equal to Java's (same hashes, same
 count); above, the estimate is within theta error of Java's (Java's Alpha sketch picks its
 own theta) and the two can be unioned. The bytes are the compact serialization (serial
-version 3, ordered) and are checked and re-serialized by the ``datasketches`` package, so
-what is written is exactly what the library writes.
+version 3, ordered), laid out as Java writes them (Spark's and iceduck's sketches of the
+same values are byte-identical below ``k``) and checked by reading them back with the
+``datasketches`` package.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ _SEED_HASH_CACHE: dict[int, int] = {}
 # compact serialization (DataSketches theta, serial version 3)
 _SERIAL_VERSION = 3
 _FAMILY_COMPACT = 3
-_FLAG_READ_ONLY, _FLAG_EMPTY, _FLAG_COMPACT, _FLAG_ORDERED = 0x02, 0x04, 0x08, 0x10
+_FLAG_READ_ONLY, _FLAG_EMPTY, _FLAG_COMPACT, _FLAG_ORDERED, _FLAG_SINGLE_ITEM = 0x02, 0x04, 0x08, 0x10, 0x20
 
 
 def sketchable(t: PrimitiveType) -> bool:
@@ -163,6 +164,10 @@ class ThetaSketch:
     def theta(self) -> int:
         return self._theta
 
+    def hashes(self) -> list[int]:
+        """The retained hashes, ascending."""
+        return sorted(self._hashes)
+
     @property
     def retained(self) -> int:
         return len(self._hashes)
@@ -174,32 +179,33 @@ class ThetaSketch:
         return len(self._hashes) / (self._theta / MAX_THETA)
 
     def compact_bytes(self) -> bytes:
-        """The ordered compact sketch (serial version 3) as DataSketches writes it."""
-        hashes = sorted(self._hashes)
+        """The ordered compact sketch (serial version 3) byte for byte as Java writes it:
+        one preamble long for an empty or single-item sketch (the latter flagged
+        ``SINGLEITEM``), else two (count, and the sampling probability p = 1.0 as a float)
+        or three when estimating (theta), then the hashes in ascending order."""
+        hashes = self.hashes()
         seed_hash = _seed_hash(DEFAULT_SEED)
         flags = _FLAG_READ_ONLY | _FLAG_COMPACT | _FLAG_ORDERED
         estimating = self._theta < MAX_THETA
         if not hashes and not estimating:
-            return struct.pack(
-                "<BBBBBBH", 1, _SERIAL_VERSION, _FAMILY_COMPACT, 0, 0, flags | _FLAG_EMPTY, seed_hash
-            )
+            return _preamble(1, flags | _FLAG_EMPTY, seed_hash)
         if len(hashes) == 1 and not estimating:
-            head = struct.pack("<BBBBBBH", 1, _SERIAL_VERSION, _FAMILY_COMPACT, 0, 0, flags, seed_hash)
-            return head + struct.pack("<q", hashes[0])
-        pre_longs = 3 if estimating else 2
-        head = struct.pack("<BBBBBBH", pre_longs, _SERIAL_VERSION, _FAMILY_COMPACT, 0, 0, flags, seed_hash)
-        head += struct.pack("<iI", len(hashes), 0)
+            return _preamble(1, flags | _FLAG_SINGLE_ITEM, seed_hash) + struct.pack("<q", hashes[0])
+        head = _preamble(3 if estimating else 2, flags, seed_hash) + struct.pack("<if", len(hashes), 1.0)
         if estimating:
             head += struct.pack("<q", self._theta)
         return head + struct.pack(f"<{len(hashes)}q", *hashes)
 
 
 def serialize_checked(sketch: ThetaSketch) -> tuple[bytes, float]:
-    """The sketch's bytes as the ``datasketches`` library (Apache DataSketches, the library
-    Iceberg Java uses) reads and re-serializes them, and its estimate."""
+    """The sketch's bytes, checked by reading them with the ``datasketches`` library
+    (Apache DataSketches, the library Iceberg Java uses), and the library's estimate."""
+    data = sketch.compact_bytes()
     library = datasketches_module()
-    compact = library.compact_theta_sketch.deserialize(sketch.compact_bytes(), DEFAULT_SEED)
-    return bytes(compact.serialize()), float(compact.get_estimate())
+    compact = library.compact_theta_sketch.deserialize(data, DEFAULT_SEED)
+    if list(compact) != sketch.hashes():
+        raise ValidationError("the theta sketch written does not read back as the same sketch")
+    return data, float(compact.get_estimate())
 
 
 def sketch_estimate(data: bytes) -> float:
@@ -216,6 +222,11 @@ def datasketches_module() -> Any:
             "theta sketches need the 'datasketches' package (Apache DataSketches): pip install datasketches"
         ) from exc
     return datasketches
+
+
+def _preamble(pre_longs: int, flags: int, seed_hash: int) -> bytes:
+    """The first preamble long: sizes, serial version, family, flags and seed hash."""
+    return struct.pack("<BBBBBBH", pre_longs, _SERIAL_VERSION, _FAMILY_COMPACT, 0, 0, flags, seed_hash)
 
 
 def _seed_hash(seed: int) -> int:

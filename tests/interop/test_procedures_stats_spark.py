@@ -3,7 +3,8 @@
 * Spark computes statistics of a v3 table it wrote (deletion vectors); iceduck copies the
   table's rows into a v2 twin with position deletes and computes its statistics: the ``ndv``
   of every column is the same, and so are the sketches themselves (below 4096 distinct
-  values a theta sketch is exact and deterministic), blob for blob;
+  values a theta sketch is exact and deterministic), byte for byte (a one-value column
+  included: Java's single-item layout);
 * iceduck reads Spark's Puffin file (footer, zstd blobs, sketches whose estimate is the
   ``ndv`` property) and computes the same sketches on Spark's table;
 * Spark reads the twin after iceduck's statistics commit (same rows, the statistics entry
@@ -90,9 +91,9 @@ def test_spark_and_iceduck_statistics_agree(spark: Any, ice: Iceduck) -> None:
             f"INSERT INTO {spark_t} SELECT id, CAST(id % 17 AS INT), concat('s', id % 23), "
             "CAST(id / 7 AS DECIMAL(10, 2)), date_add(DATE '2024-01-01', CAST(id % 40 AS INT)), "
             "timestamp_seconds(1700000000 + (id % 50) * 3600), CAST(id % 9 AS DOUBLE) / 4, id % 2 = 0, "
-            f"CAST(concat('b', id % 31) AS BINARY) FROM range({part * 300}, {part * 300 + 300})"
+            f"CAST(concat('b', id % 31) AS BINARY), 1 FROM range({part * 300}, {part * 300 + 300})"
         )
-    spark.sql(f"INSERT INTO {spark_t} SELECT 5000, {', '.join(['NULL'] * 8)}")  # nulls are not counted
+    spark.sql(f"INSERT INTO {spark_t} SELECT 5000, {', '.join(['NULL'] * 9)}")  # nulls are not counted
     spark.sql(f"DELETE FROM {spark_t} WHERE id % 10 = 3")
     [(spark_file,)] = spark.sql(f"CALL iceduck.system.compute_table_stats(table => '{NS}.spark_t')").collect()
     [spark_entry] = statistics(ice, "spark_t")
@@ -101,9 +102,9 @@ def test_spark_and_iceduck_statistics_agree(spark: Any, ice: Iceduck) -> None:
     expected = ice.con.execute(
         "SELECT count(DISTINCT id), count(DISTINCT n), count(DISTINCT s), count(DISTINCT d), "
         "count(DISTINCT dt), count(DISTINCT ts), count(DISTINCT f), count(DISTINCT b), "
-        f"count(DISTINCT bin) FROM {NS}.spark_t"
+        f"count(DISTINCT bin), count(DISTINCT one) FROM {NS}.spark_t"
     ).fetchone()
-    assert spark_ndv == dict(zip(["id", "n", "s", "d", "dt", "ts", "f", "b", "bin"], expected, strict=True))
+    assert spark_ndv == dict(zip(["id", "n", "s", "d", "dt", "ts", "f", "b", "bin", "one"], expected, strict=True))
     spark_sketches = sketches_by_name(ice, "spark_t", spark_entry)
 
     # the twin: the same rows, written by iceduck into a v2 table with position deletes
@@ -112,7 +113,7 @@ def test_spark_and_iceduck_statistics_agree(spark: Any, ice: Iceduck) -> None:
         "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')"
     )
     ice.execute(f"INSERT INTO {NS}.ice_t SELECT * FROM {NS}.spark_t")
-    ice.execute(f"INSERT INTO {NS}.ice_t SELECT id + 100000, n, s, d, dt, ts, f, b, bin FROM {NS}.spark_t")
+    ice.execute(f"INSERT INTO {NS}.ice_t SELECT id + 100000, n, s, d, dt, ts, f, b, bin, one FROM {NS}.spark_t")
     ice.execute(f"DELETE FROM {NS}.ice_t WHERE id >= 100000")
     [(ice_file,)] = ice.con.execute(f"CALL system.compute_table_stats('{NS}.ice_t')").fetchall()
     [ice_entry] = statistics(ice, "ice_t")
