@@ -266,3 +266,29 @@ def test_describe_and_explain_show_the_ndv_of_the_snapshot_read(con: Connection)
     call(con)
     assert extra("DESCRIBE db.t") == [("id", "ndv=31"), ("s", "ndv=5"), ("x", "ndv=1")]
     assert explained("SELECT count(*) FROM db.t WHERE id > 3") == ["ndv: id=31, s=5, x=1"]
+
+
+def test_a_snapshot_expired_during_the_computation_commits_nothing_and_leaves_no_file(
+    con: Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from iceduck.ops.procedures import table_stats
+
+    con.execute("CREATE TABLE db.t (id bigint)")
+    con.execute("INSERT INTO db.t VALUES (1), (2)")
+    first = snapshot_ids(con, "db.t")[0]
+    con.execute("INSERT INTO db.t VALUES (3)")
+    computed = table_stats._sketches
+
+    def then_expired(*args: Any) -> Any:
+        sketches = computed(*args)
+        other = iceduck.connect(tmp_path / "wh")  # another writer expires the snapshot meanwhile
+        other.execute(f"CALL system.expire_snapshots(table => 'db.t', snapshot_ids => array({first}))")
+        other.close()
+        return sketches
+
+    monkeypatch.setattr(table_stats, "_sketches", then_expired)
+    with pytest.raises(ValidationError, match=f"Snapshot not found: {first}"):
+        call(con, f"'db.t', {first}")
+    assert metadata(con).statistics == ()
+    assert first not in snapshot_ids(con, "db.t")
+    assert disk_files(table_dir(con, "db", "t")) == referenced_files(con, "db.t")
