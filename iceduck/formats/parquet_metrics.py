@@ -183,10 +183,14 @@ def file_metrics(
     *,
     sort_order: SortOrder | None = None,
     float_stats: Mapping[int, FloatStats] | None = None,
+    column_ids: Mapping[str, int] | None = None,
 ) -> FileMetrics:
-    """Metrics of the file whose footer is ``metadata``, for a table with ``schema``."""
+    """Metrics of the file whose footer is ``metadata``, for a table with ``schema``.
+
+    ``column_ids`` (Parquet column path -> field id) stands in for the file's own field
+    ids: a file written without them gets its ids from the table's name mapping."""
     config = metrics_config(properties, schema, sort_order)
-    ids = leaf_field_ids(metadata.schema.to_arrow_schema())
+    ids = leaf_field_ids(metadata.schema.to_arrow_schema()) if column_ids is None else column_ids
     boundable = _boundable_ids(schema)
     sizes: dict[int, int] = {}
     counts: dict[int, int] = {}

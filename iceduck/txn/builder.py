@@ -44,7 +44,14 @@ from iceduck.spec.partition import (
     PartitionSpec,
 )
 from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import MAIN_BRANCH, Snapshot, SnapshotLogEntry, SnapshotRef, StatisticsFile
+from iceduck.spec.snapshot import (
+    MAIN_BRANCH,
+    PartitionStatisticsFile,
+    Snapshot,
+    SnapshotLogEntry,
+    SnapshotRef,
+    StatisticsFile,
+)
 from iceduck.spec.sort import UNSORTED_ORDER_ID, SortOrder
 from iceduck.spec.table_metadata import SUPPORTED_FORMAT_VERSIONS, TableMetadata
 from iceduck.spec.types import (
@@ -96,6 +103,7 @@ class MetadataBuilder:
             (e.timestamp_ms, e.snapshot_id) for e in base.snapshot_log
         ]
         self._next_row_id = base.next_row_id
+        self._partition_statistics = list(base.partition_statistics)
         self._added_snapshot_ids: set[int] = set()
         self._removed_snapshot_ids: set[int] = set()
         self._statistics = list(base.statistics)
@@ -296,10 +304,25 @@ class MetadataBuilder:
     def set_statistics(self, statistics: StatisticsFile) -> None:
         """Register a table statistics file for its snapshot, replacing the one that snapshot
         had (Java's ``UpdateStatistics.setStatistics``: at most one file per snapshot)."""
-        self._snapshot_by_id(statistics.snapshot_id)
+        if statistics.snapshot_id not in {s.snapshot_id for s in self._snapshots}:
+            raise NotFoundError(f"cannot set statistics of unknown snapshot {statistics.snapshot_id}")
         self._statistics = [s for s in self._statistics if s.snapshot_id != statistics.snapshot_id]
         self._statistics.append(statistics)
         self._changed = True
+
+    def set_partition_statistics(self, stats: PartitionStatisticsFile) -> None:
+        """Register a snapshot's partition statistics file, replacing the one it had: the
+        spec allows "at most one partition statistics file" per snapshot (Java's
+        ``setPartitionStatistics``)."""
+        if stats.snapshot_id not in {s.snapshot_id for s in self._snapshots}:
+            raise NotFoundError(f"cannot set partition statistics of unknown snapshot {stats.snapshot_id}")
+        old = self._partition_statistics
+        new = [stats if s.snapshot_id == stats.snapshot_id else s for s in old]
+        if stats not in new:
+            new.append(stats)
+        if new != old:
+            self._partition_statistics = new
+            self._changed = True
 
     def remove_partition_specs(self, spec_ids: Iterable[int]) -> None:
         """Remove partition specs no retained manifest uses; never the default spec."""
@@ -366,7 +389,7 @@ class MetadataBuilder:
             refs=dict(self._refs),
             statistics=tuple(s for s in self._statistics if s.snapshot_id not in removed),
             partition_statistics=tuple(
-                s for s in self._base.partition_statistics if s.snapshot_id not in removed
+                s for s in self._partition_statistics if s.snapshot_id not in removed
             ),
             next_row_id=self._next_row_id if self._format_version >= ROW_LINEAGE_VERSION else None,
         )

@@ -11,8 +11,10 @@ from iceduck.ops.procedures.base import Procedure
 
 #: Spark's procedure name -> module under iceduck.ops.procedures
 MODULES: dict[str, str] = {
+    "add_files": "add_files",
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
+    "compute_partition_stats": "partition_stats",
     "compute_table_stats": "table_stats",
     "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
