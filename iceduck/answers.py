@@ -19,7 +19,7 @@ from iceduck.resolution import all_namespaces, not_found_message, resolve_table_
 from iceduck.result import Result
 from iceduck.sources import Lookup, Source
 from iceduck.sql.describe import describe_columns, plain_columns
-from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan
+from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan, snapshot_ndv
 from iceduck.sql.parse import Statement
 from iceduck.sql.references import ResolvedName
 from iceduck.sql.show import ShowTable, show_table_columns
@@ -48,7 +48,8 @@ def explain(duck: Duck, statement: Statement, sql: str, params: Any, sources: li
     lines: list[str] = []
     for source in sources:
         if source.plan is not None:
-            scan = ScanExplanation(source.display, source.view, source.selector, source.plan)
+            ndv = snapshot_ndv(source.loaded.metadata, source.plan.snapshot_id)
+            scan = ScanExplanation(source.display, source.view, source.selector, source.plan, ndv)
             lines.extend(explain_scan(scan))
         elif source.metadata_table is not None:
             lines.extend(explain_metadata_table(source.display, source.metadata_table, source.rows or 0))
@@ -68,7 +69,8 @@ def describe_table(duck: Duck, sql: str, source: Source) -> Result:
     columns are required."""
     types = [str(row[1]) for row in queries.rows(duck, sql)]
     if source.metadata_table is None:
-        columns = describe_columns(source.target.schema.fields, types)
+        ndv = snapshot_ndv(source.loaded.metadata, source.target.snapshot_id)
+        columns = describe_columns(source.target.schema.fields, types, ndv)
     else:
         columns = plain_columns([n for n, _ in source.required], types, [r for _, r in source.required])
     queries.select_lists(duck, columns)

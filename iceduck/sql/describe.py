@@ -12,7 +12,8 @@ null           ``NO`` for a required field, else ``YES``
 key            NULL (Iceberg has no keys; identifier fields are not constraints)
 default        the field's ``write-default`` as a SQL literal (``0.0``, ``'x'``,
                ``DATE '2024-01-01'``), the value an INSERT gives an omitted column
-extra          NULL
+extra          ``ndv=<n>``: the column's number of distinct values in the statistics file
+               of the snapshot read (``compute_table_stats``), else NULL
 comment        the field's ``doc``
 =============  ==================================================================
 
@@ -134,10 +135,15 @@ def _with_from(text: str) -> str:
     return text[: tokens[0].end + 1] + " FROM" + text[tokens[0].end + 1 :]
 
 
-def describe_columns(fields: Sequence[NestedField], types: Sequence[str]) -> dict[str, list[str | None]]:
+def describe_columns(
+    fields: Sequence[NestedField], types: Sequence[str], ndv: Mapping[int, int] | None = None
+) -> dict[str, list[str | None]]:
     """The rows of DESCRIBE (by column, as :data:`COLUMNS` names them) of a table's
-    top-level ``fields``; ``types`` are the DuckDB type names the scan gives them, in order."""
+    top-level ``fields``; ``types`` are the DuckDB type names the scan gives them, in order;
+    ``ndv`` the distinct counts by field id of the snapshot's statistics file."""
     columns = plain_columns([f.name for f in fields], types, [f.required for f in fields])
+    counts = ndv or {}
+    columns["extra"] = [f"ndv={counts[f.field_id]}" if f.field_id in counts else None for f in fields]
     columns["default"] = [default_sql(f.field_type, f.write_default) for f in fields]
     columns["comment"] = [f.doc for f in fields]
     return columns

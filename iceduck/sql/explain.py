@@ -3,17 +3,22 @@
 For every Iceberg table reference of the query, the scan plan: the snapshot read and why
 (current, a ref, ``VERSION AS OF``...), the filter pushed into planning, manifests read
 and skipped, data files read and skipped (by partition, by column metrics), the delete
-files applied by kind and, when there are few, the files themselves. The session appends
-DuckDB's own plan of the rewritten query below.
+files applied by kind and, when there are few, the files themselves, and the number of
+distinct values of columns when a statistics file of the snapshot read has them
+(``compute_table_stats``: the ``ndv`` of its theta sketches). The session appends DuckDB's
+own plan of the rewritten query below.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from iceduck.formats.statistics_file import ndv_by_field, statistics_for
 from iceduck.scan.tasks import DeleteFile, ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysTrue
 from iceduck.spec.manifest import FileContent
+from iceduck.spec.table_metadata import TableMetadata
 
 #: files are listed one by one up to this many
 MAX_LISTED_FILES = 10
@@ -29,6 +34,15 @@ class ScanExplanation:
     #: how the snapshot was chosen, e.g. ``current snapshot of main``, ``VERSION AS OF 12``
     selector: str
     plan: ScanPlan
+    #: field id -> number of distinct values, from the statistics file of the snapshot read
+    ndv: Mapping[int, int] = field(default_factory=dict)
+
+
+def snapshot_ndv(metadata: TableMetadata, snapshot_id: int | None) -> Mapping[int, int]:
+    """Field id -> ``ndv`` of the statistics file registered for ``snapshot_id`` (empty
+    without one): what EXPLAIN and DESCRIBE show."""
+    statistics = statistics_for(metadata, snapshot_id)
+    return {} if statistics is None else ndv_by_field(statistics)
 
 
 def explain_scan(scan: ScanExplanation, max_files: int = MAX_LISTED_FILES) -> list[str]:
@@ -56,6 +70,9 @@ def explain_scan(scan: ScanExplanation, max_files: int = MAX_LISTED_FILES) -> li
     counts = {kind: sum(1 for d in deletes if delete_kind(d) == kind) for kind in DELETE_KINDS}
     shown = ", ".join(f"{n} {kind}" for kind, n in counts.items())
     lines.append(f"  delete files applied: {len(deletes)} ({shown})")
+    named = [(plan.schema.column_name(fid), n) for fid, n in scan.ndv.items()]
+    if shown_ndv := ", ".join(f"{name}={n}" for name, n in named if name is not None):
+        lines.append(f"  ndv: {shown_ndv}")
     if 0 < len(plan.tasks) <= max_files:
         lines.append("  files read:")
         for task in plan.tasks:

@@ -50,6 +50,7 @@ from iceduck.spec.snapshot import (
     Snapshot,
     SnapshotLogEntry,
     SnapshotRef,
+    StatisticsFile,
 )
 from iceduck.spec.sort import UNSORTED_ORDER_ID, SortOrder
 from iceduck.spec.table_metadata import SUPPORTED_FORMAT_VERSIONS, TableMetadata
@@ -105,6 +106,7 @@ class MetadataBuilder:
         self._partition_statistics = list(base.partition_statistics)
         self._added_snapshot_ids: set[int] = set()
         self._removed_snapshot_ids: set[int] = set()
+        self._statistics = list(base.statistics)
         self._changed = False
 
     @property
@@ -299,6 +301,15 @@ class MetadataBuilder:
         self._removed_snapshot_ids |= removing
         self._changed = True
 
+    def set_statistics(self, statistics: StatisticsFile) -> None:
+        """Register a table statistics file for its snapshot, replacing the one that snapshot
+        had (Java's ``UpdateStatistics.setStatistics``: at most one file per snapshot)."""
+        if statistics.snapshot_id not in {s.snapshot_id for s in self._snapshots}:
+            raise NotFoundError(f"cannot set statistics of unknown snapshot {statistics.snapshot_id}")
+        self._statistics = [s for s in self._statistics if s.snapshot_id != statistics.snapshot_id]
+        self._statistics.append(statistics)
+        self._changed = True
+
     def set_partition_statistics(self, stats: PartitionStatisticsFile) -> None:
         """Register a snapshot's partition statistics file, replacing the one it had: the
         spec allows "at most one partition statistics file" per snapshot (Java's
@@ -376,7 +387,7 @@ class MetadataBuilder:
             snapshots=tuple(self._snapshots),
             snapshot_log=log,
             refs=dict(self._refs),
-            statistics=tuple(s for s in self._base.statistics if s.snapshot_id not in removed),
+            statistics=tuple(s for s in self._statistics if s.snapshot_id not in removed),
             partition_statistics=tuple(
                 s for s in self._partition_statistics if s.snapshot_id not in removed
             ),

@@ -15,6 +15,7 @@ MODULES: dict[str, str] = {
     "ancestors_of": "ancestors",
     "cherrypick_snapshot": "cherrypick_snapshot",
     "compute_partition_stats": "partition_stats",
+    "compute_table_stats": "table_stats",
     "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
