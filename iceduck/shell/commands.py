@@ -17,6 +17,7 @@ from iceduck.errors import NotFoundError, UserError
 from iceduck.resolution import not_found_message, resolve_table_name
 from iceduck.shell.render import MODES
 from iceduck.sql.describe import default_sql
+from iceduck.sql.explain import snapshot_ndv
 
 if TYPE_CHECKING:
     from iceduck.shell.core import Shell
@@ -191,10 +192,12 @@ def all_namespaces(catalog: Catalog) -> list[Namespace]:
 
 def describe_table(catalog_name: str, table: LoadedTable) -> str:
     """What ``.schema`` prints: fields with ids, required or optional, write-defaults (as
-    DESCRIBE writes them) and docs; partitioning, sort order, properties."""
+    DESCRIBE writes them), the distinct counts of the current snapshot's statistics file
+    (``compute_table_stats``) and docs; partitioning, sort order, properties."""
     metadata = table.metadata
     schema = metadata.schema()
     lines = [f"table {catalog_name}.{table.identifier} (format v{metadata.format_version})"]
+    ndv = snapshot_ndv(metadata, metadata.current_snapshot_id)  # compute_table_stats' figures
     width = max((len(f.name) for f in schema.fields), default=0)
     type_width = max((len(str(f.field_type)) for f in schema.fields), default=0)
     for f in schema.fields:
@@ -202,8 +205,9 @@ def describe_table(catalog_name: str, table: LoadedTable) -> str:
         literal = default_sql(f.field_type, f.write_default)
         default = f" default {literal}" if literal is not None else ""
         doc = f"  -- {f.doc}" if f.doc else ""
+        distinct = f" ndv {ndv[f.field_id]:,}" if f.field_id in ndv else ""
         kind = str(f.field_type).ljust(type_width)
-        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{default}{doc}")
+        lines.append(f"  {f.field_id:>3}  {f.name.ljust(width)}  {kind}  {required}{default}{distinct}{doc}")
     name = lambda field_id: schema.column_name(field_id) or f"field {field_id}"  # noqa: E731
     spec = metadata.spec()
     if not spec.is_unpartitioned:
