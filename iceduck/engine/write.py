@@ -70,10 +70,10 @@ from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, wr
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
 from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
-from iceduck.formats.parquet_metrics import FloatStats, file_metrics
+from iceduck.formats.parquet_metrics import FloatStats, file_metrics, parquet_data_file
 from iceduck.io.fileio import storage_error, storage_errors, to_local_path
 from iceduck.spec import properties as props
-from iceduck.spec.manifest import DataFile, FileContent, FileFormat
+from iceduck.spec.manifest import DataFile
 from iceduck.spec.partition import PartitionSpec, partition_path_segments
 from iceduck.spec.partition import escape_path_segment as escape_path_segment
 from iceduck.spec.schema import Schema
@@ -486,20 +486,12 @@ def _data_file(
         sort_order=target.sort_order,
         float_stats=_float_stats(target.schema, stats),
     )
-    return DataFile(
-        content=FileContent.DATA,
-        file_path=location,
-        file_format=FileFormat.PARQUET,
-        partition=partition,
-        record_count=count,
-        file_size_in_bytes=size,
-        column_sizes=metrics.column_sizes,
-        value_counts=metrics.value_counts,
-        null_value_counts=metrics.null_value_counts,
-        nan_value_counts=metrics.nan_value_counts,
-        lower_bounds=metrics.lower_bounds,
-        upper_bounds=metrics.upper_bounds,
-        split_offsets=metrics.split_offsets,
+    return parquet_data_file(
+        location,
+        partition,
+        count,
+        size,
+        metrics,
         sort_order_id=target.sort_order.order_id,
         spec_id=target.spec.spec_id,
     )

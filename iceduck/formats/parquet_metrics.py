@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from iceduck.spec import properties as props
 from iceduck.spec import values
+from iceduck.spec.manifest import DataFile, FileContent, FileFormat
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import SortOrder
 from iceduck.spec.types import (
@@ -174,6 +175,37 @@ class FileMetrics:
     lower_bounds: dict[int, bytes]
     upper_bounds: dict[int, bytes]
     split_offsets: list[int]
+
+
+def parquet_data_file(
+    location: str,
+    partition: Any,
+    record_count: int,
+    size: int,
+    metrics: FileMetrics,
+    *,
+    sort_order_id: int,
+    spec_id: int,
+) -> DataFile:
+    """The manifest entry's data file of a Parquet data file with these footer ``metrics``:
+    how a written file and an imported one (``add_files``) enter a table alike."""
+    return DataFile(
+        content=FileContent.DATA,
+        file_path=location,
+        file_format=FileFormat.PARQUET,
+        partition=partition,
+        record_count=record_count,
+        file_size_in_bytes=size,
+        column_sizes=metrics.column_sizes,
+        value_counts=metrics.value_counts,
+        null_value_counts=metrics.null_value_counts,
+        nan_value_counts=metrics.nan_value_counts,
+        lower_bounds=metrics.lower_bounds,
+        upper_bounds=metrics.upper_bounds,
+        split_offsets=metrics.split_offsets,
+        sort_order_id=sort_order_id,
+        spec_id=spec_id,
+    )
 
 
 def file_metrics(

@@ -41,13 +41,13 @@ import pyarrow.parquet as pq
 from iceduck.catalog.base import LoadedTable
 from iceduck.engine.layout import MappedField, parse_name_mapping
 from iceduck.errors import CorruptDataError, UserError, ValidationError
-from iceduck.formats.parquet_metrics import file_metrics, leaf_field_ids
+from iceduck.formats.parquet_metrics import file_metrics, leaf_field_ids, parquet_data_file
 from iceduck.io.fileio import file_size, storage_errors, to_local_path
 from iceduck.ops.context import OpContext
 from iceduck.ops.procedures import import_files as source
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows, table_argument
 from iceduck.spec import properties as props
-from iceduck.spec.manifest import DataFile, FileContent, FileFormat
+from iceduck.spec.manifest import DataFile
 from iceduck.spec.name_mapping import name_mapping_json
 from iceduck.spec.snapshot import Operation
 from iceduck.spec.table_metadata import TableMetadata
@@ -152,24 +152,9 @@ def imported_file(
     _check_columns(location, ids, has_ids, metadata, table)
     column_ids = leaf_field_ids(arrow_schema) if has_ids else mapped_column_ids(arrow_schema, mapping)
     metrics = file_metrics(footer, metadata.schema(), metadata.properties, column_ids=column_ids)
-    spec = metadata.spec()
-    return DataFile(
-        content=FileContent.DATA,
-        file_path=location,
-        file_format=FileFormat.PARQUET,
-        partition=partition,
-        record_count=footer.num_rows,
-        file_size_in_bytes=file_size(location),
-        column_sizes=metrics.column_sizes,
-        value_counts=metrics.value_counts,
-        null_value_counts=metrics.null_value_counts,
-        nan_value_counts=metrics.nan_value_counts,
-        lower_bounds=metrics.lower_bounds,
-        upper_bounds=metrics.upper_bounds,
-        split_offsets=metrics.split_offsets,
-        sort_order_id=0,
-        spec_id=spec.spec_id,
-    )
+    size, spec_id = file_size(location), metadata.spec().spec_id
+    rows = footer.num_rows
+    return parquet_data_file(location, partition, rows, size, metrics, sort_order_id=0, spec_id=spec_id)
 
 
 def _located(
