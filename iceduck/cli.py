@@ -1,4 +1,4 @@
-"""The ``iceduck`` command: a SQL shell on a warehouse folder.
+"""The ``iceduck`` command: a SQL shell on a warehouse folder, or on a team's lake.
 
 ::
 
@@ -6,8 +6,14 @@
     iceduck WAREHOUSE -c "SELECT 1"           # run SQL, print, exit
     iceduck WAREHOUSE -f script.sql --csv     # run a script, results as CSV
     echo "SHOW TABLES;" | iceduck WAREHOUSE   # SQL on stdin
+    iceduck --catalog postgresql://me@pg/lake --warehouse s3://lake/wh -p s3.endpoint=http://...
+    iceduck                                   # the lake of ~/.iceduck/config.toml, if there is one
 
-A missing warehouse folder is created (with a note saying so). Errors print one line,
+``--catalog`` takes a catalog URI (``scheme://...``, ``jdbc:...``, ``sqlite:...``) or, as
+before, a catalog name (also ``--catalog-name``). Without a warehouse or a catalog URI on the
+command line, the lake comes from the environment and the config file (:mod:`iceduck.config`;
+``--config FILE`` names another file). A missing local warehouse folder is created (with a
+note saying so); a location in object storage never is. Errors print one line,
 ``Error: <message>`` (``FILE:LINE: Error: <message>`` in a script); ``--debug`` adds the
 traceback. Batch runs stop at the first error and exit 1; ``--continue-on-error`` runs on.
 """
@@ -19,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from iceduck.config import Lake
 from iceduck.shell.render import MODES
 from iceduck.shell.state import DEFAULT_MAXROWS, Settings
 from iceduck.version import __version__
@@ -26,7 +33,12 @@ from iceduck.version import __version__
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="iceduck", description="SQL shell for Apache Iceberg tables.")
-    p.add_argument("warehouse", nargs="?", default="warehouse", help="warehouse folder (default ./warehouse)")
+    p.add_argument(
+        "warehouse",
+        nargs="?",
+        default=None,
+        help="warehouse folder or location URI (default: the config file's, else ./warehouse)",
+    )
     p.add_argument("-c", "--command", action="append", default=[], metavar="SQL", help="run SQL and exit")
     p.add_argument(
         "-f", "--file", action="append", default=[], metavar="FILE", help="run a SQL file and exit"
@@ -41,11 +53,26 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run every statement of -c/-f/stdin even after one fails (the exit code is still 1)",
     )
-    p.add_argument("--catalog", default="iceduck", help="catalog name (default iceduck)")
+    p.add_argument(
+        "--catalog",
+        metavar="URI|NAME",
+        help="catalog URI (postgresql://..., jdbc:postgresql://..., sqlite:///...), or catalog name",
+    )
+    p.add_argument("--catalog-name", metavar="NAME", help="catalog name (default iceduck)")
+    p.add_argument("--warehouse", dest="warehouse_option", metavar="LOCATION", help="same as WAREHOUSE")
+    p.add_argument(
+        "-p",
+        "--property",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an Iceberg catalog property (s3.endpoint=..., jdbc.user=...); repeat for more",
+    )
+    p.add_argument("--config", metavar="FILE", help="config file (default ~/.iceduck/config.toml)")
     p.add_argument(
         "--namespace", metavar="NS", help="current namespace, as after USE NS (one-part table names)"
     )
-    p.add_argument("--catalog-type", default="sql", choices=("sql", "hadoop"), help="catalog kind")
+    p.add_argument("--catalog-type", choices=("sql", "hadoop"), help="catalog kind (default sql)")
     p.add_argument("--read-only", action="store_true", help="never write to the catalog")
     p.add_argument("--debug", action="store_true", help="print full tracebacks of errors")
     p.add_argument("--version", action="version", version=f"iceduck {__version__}")
@@ -55,31 +82,29 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     interactive = not args.command and not args.file and sys.stdin.isatty()
-    # absolute: the catalog records table locations under it, which must not depend on the cwd
-    warehouse = Path(args.warehouse).expanduser().resolve()
-    if warehouse.exists() and not warehouse.is_dir():
-        print(
-            f"Error: the warehouse {args.warehouse} is a file, not a folder: "
-            "name a warehouse folder (created if missing)",
-            file=sys.stderr,
-        )
-        return 1
-    if not warehouse.exists() and not args.read_only:
-        try:
-            warehouse.mkdir(parents=True)
-        except OSError as e:
-            print(f"Error: cannot create warehouse folder {warehouse}: {e.strerror or e}", file=sys.stderr)
+    from iceduck.catalog.open import is_remote
+    from iceduck.errors import IceduckError
+
+    try:
+        lake = _lake(args)
+        if not is_remote(str(lake.warehouse)) and not _local_warehouse(lake, args):
             return 1
-        print(f"Created warehouse folder {args.warehouse} (it did not exist).", file=sys.stderr)
+    except IceduckError as e:
+        if args.debug:
+            raise
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
 
     import iceduck  # the engine loads after argument errors are reported
     from iceduck.shell.runner import error_line
 
     try:
         connection = iceduck.connect(
-            warehouse,
-            args.catalog,
-            catalog_type=args.catalog_type,
+            lake.warehouse,
+            lake.name,
+            catalog_uri=lake.catalog_uri,
+            properties=lake.properties,
+            catalog_type=lake.catalog_type,
             read_only=args.read_only,
             namespace=args.namespace,
         )
@@ -118,6 +143,61 @@ def main(argv: Sequence[str] | None = None) -> int:
             connection.close()
         except Exception as e:  # leaving anyway: say why the close failed, in one line
             print(error_line(e), file=sys.stderr)
+
+
+def _lake(args: argparse.Namespace) -> Lake:
+    """The lake the command line names, or the configuration's (:mod:`iceduck.config`)."""
+    from iceduck.catalog.uri import looks_like_uri
+    from iceduck.config import resolve_lake
+    from iceduck.errors import UserError
+
+    if args.warehouse and args.warehouse_option and args.warehouse != args.warehouse_option:
+        raise UserError(f"two warehouses given: {args.warehouse} and --warehouse {args.warehouse_option}")
+    warehouse = args.warehouse_option or args.warehouse
+    catalog_uri = args.catalog if args.catalog and looks_like_uri(args.catalog) else None
+    name = args.catalog_name
+    if args.catalog and catalog_uri is None:
+        if name is not None and name != args.catalog:
+            raise UserError(f"two catalog names given: --catalog {args.catalog} and --catalog-name {name}")
+        name = args.catalog
+    if args.config and (warehouse or catalog_uri):
+        raise UserError(
+            "--config describes the lake: give it alone, or a warehouse and catalog on the command line"
+        )
+    properties = {}
+    for item in args.property:
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise UserError(f"--property takes KEY=VALUE (s3.endpoint=http://host:9000), not {key!r}")
+        properties[key.strip()] = value
+    return resolve_lake(
+        warehouse, catalog_uri, name, args.catalog_type, properties, config_file=args.config
+    )
+
+
+def _local_warehouse(lake: Lake, args: argparse.Namespace) -> bool:
+    """Check the local warehouse folder, creating it when missing (unless read-only);
+    whether it can be used (an ``Error:`` line printed otherwise)."""
+    shown = str(lake.warehouse)
+    # absolute: the catalog records table locations under it, which must not depend on the cwd
+    from iceduck.catalog.open import warehouse_location
+
+    warehouse = Path(warehouse_location(lake.warehouse))
+    if warehouse.exists() and not warehouse.is_dir():
+        print(
+            f"Error: the warehouse {shown} is a file, not a folder: "
+            "name a warehouse folder (created if missing)",
+            file=sys.stderr,
+        )
+        return False
+    if not warehouse.exists() and not args.read_only:
+        try:
+            warehouse.mkdir(parents=True)
+        except OSError as e:
+            print(f"Error: cannot create warehouse folder {warehouse}: {e.strerror or e}", file=sys.stderr)
+            return False
+        print(f"Created warehouse folder {shown} (it did not exist).", file=sys.stderr)
+    return True
 
 
 if __name__ == "__main__":

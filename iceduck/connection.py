@@ -25,7 +25,7 @@ Besides PEP 249, a cursor hands out its rows as Arrow (``fetch_arrow_table``,
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -42,19 +42,39 @@ Parameters = Sequence[Any] | dict[str, Any] | None
 
 
 def connect(
-    warehouse: str | Path = "warehouse",
-    catalog: str = "iceduck",
+    warehouse: str | Path | None = None,
+    catalog: str | None = None,
     *,
-    catalog_type: str = "sql",
+    catalog_uri: str | None = None,
+    properties: Mapping[str, str] | None = None,
+    catalog_type: str | None = None,
     read_only: bool = False,
     manifest_cache_entries: int | None = None,
     namespace: str | Sequence[str] | None = None,
 ) -> Connection:
-    """Open the warehouse folder ``warehouse`` through catalog ``catalog``.
+    """Open a lake: the warehouse ``warehouse`` through catalog ``catalog`` (default
+    ``iceduck``, the name Spark's jobs must use too: a shared catalog's rows are per name).
 
-    ``catalog_type`` is ``sql`` (the SQLite ``<warehouse>/catalog.db`` shared with Spark's
-    JDBC catalog and PyIceberg's SQL catalog; created when missing unless ``read_only``)
-    or ``hadoop`` (Spark's Hadoop catalog layout under the folder).
+    ``warehouse`` is a folder or a location URI (``s3://bucket/wh``, ``gs://...``,
+    ``abfss://...``, ``file:/...``): where new tables go. ``catalog_uri`` names the catalog:
+    ``postgresql://user:password@host:5432/db`` (or ``postgres://``, or Spark's
+    ``jdbc:postgresql://host:5432/db``) for Iceberg's JDBC catalog in PostgreSQL,
+    ``sqlite:///path/catalog.db`` (PyIceberg's form) or ``jdbc:sqlite:/path/catalog.db``
+    (Spark's) for a SQLite file (:mod:`iceduck.catalog.uri`). Without it the catalog is
+    ``<warehouse>/catalog.db`` (SQLite, in the layout of Iceberg's JDBC catalog, shared with
+    Spark and PyIceberg; created when missing unless ``read_only``), or for
+    ``catalog_type="hadoop"`` Spark's Hadoop catalog layout under the folder; both need a
+    local warehouse. ``properties`` are Iceberg catalog properties named as a Spark job's
+    ``spark.sql.catalog.<name>.<property>`` settings name them (``s3.endpoint``,
+    ``s3.access-key-id``, ``s3.secret-access-key``, ``client.region``, ``jdbc.user``,
+    ``jdbc.password``...), for the object store and the catalog; a warehouse in object
+    storage is checked when connecting, so a wrong bucket, credential or endpoint fails here.
+
+    With neither ``warehouse`` nor ``catalog_uri``, the lake is the one the environment
+    (``ICEDUCK_CATALOG_URI``, ``ICEDUCK_WAREHOUSE``, ``ICEDUCK_PROPERTY__S3__ENDPOINT``...)
+    and the config file (``~/.iceduck/config.toml``, or ``$ICEDUCK_CONFIG``) describe, the
+    arguments given winning; without those, ``./warehouse`` (:mod:`iceduck.config`). Naming
+    either opens exactly what the call says: neither is read.
 
     ``manifest_cache_entries`` bounds the connection's cache of parsed manifests and
     manifest lists, in manifest entries plus list rows (default
@@ -67,16 +87,20 @@ def connect(
     """
     # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
     # for tools that only need the module globals, such as ``iceduck --help``.
+    from iceduck.config import resolve_lake
     from iceduck.session import Session
 
+    lake = _call(lambda: resolve_lake(warehouse, catalog_uri, catalog, catalog_type, properties))
     session = _call(
         lambda: Session(
-            warehouse,
-            catalog,
-            catalog_type=catalog_type,
+            lake.warehouse,
+            lake.name,
+            catalog_type=lake.catalog_type,
             read_only=read_only,
             manifest_cache_entries=manifest_cache_entries,
             namespace=namespace,
+            catalog_uri=lake.catalog_uri,
+            properties=lake.properties,
         )
     )
     return Connection(session)

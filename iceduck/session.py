@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -78,6 +78,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from iceduck import answers
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
+from iceduck.catalog.open import open_catalog, warehouse_location
+from iceduck.catalog.uri import redact
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
@@ -129,27 +131,17 @@ _Parsed = TypeVar("_Parsed")
 PARSED_STATEMENTS = 256
 
 
-def open_catalog(warehouse: str | Path, name: str, kind: str = "sql", read_only: bool = False) -> Catalog:
-    """The catalog of a warehouse: ``sql`` (SQLite ``catalog.db``, default) or ``hadoop``."""
-    if kind == "sql":
-        from iceduck.catalog.sqlite import SqliteCatalog
-
-        return SqliteCatalog(warehouse, name, read_only=read_only)
-    if kind == "hadoop":
-        from iceduck.catalog.filesystem import HadoopCatalog
-
-        return HadoopCatalog(warehouse, name)
-    raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
-
-
 class Session:
     """What a connection owns: the catalog, the DuckDB database and the caches of what its
     statements decoded (manifests, metadata files, Parquet footers, deleted positions, parsed
     statements), none shared with another connection.
 
-    ``warehouse`` is the warehouse folder; ``catalog`` the catalog name (rows of the
-    shared SQLite catalog are per name; Spark's default here is ``iceduck``);
-    ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``) or ``hadoop``;
+    ``warehouse`` is the warehouse: a folder or a location URI (``s3://bucket/wh``), kept
+    in :attr:`warehouse` as the catalog records it (:func:`~iceduck.catalog.open.warehouse_location`);
+    ``catalog`` the catalog name (rows of a shared JDBC catalog are per name; Spark's default
+    here is ``iceduck``); ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``, or the
+    catalog ``catalog_uri`` names) or ``hadoop``; ``properties`` are the Iceberg catalog
+    properties, for the catalog and the object stores (:func:`~iceduck.catalog.open.open_catalog`);
     ``manifest_cache_entries`` bounds the manifest cache (see :func:`iceduck.connect`);
     ``namespace`` is the current namespace to start with (as after ``USE``: a dotted name or
     its levels).
@@ -165,12 +157,24 @@ class Session:
         catalog_impl: Catalog | None = None,
         manifest_cache_entries: int | None = None,
         namespace: str | Sequence[str] | None = None,
+        catalog_uri: str | None = None,
+        properties: Mapping[str, str] | None = None,
     ) -> None:
-        self.warehouse = Path(warehouse)
+        #: the warehouse location: an absolute local path, or a location URI (``s3://b/wh``)
+        self.warehouse = warehouse_location(warehouse)
+        #: the catalog URI without its password (``None``: the embedded default), for display
+        self.catalog_uri = None if catalog_uri is None else redact(catalog_uri)
         self.catalog = (
             catalog_impl
             if catalog_impl is not None
-            else open_catalog(warehouse, catalog, catalog_type, read_only)
+            else open_catalog(
+                warehouse,
+                catalog,
+                catalog_type,
+                read_only,
+                catalog_uri=catalog_uri,
+                properties=properties,
+            )
         )
         self.manifests = (
             ManifestCache()

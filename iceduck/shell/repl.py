@@ -64,8 +64,9 @@ def key_bindings() -> KeyBindings:
 
 def banner(shell: Shell) -> str:
     session = shell.connection.session
+    where = f" at {session.catalog_uri}" if session.catalog_uri else ""  # without its password
     return (
-        f"iceduck {__version__} on warehouse {session.warehouse} (catalog {session.catalog.name})\n"
+        f"iceduck {__version__} on warehouse {session.warehouse} (catalog {session.catalog.name}{where})\n"
         'End SQL statements with ";". Enter ".help" for the dot commands, "exit" or Ctrl-D to leave.'
     )
 

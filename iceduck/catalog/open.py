@@ -1,0 +1,129 @@
+"""Opening a lake: the warehouse location, its object store, and the catalog a URI names.
+
+* No catalog URI: the embedded default, ``<warehouse>/catalog.db`` (SQLite), or for
+  ``catalog_type="hadoop"`` the warehouse folder itself. Both need a local warehouse: a
+  SQLite file cannot live in a bucket, and Java's ``HadoopCatalog`` refuses object stores
+  (its commits rename files, which no object store does atomically).
+* ``postgresql://``, ``postgres://``, ``jdbc:postgresql://``: Iceberg's JDBC catalog in
+  PostgreSQL (:class:`iceduck.catalog.postgres.PostgresCatalog`).
+* ``sqlite:///...``, ``jdbc:sqlite:...``: the same layout in a SQLite file anywhere.
+* ``http(s)://``: the REST catalog, refused by name (not supported yet).
+
+A warehouse in object storage (``s3://``, ``gs://``, ``abfss://``...) has its store
+configured from the catalog properties (Iceberg's names: ``s3.endpoint``,
+``s3.access-key-id``...) and checked before the catalog opens, so a wrong bucket, credential
+or endpoint is one clear error when connecting rather than at the first query.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+
+from iceduck.catalog.base import Catalog
+from iceduck.catalog.uri import POSTGRESQL, SQLITE, parse_catalog_uri
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.io.fileio import to_local_path
+
+#: ``scheme://``: a location that is not a local path (``file:`` locations aside)
+_REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def is_remote(location: str) -> bool:
+    """Whether ``location`` is a URI of another store than the local disk."""
+    return bool(_REMOTE.match(location)) and not location.lower().startswith("file:")
+
+
+def warehouse_location(warehouse: str | Path) -> str:
+    """The warehouse as the catalog records it: a local folder as an absolute path (``~``
+    expanded; ``file:/a/b`` read as ``/a/b``), so table locations do not depend on the
+    current folder; any other location URI as written, without a trailing ``/``."""
+    text = str(warehouse).strip()
+    if is_remote(text):
+        return text.rstrip("/") if text.rstrip("/").partition("://")[2] else text
+    return str(Path(to_local_path(text)).expanduser().absolute())
+
+
+def object_store() -> ModuleType:
+    """:mod:`iceduck.io.object_store`, or an :class:`UnsupportedError` saying it is missing."""
+    try:
+        return importlib.import_module("iceduck.io.object_store")
+    except ModuleNotFoundError as e:
+        raise UnsupportedError(f"object storage is not available in this iceduck ({e})") from None
+
+
+def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
+    """Hand the properties to the object stores, and for a warehouse in one check that it is
+    reachable: a warehouse of a scheme no store serves is an :class:`UnsupportedError`."""
+    if not is_remote(warehouse):
+        if properties:
+            try:
+                module = object_store()
+            except UnsupportedError:
+                return  # nothing reads object storage without it: the properties have no reader
+            module.configure(properties)
+        return
+    module = object_store()
+    if not module.is_object_store(warehouse):
+        raise UnsupportedError(
+            f"warehouse {warehouse}: its scheme is not supported; use a local folder or an "
+            "object store location (s3://, s3a://, gs://, abfss://...)"
+        )
+    module.configure(properties)
+    module.check_reachable(warehouse)
+
+
+def open_catalog(
+    warehouse: str | Path,
+    name: str,
+    kind: str = "sql",
+    read_only: bool = False,
+    *,
+    catalog_uri: str | None = None,
+    properties: Mapping[str, str] | None = None,
+) -> Catalog:
+    """The catalog of a lake (see the module docstring), its store prepared first."""
+    location = warehouse_location(warehouse)
+    props = dict(properties or {})
+    parsed = parse_catalog_uri(catalog_uri) if catalog_uri is not None else None
+    if kind not in ("sql", "hadoop"):
+        raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
+    if parsed is not None and kind == "hadoop":
+        raise UserError("a Hadoop catalog is the warehouse folder itself: it takes no catalog URI")
+    if parsed is None and kind == "sql" and is_remote(location):
+        raise UserError(
+            f"warehouse {location} is not a local folder: the embedded SQLite catalog.db cannot "
+            "live in object storage; name the team's catalog with a catalog URI "
+            "(postgresql://user@host/db, or sqlite:///path/catalog.db for a local file)"
+        )
+    prepare_store(location, props)
+    if parsed is None:
+        if kind == "hadoop":
+            from iceduck.catalog.filesystem import HadoopCatalog
+
+            return HadoopCatalog(location, name, read_only=read_only)
+        from iceduck.catalog.sqlite import SqliteCatalog
+
+        return SqliteCatalog(location, name, read_only=read_only)
+    if parsed.kind == SQLITE:
+        from iceduck.catalog.sqlite import SqliteCatalog
+
+        assert parsed.db_path is not None
+        db_path = parsed.db_path.expanduser().absolute()
+        return SqliteCatalog(location, name, db_path=db_path, read_only=read_only)
+    assert parsed.kind == POSTGRESQL
+    try:
+        postgres = importlib.import_module("iceduck.catalog.postgres")
+    except ModuleNotFoundError as e:
+        if e.name and e.name.startswith("iceduck"):
+            raise UnsupportedError(f"the PostgreSQL catalog is not available in this iceduck ({e})") from None
+        raise UnsupportedError(
+            f"the PostgreSQL catalog needs the psycopg driver: pip install 'psycopg[binary]' ({e})"
+        ) from None
+    catalog: Catalog = postgres.PostgresCatalog(
+        parsed.uri, location, name, properties=props, read_only=read_only
+    )
+    return catalog
