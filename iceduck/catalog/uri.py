@@ -183,6 +183,8 @@ def redact(uri: str) -> str:
                 query = urlencode(
                     [(k, HIDDEN if k.lower() in _SECRET_PARAMETERS else v) for k, v in pairs], safe="*"
                 )
+        if (netloc, query) == (parts.netloc, parts.query):
+            return uri  # nothing to hide: as written (urlunsplit would rewrite sqlite:////x)
         return prefix + urlunsplit(parts._replace(netloc=netloc, query=query))
     except ValueError:
         return prefix + re.sub(r":[^/@]*@", f":{HIDDEN}@", body)

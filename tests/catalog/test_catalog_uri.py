@@ -1,0 +1,164 @@
+"""Catalog URIs: every spelling the catalog's other clients use, bad ones refused by name,
+and passwords hidden wherever a URI is shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iceduck.catalog.uri import (
+    POSTGRESQL,
+    SQLITE,
+    CatalogUri,
+    jdbc_postgres,
+    looks_like_uri,
+    parse_catalog_uri,
+    redact,
+)
+from iceduck.errors import UnsupportedError, UserError
+
+
+@pytest.mark.parametrize(
+    ("text", "uri"),
+    [
+        ("postgresql://me:pw@db.internal:5432/lake", "postgresql://me:pw@db.internal:5432/lake"),
+        ("postgres://me@db.internal/lake", "postgresql://me@db.internal/lake"),
+        ("POSTGRESQL://me@h/lake", "postgresql://me@h/lake"),
+        # SQLAlchemy's driver suffix, as PyIceberg's SQL catalog takes it: psycopg here
+        ("postgresql+psycopg2://me:pw@h:5433/lake", "postgresql://me:pw@h:5433/lake"),
+        ("postgresql+psycopg://me@h/lake?sslmode=require", "postgresql://me@h/lake?sslmode=require"),
+        # Spark's: kept as written (the catalog's driver reads both)
+        ("jdbc:postgresql://h:5432/lake?user=me&password=pw", "jdbc:postgresql://h:5432/lake?user=me&password=pw"),
+        ("  postgresql://h/lake  ", "postgresql://h/lake"),
+    ],
+)
+def test_postgresql_uris(text: str, uri: str) -> None:
+    parsed = parse_catalog_uri(text)
+    assert (parsed.kind, parsed.uri, parsed.db_path) == (POSTGRESQL, uri, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # SQLAlchemy's (PyIceberg's): the path follows "sqlite:///", so four slashes is absolute
+        ("sqlite:////tmp/lake/catalog.db", "/tmp/lake/catalog.db"),
+        ("sqlite:///catalog.db", "catalog.db"),
+        ("sqlite:///rel/dir/catalog.db", "rel/dir/catalog.db"),
+        ("sqlite:////tmp/with%20space/catalog.db", "/tmp/with space/catalog.db"),
+        # the xerial driver's (Spark's)
+        ("jdbc:sqlite:/tmp/lake/catalog.db", "/tmp/lake/catalog.db"),
+        ("jdbc:sqlite:catalog.db", "catalog.db"),
+        ("jdbc:sqlite:file:/tmp/lake/catalog.db", "/tmp/lake/catalog.db"),
+        ("jdbc:sqlite:file:///tmp/lake/catalog.db", "/tmp/lake/catalog.db"),
+    ],
+)
+def test_sqlite_uris(text: str, path: str) -> None:
+    parsed = parse_catalog_uri(text)
+    assert (parsed.kind, parsed.db_path) == (SQLITE, Path(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "non-empty"),
+        ("postgresql://me@h:5432", "names no database"),
+        ("postgresql://me@h:5432/", "names no database"),
+        ("jdbc:postgresql://h:5432", "names no database"),
+        ("postgresql://me@h:port/lake", "malformed PostgreSQL catalog URI"),
+        ("sqlite://catalog.db", "malformed SQLite catalog URI"),
+        ("sqlite:catalog.db", "malformed SQLite catalog URI"),
+        ("sqlite:///", "names no file"),
+        ("sqlite:///:memory:", "in-memory SQLite catalog"),
+        ("jdbc:sqlite::memory:", "in-memory SQLite catalog"),
+        ("jdbc:sqlite:file:/x.db?mode=memory", "takes none"),
+        ("sqlite:////x.db?mode=ro", "takes none"),
+        ("jdbc:sqlite:file://otherhost/x.db", "another host"),
+        ("mysql://me@h/lake", "unknown catalog URI"),
+        ("jdbc:mysql://h/lake", "unknown catalog URI"),
+        ("thrift://metastore:9083", "unknown catalog URI"),
+        ("postgresql://a\x00b@h/lake", "NUL"),
+    ],
+)
+def test_bad_uris_are_one_clear_error(text: str, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        parse_catalog_uri(text)
+
+
+@pytest.mark.parametrize("text", ["http://rest:8181/catalog", "https://me:pw@rest.example/v1"])
+def test_the_rest_catalog_is_refused_by_name(text: str) -> None:
+    with pytest.raises(UnsupportedError, match="the REST catalog is not supported yet") as caught:
+        parse_catalog_uri(text)
+    assert "pw" not in str(caught.value)
+
+
+def test_a_bad_uri_never_shows_its_password() -> None:
+    with pytest.raises(UserError) as caught:
+        parse_catalog_uri("mysql://me:hunter2@h/lake")
+    assert "hunter2" not in str(caught.value)
+    with pytest.raises(UserError) as caught:
+        parse_catalog_uri("postgresql://me:hunter2@h:port/lake")
+    assert "hunter2" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("postgresql://me:hunter2@h:5432/lake", "postgresql://me:***@h:5432/lake"),
+        ("postgresql://me@h/lake", "postgresql://me@h/lake"),
+        ("postgresql://h/lake", "postgresql://h/lake"),
+        ("jdbc:postgresql://h/lake?user=me&password=hunter2", "jdbc:postgresql://h/lake?user=me&password=***"),
+        ("postgresql://h/lake?sslpassword=hunter2&sslmode=require", "postgresql://h/lake?sslpassword=***&sslmode=require"),
+        ("postgresql://me:p%40ss@h/lake", "postgresql://me:***@h/lake"),
+        ("sqlite:////tmp/catalog.db", "sqlite:////tmp/catalog.db"),
+        # unsplittable (a bad port): everything between ':' and '@' goes
+        ("postgresql://me:hunter2@[h/lake", "postgresql://me:***@[h/lake"),
+    ],
+)
+def test_redact_hides_the_password(text: str, shown: str) -> None:
+    assert redact(text) == shown
+    assert "hunter2" not in repr(CatalogUri(POSTGRESQL, text))
+    assert "hunter2" not in str(CatalogUri(POSTGRESQL, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "catalog"),
+    [
+        ("postgresql://h/lake", True),
+        ("jdbc:postgresql://h/lake", True),
+        ("jdbc:sqlite:/x.db", True),
+        ("sqlite:///x.db", True),
+        ("https://rest", True),
+        ("iceduck", False),
+        ("prod_catalog", False),
+        ("my-catalog", False),
+    ],
+)
+def test_a_uri_is_told_from_a_catalog_name(text: str, catalog: bool) -> None:
+    assert looks_like_uri(text) is catalog
+
+
+@pytest.mark.parametrize(
+    ("text", "url", "credentials"),
+    [
+        (
+            "postgresql://me:p%40ss@db.internal:5432/lake",
+            "jdbc:postgresql://db.internal:5432/lake",
+            {"jdbc.user": "me", "jdbc.password": "p@ss"},
+        ),
+        ("postgres://db/lake?sslmode=require", "jdbc:postgresql://db/lake?sslmode=require", {}),
+        ("postgresql:///lake", "jdbc:postgresql://localhost/lake", {}),
+        (
+            "jdbc:postgresql://h:5432/lake?user=me&password=pw&ssl=true",
+            "jdbc:postgresql://h:5432/lake?ssl=true",
+            {"jdbc.user": "me", "jdbc.password": "pw"},
+        ),
+    ],
+)
+def test_jdbc_url_for_spark(text: str, url: str, credentials: dict[str, str]) -> None:
+    assert jdbc_postgres(parse_catalog_uri(text)) == (url, credentials)
+
+
+def test_jdbc_url_only_for_postgresql() -> None:
+    with pytest.raises(UserError, match="not a PostgreSQL catalog URI"):
+        jdbc_postgres(parse_catalog_uri("sqlite:////x.db"))
