@@ -82,13 +82,12 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     interactive = not args.command and not args.file and sys.stdin.isatty()
-    from iceduck.catalog.open import is_remote
     from iceduck.errors import IceduckError
 
     try:
         lake = _lake(args)
-        if not is_remote(str(lake.warehouse)) and not _local_warehouse(lake, args):
-            return 1
+        folder = _local_folder(lake)
+        existed = folder is None or folder.exists()
     except IceduckError as e:
         if args.debug:
             raise
@@ -108,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             read_only=args.read_only,
             namespace=args.namespace,
         )
+        if folder is not None and not existed and not args.read_only:
+            try:
+                _create_folder(folder, str(lake.warehouse))
+            except BaseException:
+                connection.close()
+                raise
     except Exception as e:
         if args.debug:
             raise
@@ -147,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _lake(args: argparse.Namespace) -> Lake:
     """The lake the command line names, or the configuration's (:mod:`iceduck.config`)."""
-    from iceduck.catalog.uri import looks_like_uri
+    from iceduck.catalog.uri import looks_like_uri, parse_catalog_uri
     from iceduck.config import resolve_lake
     from iceduck.errors import UserError
 
@@ -164,6 +169,8 @@ def _lake(args: argparse.Namespace) -> Lake:
         raise UserError(
             "--config describes the lake: give it alone, or a warehouse and catalog on the command line"
         )
+    if catalog_uri is not None:
+        parse_catalog_uri(catalog_uri)  # a wrong URI is refused before anything is created
     properties = {}
     for item in args.property:
         key, equals, value = item.partition("=")
@@ -175,29 +182,35 @@ def _lake(args: argparse.Namespace) -> Lake:
     )
 
 
-def _local_warehouse(lake: Lake, args: argparse.Namespace) -> bool:
-    """Check the local warehouse folder, creating it when missing (unless read-only);
-    whether it can be used (an ``Error:`` line printed otherwise)."""
-    shown = str(lake.warehouse)
-    # absolute: the catalog records table locations under it, which must not depend on the cwd
-    from iceduck.catalog.open import warehouse_location
+def _local_folder(lake: Lake) -> Path | None:
+    """The lake's local warehouse folder (``None`` for a location in object storage), which
+    must be a folder if it exists; absolute: the catalog records table locations under it."""
+    from iceduck.catalog.open import is_remote, warehouse_location
+    from iceduck.errors import UserError
 
+    if is_remote(str(lake.warehouse)):
+        return None
     warehouse = Path(warehouse_location(lake.warehouse))
     if warehouse.exists() and not warehouse.is_dir():
-        print(
-            f"Error: the warehouse {shown} is a file, not a folder: "
-            "name a warehouse folder (created if missing)",
-            file=sys.stderr,
+        raise UserError(
+            f"the warehouse {lake.warehouse} is a file, not a folder: "
+            "name a warehouse folder (created if missing)"
         )
-        return False
-    if not warehouse.exists() and not args.read_only:
-        try:
-            warehouse.mkdir(parents=True)
-        except OSError as e:
-            print(f"Error: cannot create warehouse folder {warehouse}: {e.strerror or e}", file=sys.stderr)
-            return False
+    return warehouse
+
+
+def _create_folder(folder: Path, shown: str) -> None:
+    """Create the missing local warehouse folder, once the lake has opened (a catalog that
+    cannot be reached leaves nothing behind), saying so."""
+    from iceduck.errors import StorageError
+
+    existed = folder.exists()  # the embedded catalog.db creates it while opening
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StorageError(f"cannot create warehouse folder {folder}: {e.strerror or e}") from None
+    if not existed:
         print(f"Created warehouse folder {shown} (it did not exist).", file=sys.stderr)
-    return True
 
 
 if __name__ == "__main__":
