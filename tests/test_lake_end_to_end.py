@@ -1,0 +1,220 @@
+"""A team's lake end to end: a catalog URI and a warehouse in a bucket, from Python and from
+the shell, against the real components the test run starts (moto's S3 server, a PostgreSQL
+server: tests/support/s3.py, tests/support/postgres.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import iceduck
+from iceduck.errors import IceduckError
+
+TIMEOUT_S = 120
+
+
+def _fixture(request: pytest.FixtureRequest, name: str) -> object:
+    try:
+        return request.getfixturevalue(name)
+    except pytest.FixtureLookupError:
+        pytest.skip(f"the {name} fixture (tests/support/) is not part of this tree")
+
+
+@pytest.fixture(scope="module")
+def s3(request: pytest.FixtureRequest) -> tuple[str, dict[str, str], str]:
+    """The moto server's endpoint, its catalog properties, and this module's bucket."""
+    server = _fixture(request, "s3_server")
+    bucket = _fixture(request, "s3_bucket")
+    endpoint, properties = server  # type: ignore[misc]
+    return endpoint, dict(properties), str(bucket)
+
+
+@pytest.fixture(scope="module")
+def postgres(request: pytest.FixtureRequest) -> str:
+    """A fresh PostgreSQL database of the run's server: its ``postgresql://`` URI."""
+    return str(_fixture(request, "postgres_database"))
+
+
+def keys(endpoint: str, bucket: str, prefix: str) -> list[str]:
+    from tests.support.s3 import list_keys
+
+    return list_keys(endpoint, bucket, prefix)
+
+
+def iceduck_cli(
+    *args: str, home: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ICEDUCK_")}
+    clean.update(NO_COLOR="1", HOME=str(home), **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "iceduck.cli", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env=clean,
+    )
+
+
+def exercise(con: iceduck.Connection, table: str) -> None:
+    """Create, write, delete, update and time-travel one table; check every answer."""
+    namespace = table.rpartition(".")[0]
+    con.execute(f"CREATE NAMESPACE IF NOT EXISTS {namespace}")
+    con.execute(
+        f"CREATE TABLE {table} (id bigint, kind string) PARTITIONED BY (kind) "
+        "TBLPROPERTIES ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')"
+    )
+    con.execute(f"INSERT INTO {table} SELECT i, 'k' || (i % 3) FROM range(30) r(i)")
+    first = con.execute(f"SELECT snapshot_id FROM {table}.snapshots").fetchall()[-1][0]
+    con.execute(f"DELETE FROM {table} WHERE id < 5")
+    con.execute(f"UPDATE {table} SET kind = 'x' WHERE id = 29")
+    assert con.execute(f"SELECT count(*), sum(id) FROM {table}").fetchone() == (25, sum(range(5, 30)))
+    assert con.execute(f"SELECT kind FROM {table} WHERE id = 29").fetchone() == ("x",)
+    assert con.execute(f"SELECT count(*) FROM {table} VERSION AS OF {first}").fetchone() == (30,)
+
+
+# -- S3 with a SQLite catalog file --------------------------------------------------------------
+
+
+S3 = tuple[str, dict[str, str], str]
+
+
+def test_connect_to_a_bucket_with_a_sqlite_catalog(s3: S3, tmp_path: Path) -> None:
+    endpoint, properties, bucket = s3
+    uri = f"sqlite:///{tmp_path}/catalog.db"
+    warehouse = f"s3://{bucket}/py"
+    with iceduck.connect(warehouse, catalog_uri=uri, properties=properties) as con:
+        assert con.session.warehouse == warehouse
+        exercise(con, "shop.orders")
+        location = con.execute("SELECT file_path FROM shop.orders.files").fetchall()[0][0]
+    assert location.startswith(f"{warehouse}/shop/orders/data/")
+    assert any(k.startswith("py/shop/orders/metadata/") for k in keys(endpoint, bucket, "py/"))
+    assert not (tmp_path / "py").exists()
+    # another connection, Spark's spelling of the catalog file, sees the same table
+    spark_uri = f"jdbc:sqlite:{tmp_path}/catalog.db"
+    with iceduck.connect(warehouse, catalog_uri=spark_uri, properties=properties) as con:
+        assert con.execute("SELECT count(*) FROM shop.orders").fetchone() == (25,)
+
+
+def test_the_shell_on_a_bucket_with_properties(s3: S3, tmp_path: Path) -> None:
+    endpoint, properties, bucket = s3
+    lake = ["--catalog", f"sqlite:///{tmp_path}/catalog.db", "--warehouse", f"s3://{bucket}/cli"]
+    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    run = iceduck_cli(
+        *lake,
+        *flags,
+        "--csv",
+        "-c",
+        "CREATE NAMESPACE ns; CREATE TABLE ns.t (id int); INSERT INTO ns.t VALUES (1), (2);",
+        "-c",
+        "SELECT sum(id) AS s FROM ns.t",
+        home=tmp_path,
+    )
+    assert (run.returncode, run.stdout) == (0, "s\n3\n"), run.stderr
+    assert "Created warehouse folder" not in run.stderr  # a bucket location is no folder
+    assert any(k.startswith("cli/ns/t/data/") for k in keys(endpoint, bucket, "cli/"))
+    # the same lake from the environment alone, properties in PyIceberg's spelling
+    env = {
+        "ICEDUCK_CONFIG": "",
+        "ICEDUCK_CATALOG_URI": f"sqlite:///{tmp_path}/catalog.db",
+        "ICEDUCK_WAREHOUSE": f"s3://{bucket}/cli",
+        **{
+            f"ICEDUCK_PROPERTY__{k.upper().replace('.', '__').replace('-', '_')}": v
+            for k, v in properties.items()
+        },
+    }
+    run = iceduck_cli("--csv", "-c", "SELECT count(*) AS n FROM ns.t", home=tmp_path, env=env)
+    assert (run.returncode, run.stdout) == (0, "n\n2\n"), run.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"warehouse": "s3://no-such-bucket-iceduck/wh"}, "no-such-bucket-iceduck"),
+        ({"s3.endpoint": "http://127.0.0.1:1"}, "s3.endpoint"),
+    ],
+)
+def test_a_wrong_bucket_or_endpoint_is_one_clear_error_at_connect(
+    s3: S3, tmp_path: Path, change: dict[str, str], expected: str
+) -> None:
+    _, properties, bucket = s3
+    properties = {**properties, **{k: v for k, v in change.items() if k != "warehouse"}}
+    warehouse = change.get("warehouse", f"s3://{bucket}/bad")
+    uri = f"sqlite:///{tmp_path}/catalog.db"
+    with pytest.raises(IceduckError) as caught:
+        iceduck.connect(warehouse, catalog_uri=uri, properties=properties)
+    assert expected in str(caught.value) and warehouse in str(caught.value)
+    assert properties["s3.secret-access-key"] not in str(caught.value)
+    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    run = iceduck_cli("--catalog", uri, "--warehouse", warehouse, *flags, "-c", "SELECT 1", home=tmp_path)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
+    assert expected in lines[0]
+
+
+def test_the_hadoop_catalog_refuses_a_bucket(s3: S3) -> None:
+    _, properties, bucket = s3
+    with pytest.raises(IceduckError, match=f"s3://{bucket}/hadoop"):
+        iceduck.connect(f"s3://{bucket}/hadoop", catalog_type="hadoop", properties=properties)
+
+
+# -- S3 with the JDBC catalog on PostgreSQL -----------------------------------------------------
+
+
+def test_connect_to_postgresql_and_a_bucket(
+    postgres: str, s3: S3, tmp_path: Path
+) -> None:
+    endpoint, properties, bucket = s3
+    warehouse = f"s3://{bucket}/pg"
+    with iceduck.connect(warehouse, "team", catalog_uri=postgres, properties=properties) as con:
+        exercise(con, "pg.events")
+        assert "***" in (con.session.catalog_uri or "") or "@" not in postgres.partition("://")[2]
+    assert any(k.startswith("pg/pg/events/metadata/") for k in keys(endpoint, bucket, "pg/"))
+    # the shell on the same lake, Spark's JDBC URL with the credentials as properties
+    jdbc = iceduck.spark_conf(warehouse, "team", catalog_uri=postgres)
+    prefix = "spark.sql.catalog.team"
+    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    for key in ("jdbc.user", "jdbc.password"):
+        if f"{prefix}.{key}" in jdbc:
+            flags += ["-p", f"{key}={jdbc[f'{prefix}.{key}']}"]
+    run = iceduck_cli(
+        "--catalog",
+        jdbc[f"{prefix}.uri"],
+        "--catalog-name",
+        "team",
+        "--warehouse",
+        warehouse,
+        *flags,
+        "--csv",
+        "-c",
+        "INSERT INTO pg.events VALUES (100, 'cli')",
+        "-c",
+        "SELECT count(*) AS n FROM pg.events",
+        home=tmp_path,
+    )
+    assert (run.returncode, run.stdout) == (0, "n\n26\n"), run.stderr
+
+
+def test_postgresql_uri_on_the_command_line(postgres: str, s3: S3, tmp_path: Path) -> None:
+    _, properties, bucket = s3
+    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    lake = ["--catalog", postgres, "--warehouse", f"s3://{bucket}/pgcli", *flags]
+    run = iceduck_cli(*lake, "--csv", "-c", "CREATE NAMESPACE c; CREATE TABLE c.t (x int); "
+                      "INSERT INTO c.t VALUES (7);", "-c", "SELECT x FROM c.t", home=tmp_path)
+    assert (run.returncode, run.stdout) == (0, "x\n7\n"), run.stderr
+
+
+def test_a_wrong_postgresql_password_is_one_line_without_it(postgres: str, tmp_path: Path) -> None:
+    scheme, _, rest = postgres.partition("://")
+    host_and_db = rest.rpartition("@")[2]
+    wrong = f"{scheme}://iceduck_nobody:hunter2@{host_and_db}"
+    lake = ["--catalog", wrong, "--warehouse", str(tmp_path / "wh")]
+    run = iceduck_cli(*lake, "-c", "SELECT 1", home=tmp_path)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
+    assert "hunter2" not in run.stderr + run.stdout
+    assert not (tmp_path / "wh").exists()
