@@ -4,9 +4,6 @@ file and the environment, through the real command in a subprocess; startup erro
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,37 +14,12 @@ from iceduck.session import Session
 from iceduck.shell.core import Shell
 from iceduck.shell.repl import banner
 from iceduck.shell.state import Settings
+from tests.support.cli import one_error_line, run_iceduck
 
-TIMEOUT_S = 60
 SETUP = (
     "CREATE NAMESPACE ns; CREATE TABLE ns.t (id bigint, kind string); "
     "INSERT INTO ns.t VALUES (1, 'a'), (2, 'b');"
 )
-
-
-def iceduck(*args: str, env: dict[str, str] | None = None, home: Path) -> subprocess.CompletedProcess[str]:
-    """The command, with ``home`` as $HOME (no user's config file) and no ICEDUCK_* variables
-    but those of ``env``."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("ICEDUCK_")}
-    clean.update(NO_COLOR="1", HOME=str(home), **(env or {}))
-    return subprocess.run(
-        [sys.executable, "-m", "iceduck.cli", *args],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        env=clean,
-    )
-
-
-def one_error_line(run: subprocess.CompletedProcess[str], *parts: str) -> str:
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert "Traceback" not in run.stderr, run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
-    for part in parts:
-        assert part in lines[0], lines[0]
-    return lines[0]
 
 
 def test_the_config_file_s_lake_through_the_command(tmp_path: Path) -> None:
@@ -56,7 +28,7 @@ def test_the_config_file_s_lake_through_the_command(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'[catalog]\nuri = "sqlite:///{db}"\nwarehouse = "{warehouse}"\nname = "team"\n')
     env = {"ICEDUCK_CONFIG": str(config)}
-    run = iceduck("--csv", "-c", SETUP, "-c", "SELECT count(*) AS n FROM ns.t", env=env, home=tmp_path)
+    run = run_iceduck("--csv", "-c", SETUP, "-c", "SELECT count(*) AS n FROM ns.t", env=env, home=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "n\n2\n"
     assert f"Created warehouse folder {warehouse}" in run.stderr  # a local folder is created
@@ -65,20 +37,20 @@ def test_the_config_file_s_lake_through_the_command(tmp_path: Path) -> None:
     # ~/.iceduck/config.toml is the default file
     (tmp_path / ".iceduck").mkdir()
     (tmp_path / ".iceduck" / "config.toml").write_text(config.read_text())
-    run = iceduck("--csv", "-c", "SELECT sum(id) AS s FROM ns.t", home=tmp_path)
+    run = run_iceduck("--csv", "-c", "SELECT sum(id) AS s FROM ns.t", home=tmp_path)
     assert (run.returncode, run.stdout) == (0, "s\n3\n"), run.stderr
     # the environment wins: another catalog name is another (empty) catalog in the same file
-    run = iceduck("--csv", "-c", "SHOW NAMESPACES", env={"ICEDUCK_CATALOG_NAME": "other"}, home=tmp_path)
+    run = run_iceduck("--csv", "-c", "SHOW NAMESPACES", env={"ICEDUCK_CATALOG_NAME": "other"}, home=tmp_path)
     assert (run.returncode, run.stdout.strip()) == (0, "namespace"), run.stderr
 
 
 def test_catalog_uri_warehouse_and_properties_on_the_command_line(tmp_path: Path) -> None:
     db = tmp_path / "cat.db"
     lake = ["--catalog", f"jdbc:sqlite:{db}", "--warehouse", str(tmp_path / "wh"), "--catalog-name", "team"]
-    run = iceduck(*lake, "-p", "s3.endpoint=http://127.0.0.1:1", "-c", SETUP, home=tmp_path)
+    run = run_iceduck(*lake, "-p", "s3.endpoint=http://127.0.0.1:1", "-c", SETUP, home=tmp_path)
     assert run.returncode == 0, run.stderr
     # PyIceberg's spelling of the same file, the warehouse as the positional argument
-    run = iceduck(
+    run = run_iceduck(
         str(tmp_path / "wh"),
         "--catalog",
         f"sqlite:///{db}",
@@ -91,7 +63,7 @@ def test_catalog_uri_warehouse_and_properties_on_the_command_line(tmp_path: Path
     )
     assert (run.returncode, run.stdout) == (0, "id,kind\n1,a\n2,b\n"), run.stderr
     # --catalog NAME is still the catalog name, the warehouse's own catalog.db
-    run = iceduck(str(tmp_path / "wh2"), "--catalog", "team", "--csv", "-c", SETUP, home=tmp_path)
+    run = run_iceduck(str(tmp_path / "wh2"), "--catalog", "team", "--csv", "-c", SETUP, home=tmp_path)
     assert run.returncode == 0, run.stderr
     assert SqliteCatalog(tmp_path / "wh2", "team").list_namespaces() == [("ns",)]
 
@@ -99,7 +71,7 @@ def test_catalog_uri_warehouse_and_properties_on_the_command_line(tmp_path: Path
 def test_a_named_config_file(tmp_path: Path) -> None:
     config = tmp_path / "team.toml"
     config.write_text(f'[catalog]\nwarehouse = "{tmp_path / "wh"}"\n')
-    run = iceduck("--config", str(config), "--csv", "-c", "SELECT 41 + 1 AS x", home=tmp_path)
+    run = run_iceduck("--config", str(config), "--csv", "-c", "SELECT 41 + 1 AS x", home=tmp_path)
     assert (run.returncode, run.stdout) == (0, "x\n42\n"), run.stderr
     assert (tmp_path / "wh" / "catalog.db").is_file()
 
@@ -123,14 +95,14 @@ def test_a_named_config_file(tmp_path: Path) -> None:
 )
 def test_a_bad_lake_is_one_error_line(tmp_path: Path, args: list[str], parts: list[str]) -> None:
     (tmp_path / "bad.toml").write_text("[catalog]\nurl = 'postgresql://me:hunter2@h/db'\n")
-    run = iceduck(*(a.replace("{tmp}", str(tmp_path)) for a in args), "-c", "SELECT 1", home=tmp_path)
+    run = run_iceduck(*(a.replace("{tmp}", str(tmp_path)) for a in args), "-c", "SELECT 1", home=tmp_path)
     line = one_error_line(run, *parts)
     assert "hunter2" not in run.stdout + run.stderr, line
     assert not (tmp_path / "wh").exists()  # nothing created for a refused lake
 
 
 def test_an_unreachable_postgresql_catalog_is_one_line_without_its_password(tmp_path: Path) -> None:
-    run = iceduck(
+    run = run_iceduck(
         "--catalog",
         "postgresql://me:hunter2@127.0.0.1:1/lake",
         "--warehouse",
@@ -144,7 +116,7 @@ def test_an_unreachable_postgresql_catalog_is_one_line_without_its_password(tmp_
 
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:
-    run = iceduck("--debug", "--catalog", "mysql://h/db", "--warehouse", str(tmp_path), home=tmp_path)
+    run = run_iceduck("--debug", "--catalog", "mysql://h/db", "--warehouse", str(tmp_path), home=tmp_path)
     assert run.returncode != 0 and "Traceback" in run.stderr
 
 

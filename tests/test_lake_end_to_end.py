@@ -4,17 +4,13 @@ server: tests/support/s3.py, tests/support/postgres.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import iceduck
 from iceduck.errors import IceduckError
-
-TIMEOUT_S = 120
+from tests.support.cli import one_error_line, property_flags, run_iceduck
 
 
 def _fixture(request: pytest.FixtureRequest, name: str) -> object:
@@ -43,21 +39,6 @@ def keys(endpoint: str, bucket: str, prefix: str) -> list[str]:
     from tests.support.s3 import list_keys
 
     return list_keys(endpoint, bucket, prefix)
-
-
-def iceduck_cli(
-    *args: str, home: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("ICEDUCK_")}
-    clean.update(NO_COLOR="1", HOME=str(home), **(env or {}))
-    return subprocess.run(
-        [sys.executable, "-m", "iceduck.cli", *args],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        env=clean,
-    )
 
 
 def exercise(con: iceduck.Connection, table: str) -> None:
@@ -103,8 +84,8 @@ def test_connect_to_a_bucket_with_a_sqlite_catalog(s3: S3, tmp_path: Path) -> No
 def test_the_shell_on_a_bucket_with_properties(s3: S3, tmp_path: Path) -> None:
     endpoint, properties, bucket = s3
     lake = ["--catalog", f"sqlite:///{tmp_path}/catalog.db", "--warehouse", f"s3://{bucket}/cli"]
-    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
-    run = iceduck_cli(
+    flags = property_flags(properties)
+    run = run_iceduck(
         *lake,
         *flags,
         "--csv",
@@ -127,7 +108,7 @@ def test_the_shell_on_a_bucket_with_properties(s3: S3, tmp_path: Path) -> None:
             for k, v in properties.items()
         },
     }
-    run = iceduck_cli("--csv", "-c", "SELECT count(*) AS n FROM ns.t", home=tmp_path, env=env)
+    run = run_iceduck("--csv", "-c", "SELECT count(*) AS n FROM ns.t", home=tmp_path, env=env)
     assert (run.returncode, run.stdout) == (0, "n\n2\n"), run.stderr
 
 
@@ -149,11 +130,9 @@ def test_a_wrong_bucket_or_endpoint_is_one_clear_error_at_connect(
         iceduck.connect(warehouse, catalog_uri=uri, properties=properties)
     assert expected in str(caught.value) and warehouse in str(caught.value)
     assert properties["s3.secret-access-key"] not in str(caught.value)
-    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
-    run = iceduck_cli("--catalog", uri, "--warehouse", warehouse, *flags, "-c", "SELECT 1", home=tmp_path)
-    lines = run.stderr.strip().splitlines()
-    assert run.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
-    assert expected in lines[0]
+    flags = property_flags(properties)
+    run = run_iceduck("--catalog", uri, "--warehouse", warehouse, *flags, "-c", "SELECT 1", home=tmp_path)
+    one_error_line(run, expected)
 
 
 def test_the_hadoop_catalog_refuses_a_bucket(s3: S3) -> None:
@@ -177,11 +156,11 @@ def test_connect_to_postgresql_and_a_bucket(
     # the shell on the same lake, Spark's JDBC URL with the credentials as properties
     jdbc = iceduck.spark_conf(warehouse, "team", catalog_uri=postgres)
     prefix = "spark.sql.catalog.team"
-    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    flags = property_flags(properties)
     for key in ("jdbc.user", "jdbc.password"):
         if f"{prefix}.{key}" in jdbc:
             flags += ["-p", f"{key}={jdbc[f'{prefix}.{key}']}"]
-    run = iceduck_cli(
+    run = run_iceduck(
         "--catalog",
         jdbc[f"{prefix}.uri"],
         "--catalog-name",
@@ -201,9 +180,9 @@ def test_connect_to_postgresql_and_a_bucket(
 
 def test_postgresql_uri_on_the_command_line(postgres: str, s3: S3, tmp_path: Path) -> None:
     _, properties, bucket = s3
-    flags = [arg for key, value in properties.items() for arg in ("-p", f"{key}={value}")]
+    flags = property_flags(properties)
     lake = ["--catalog", postgres, "--warehouse", f"s3://{bucket}/pgcli", *flags]
-    run = iceduck_cli(*lake, "--csv", "-c", "CREATE NAMESPACE c; CREATE TABLE c.t (x int); "
+    run = run_iceduck(*lake, "--csv", "-c", "CREATE NAMESPACE c; CREATE TABLE c.t (x int); "
                       "INSERT INTO c.t VALUES (7);", "-c", "SELECT x FROM c.t", home=tmp_path)
     assert (run.returncode, run.stdout) == (0, "x\n7\n"), run.stderr
 
@@ -213,8 +192,7 @@ def test_a_wrong_postgresql_password_is_one_line_without_it(postgres: str, tmp_p
     host_and_db = rest.rpartition("@")[2]
     wrong = f"{scheme}://iceduck_nobody:hunter2@{host_and_db}"
     lake = ["--catalog", wrong, "--warehouse", str(tmp_path / "wh")]
-    run = iceduck_cli(*lake, "-c", "SELECT 1", home=tmp_path)
-    lines = run.stderr.strip().splitlines()
-    assert run.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
+    run = run_iceduck(*lake, "-c", "SELECT 1", home=tmp_path)
+    one_error_line(run)
     assert "hunter2" not in run.stderr + run.stdout
     assert not (tmp_path / "wh").exists()

@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from iceduck.errors import UnsupportedError, UserError
+from iceduck.io.fileio import to_local_path
 
 POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
@@ -149,12 +150,10 @@ def _jdbc_sqlite_path(uri: str) -> Path:
     if query:
         raise UserError(f"the SQLite catalog URI {uri!r} has options (?{query}): iceduck takes none")
     if path.lower().startswith("file:"):
-        path = path[len("file:") :]
-        if path.startswith("//"):  # file://<authority>/path
-            authority, _, rest = path[2:].partition("/")
-            if authority not in ("", "localhost"):
-                raise UserError(f"the SQLite catalog URI {uri!r} names another host: {authority}")
-            path = "/" + rest
+        try:
+            path = to_local_path("file:" + path[len("file:") :])
+        except UnsupportedError as e:  # file://otherhost/...
+            raise UserError(f"the SQLite catalog URI {uri!r} is not a local file: {e}") from None
     return _sqlite_file(path, uri)
 
 

@@ -73,7 +73,7 @@ def test_sqlite_uris(text: str, path: str) -> None:
         ("jdbc:sqlite::memory:", "in-memory SQLite catalog"),
         ("jdbc:sqlite:file:/x.db?mode=memory", "takes none"),
         ("sqlite:////x.db?mode=ro", "takes none"),
-        ("jdbc:sqlite:file://otherhost/x.db", "another host"),
+        ("jdbc:sqlite:file://otherhost/x.db", "not a local file"),
         ("mysql://me@h/lake", "unknown catalog URI"),
         ("jdbc:mysql://h/lake", "unknown catalog URI"),
         ("thrift://metastore:9083", "unknown catalog URI"),
