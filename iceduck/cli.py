@@ -200,17 +200,16 @@ def _local_folder(lake: Lake) -> Path | None:
 
 
 def _create_folder(folder: Path, shown: str) -> None:
-    """Create the missing local warehouse folder, once the lake has opened (a catalog that
-    cannot be reached leaves nothing behind), saying so."""
+    """Create the local warehouse folder that was missing, once the lake has opened (a catalog
+    that cannot be reached leaves nothing behind), saying so; the embedded ``catalog.db`` has
+    created it already while opening."""
     from iceduck.errors import StorageError
 
-    existed = folder.exists()  # the embedded catalog.db creates it while opening
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise StorageError(f"cannot create warehouse folder {folder}: {e.strerror or e}") from None
-    if not existed:
-        print(f"Created warehouse folder {shown} (it did not exist).", file=sys.stderr)
+    print(f"Created warehouse folder {shown} (it did not exist).", file=sys.stderr)
 
 
 if __name__ == "__main__":

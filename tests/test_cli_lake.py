@@ -137,3 +137,12 @@ def test_the_banner_names_the_lake_without_the_password(tmp_path: Path) -> None:
         assert f"on warehouse {tmp_path / 'wh'} (catalog iceduck)\n" in banner(Shell(connection, Settings()))
     finally:
         connection.close()
+
+
+def test_a_missing_warehouse_folder_is_created_with_a_note(tmp_path: Path) -> None:
+    run = run_iceduck(str(tmp_path / "fresh"), "-c", "SELECT 1", home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == f"Created warehouse folder {tmp_path / 'fresh'} (it did not exist)."
+    assert (tmp_path / "fresh" / "catalog.db").is_file()
+    run = run_iceduck(str(tmp_path / "fresh"), "-c", "SELECT 1", home=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "")
