@@ -5,10 +5,12 @@ server: tests/support/s3.py, tests/support/postgres.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 import iceduck
+from iceduck.catalog.uri import redact
 from iceduck.errors import IceduckError
 from tests.support.cli import one_error_line, property_flags, run_iceduck
 
@@ -151,7 +153,10 @@ def test_connect_to_postgresql_and_a_bucket(
     warehouse = f"s3://{bucket}/pg"
     with iceduck.connect(warehouse, "team", catalog_uri=postgres, properties=properties) as con:
         exercise(con, "pg.events")
-        assert "***" in (con.session.catalog_uri or "") or "@" not in postgres.partition("://")[2]
+        shown = con.session.catalog_uri  # what the shell's banner prints
+        assert shown == redact(postgres)
+        password = urlsplit(postgres).password
+        assert password is None or password not in (shown or "")
     assert any(k.startswith("pg/pg/events/metadata/") for k in keys(endpoint, bucket, "pg/"))
     # the shell on the same lake, Spark's JDBC URL with the credentials as properties
     jdbc = iceduck.spark_conf(warehouse, "team", catalog_uri=postgres)
