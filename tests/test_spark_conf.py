@@ -208,3 +208,27 @@ def test_spark_opens_a_sqlite_catalog_named_by_its_uri(spark: Any, tmp_path: Pat
         assert con.execute("SELECT count(*), max(id) FROM ns.t").fetchone() == (3, 3)
         files = con.execute("SELECT file_path FROM ns.t.files").fetchall()
         assert all(str(path).split(":")[-1].startswith(str(warehouse)) for (path,) in files)
+
+
+def test_spark_opens_a_postgresql_catalog_with_spark_conf_s_settings(
+    spark: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Spark's JdbcCatalog on the PostgreSQL database iceduck writes to, declared with
+    spark_conf's settings (the libpq URI turned into a JDBC URL, its credentials into
+    ``jdbc.user`` / ``jdbc.password``)."""
+    try:
+        uri = request.getfixturevalue("postgres_database")
+    except pytest.FixtureLookupError:
+        pytest.skip("the postgres_database fixture (tests/support/) is not part of this tree")
+    warehouse = tmp_path / "pglake"
+    with iceduck.connect(warehouse, "pgconf", catalog_uri=uri) as con:
+        con.execute("CREATE NAMESPACE ns")
+        con.execute("CREATE TABLE ns.t (id bigint, kind string)")
+        con.executemany("INSERT INTO ns.t VALUES (?, ?)", [(1, "a"), (2, "b")])
+        for key, value in iceduck.spark_conf(warehouse, "pgconf", catalog_uri=uri).items():
+            if key.startswith("spark.sql.catalog.pgconf"):
+                spark.conf.set(key, value)
+        rows = spark.sql("SELECT id, kind FROM pgconf.ns.t ORDER BY id").collect()
+        assert [tuple(r) for r in rows] == [(1, "a"), (2, "b")]
+        spark.sql("INSERT INTO pgconf.ns.t VALUES (3, 'c')")
+        assert con.execute("SELECT count(*), max(id) FROM ns.t").fetchone() == (3, 3)
