@@ -280,7 +280,7 @@ def connect_postgres(params: Mapping[str, str], where: str, read_only: bool) -> 
     except psycopg.Error as e:
         conn.close()
         raise postgres_error(e, where) from e
-    return conn  # type: ignore[no-any-return]
+    return conn
 
 
 class PostgresCatalog(JdbcCatalog):
