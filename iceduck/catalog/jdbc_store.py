@@ -40,9 +40,10 @@ the write lock up front; a commit is one compare-and-swap statement
 (:meth:`JdbcStore.swap`).
 
 A lost connection. A database server may drop the connection (a restart, an idle
-timeout, a network failure). The statement that met it raises; the store then drops the
-connection and opens a new one at its next call, so a long-lived catalog outlives a
-server restart. Whether that statement ran is unknown (:meth:`JdbcStore.may_have_run`):
+timeout, a network failure). The store then drops the connection and opens a new one,
+so a long-lived catalog outlives a server restart. A query outside a transaction, and the
+``BEGIN`` of one, are run again at once on the new connection (nothing was changed); any
+other statement raises, and whether it ran is unknown (:meth:`JdbcStore.may_have_run`):
 an ``UPDATE`` or ``COMMIT`` may have committed on the server with the answer lost.
 """
 
@@ -141,6 +142,7 @@ class JdbcStore:
         self._connect = connect
         self._conn: Connection | None = connect()
         self._lock = threading.RLock()
+        self._in_transaction = False
         try:
             self._layout = self._inspect() if read_only else self._create_missing_tables()
         except BaseException:
@@ -166,7 +168,8 @@ class JdbcStore:
         ``creating``: the transaction that creates the layout (``begin_create``)."""
         first, *rest = self.dialect.begin_create if creating else self.dialect.begin_write
         with self._lock:
-            self._execute(first)
+            self._execute(first, retry=True)  # nothing has run yet: a dead connection is replaced
+            self._in_transaction = True
             try:
                 for statement in rest:
                     self._execute(statement)
@@ -176,6 +179,8 @@ class JdbcStore:
                 if self._conn is not None:  # a lost connection took its transaction along
                     self._conn.rollback()
                 raise
+            finally:
+                self._in_transaction = False
 
     # -- namespaces ----------------------------------------------------------------------------
 
@@ -330,28 +335,45 @@ class JdbcStore:
             self._conn = self._connect()
         return self._conn
 
-    def _lost(self, error: Exception) -> None:
-        """Forget a connection the server dropped, so the next call opens a new one."""
-        if self._conn is not None and self.dialect.is_connection_lost(error):
-            conn, self._conn = self._conn, None
-            with suppress(Exception):  # closing a dead connection may fail: it is dead anyway
-                conn.close()
+    def _lost(self, error: Exception) -> bool:
+        """Forget a connection the server dropped, so the next call opens a new one; whether
+        ``error`` was that."""
+        if self._conn is None or not self.dialect.is_connection_lost(error):
+            return False
+        conn, self._conn = self._conn, None
+        with suppress(Exception):  # closing a dead connection may fail: it is dead anyway
+            conn.close()
+        return True
+
+    def _run(self, sql: str, params: Sequence[Any], retry: bool) -> Any:
+        """Run one statement; the driver's cursor. With ``retry``, once more on a new
+        connection when the connection turns out to be lost (only for statements that
+        change nothing, outside a transaction)."""
+        with self._lock:
+            try:
+                return self._connection().execute(self.dialect.sql(sql), params)
+            except self.dialect.driver_error as e:
+                if not (self._lost(e) and retry):
+                    raise
+            return self._connection().execute(self.dialect.sql(sql), params)
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement and fetch all its rows (so no lock outlives the call)."""
         with self._lock:
             try:
-                return list(self._connection().execute(self.dialect.sql(sql), params).fetchall())
+                return list(self._run(sql, params, retry=not self._in_transaction).fetchall())
             except self.dialect.driver_error as e:
                 self._lost(e)
                 raise self.dialect.translate(e, self.where) from e
 
-    def _execute(self, sql: str, params: Sequence[Any] = (), duplicate: str | None = None) -> int:
+    def _execute(
+        self, sql: str, params: Sequence[Any] = (), duplicate: str | None = None, *, retry: bool = False
+    ) -> int:
         """Run one changing statement; the number of rows it changed. A primary-key
         violation is ``duplicate`` (what the row names) already existing, when given."""
         with self._lock:
             try:
-                return int(self._connection().execute(self.dialect.sql(sql), params).rowcount)
+                return int(self._run(sql, params, retry).rowcount)
             except self.dialect.driver_error as e:
                 if duplicate is not None and self.dialect.is_unique_violation(e):
                     raise AlreadyExistsError(

@@ -273,13 +273,35 @@ def _terminate(uri: str, pid: int) -> None:
     assert _rows(uri, "SELECT pg_terminate_backend(%s)", (pid,)) == [(True,)]
 
 
+def _backend(catalog: JdbcCatalog) -> int:
+    return int(catalog._store._connection().info.backend_pid)  # type: ignore[attr-defined]
+
+
 def test_a_lost_connection_is_reopened(postgres_database: str, tmp_path: Path) -> None:
+    """A server that dropped the connection (a restart, an idle timeout): reads and the
+    BEGIN of a write run again on a new connection; the caller sees nothing."""
     catalog = PostgresCatalog(postgres_database, str(tmp_path), _name())
     catalog.create_namespace(("ns",))
-    _terminate(postgres_database, catalog._store._connection().info.backend_pid)  # type: ignore[attr-defined]
-    with pytest.raises(StorageError, match="lost the connection to the catalog database"):
+    first = _backend(catalog)
+    _terminate(postgres_database, first)
+    assert catalog.list_namespaces() == [("ns",)]  # a read, on a new connection
+    second = _backend(catalog)
+    assert second != first
+    _terminate(postgres_database, second)
+    catalog.create_namespace(("other",))  # a write transaction's BEGIN, on a new connection
+    assert _backend(catalog) != second
+    assert catalog.list_namespaces() == [("ns",), ("other",)]
+
+
+def test_a_server_that_is_gone_is_one_clear_error(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    """The connection is lost and no new one can be made: the reconnect's own error."""
+    uri = postgres_server.create_database(f"gone_{uuid.uuid4().hex[:8]}")
+    catalog = PostgresCatalog(uri, str(tmp_path), _name())
+    with psycopg.connect(postgres_server.uri(), autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {uri.rsplit('/', 1)[1]} ALLOW_CONNECTIONS false")
+        _terminate(postgres_server.uri(), _backend(catalog))
+    with pytest.raises(StorageError, match=r"cannot connect to the catalog database"):
         catalog.list_namespaces()
-    assert catalog.list_namespaces() == [("ns",)]  # a new connection
 
 
 class _LosesConnection:
