@@ -28,6 +28,7 @@ from iceduck.catalog.postgres import (
 )
 from iceduck.errors import CommitConflictError, NotFoundError, StorageError, UserError
 from iceduck.session import Session
+from tests.catalog.helpers import open_at_once
 from tests.catalog.test_catalog_writes import SCHEMA
 from tests.support.postgres import PostgresServer
 
@@ -94,21 +95,7 @@ def test_new_database_gets_javas_layout(fresh_db: str, tmp_path: Path) -> None:
 
 
 def test_concurrent_first_opens_create_the_layout_once(fresh_db: str, tmp_path: Path) -> None:
-    barrier, errors = threading.Barrier(6), []
-
-    def open_catalog() -> None:
-        barrier.wait()
-        try:
-            PostgresCatalog(fresh_db, str(tmp_path)).close()
-        except Exception as e:  # pragma: no cover - the failure being tested for
-            errors.append(e)
-
-    threads = [threading.Thread(target=open_catalog) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert open_at_once(lambda: PostgresCatalog(fresh_db, str(tmp_path))) == []
     tables = _rows(fresh_db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
     assert sorted(tables) == [("iceberg_namespace_properties",), ("iceberg_tables",)]
 

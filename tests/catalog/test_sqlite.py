@@ -1,7 +1,6 @@
 """The SQLite catalog; the reading tests run on PostgreSQL too (same layout, same rows)."""
 
 import sqlite3
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.errors import CorruptDataError, NotFoundError, UnsupportedError
 from iceduck.io.fileio import MissingFileError
-from tests.catalog.helpers import write_metadata
+from tests.catalog.helpers import open_at_once, write_metadata
 
 #: sqlite_master as Spark 3.5 + Iceberg 1.10.2 (jdbc.schema-version=V1) leaves a new
 #: catalog.db: Java creates the V0 table, then adds iceberg_type by ALTER TABLE.
@@ -126,21 +125,7 @@ def test_new_warehouse_gets_sparks_exact_layout(tmp_path: Path) -> None:
 
 
 def test_concurrent_first_opens_create_the_layout_once(tmp_path: Path) -> None:
-    barrier, errors = threading.Barrier(6), []
-
-    def open_catalog() -> None:
-        barrier.wait()
-        try:
-            SqliteCatalog(tmp_path).close()
-        except Exception as e:  # pragma: no cover - the failure being tested for
-            errors.append(e)
-
-    threads = [threading.Thread(target=open_catalog) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert open_at_once(lambda: SqliteCatalog(tmp_path)) == []
     assert ddl(tmp_path / "catalog.db") == SPARK_DDL
 
 
