@@ -110,6 +110,8 @@ def _jdbc_parameter(name: str, value: str, params: dict[str, str], origin: str) 
             params.setdefault("sslmode", "require")
         elif value.lower() == "false":
             params.setdefault("sslmode", "disable")
+        else:
+            raise UserError(f"the driver property ssl={value!r} ({origin}) must be true or false")
         return
     if key == "currentschema":
         params["options"] = f"{params.get('options', '')} -c search_path={value}".strip()

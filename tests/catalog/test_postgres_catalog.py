@@ -164,6 +164,7 @@ def test_credentials_in_the_uri_win_over_properties() -> None:
         ("jdbc:postgresql://h/db?sslfactory=x", {}, r"driver property 'sslfactory' \(in the jdbc: URI\)"),
         ("jdbc:postgresql://h/db", {"jdbc.useSSL": "true"}, r"'useSSL' \(catalog property 'jdbc.useSSL'\)"),
         ("postgresql://h/db", {"jdbc.schema-version": "V0"}, r"jdbc.schema-version=V0"),
+        ("jdbc:postgresql://h/db?ssl=yes", {}, r"ssl='yes' \(in the jdbc: URI\) must be true or false"),
         (
             "postgresql://u:s3cret@h/db?bogus=1",
             {},
