@@ -13,6 +13,7 @@ are all in the table.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip i
 
 CATALOG = "pg"
 JDBC_JAR = Path("/usr/share/java/postgresql.jar")
+#: the ids of Spark's rows in the race: above any iceduck writes
+SPARK_IDS = 1_000_000
 
 
 def _spark_catalog(spark: SparkSession, name: str, server: PostgresServer, db: str, warehouse: Path) -> None:
@@ -158,7 +161,7 @@ def test_concurrent_commits_from_spark_and_iceduck_are_all_kept(shared: tuple[Sp
         try:
             start.wait()
             for batch in range(spark_batches):
-                spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({1000 + batch}, 'spark')")
+                spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({SPARK_IDS + batch}, 'spark')")
         except BaseException as e:  # pragma: no cover - reported below
             errors.append(e)
 
@@ -169,9 +172,11 @@ def test_concurrent_commits_from_spark_and_iceduck_are_all_kept(shared: tuple[Sp
     while done < iceduck_batches or thread.is_alive():
         session.execute(f"INSERT INTO race.t VALUES ({done}, 'iceduck')")
         done += 1
+        time.sleep(0.05)  # a steady stream, not thousands of snapshots while Spark starts up
     thread.join(600)
     assert errors == []
-    expected = [(b, "iceduck") for b in range(done)] + [(1000 + b, "spark") for b in range(spark_batches)]
+    expected = [(b, "iceduck") for b in range(done)]
+    expected += [(SPARK_IDS + b, "spark") for b in range(spark_batches)]
     assert _both(spark, session, "race.t") == expected
     # the commits interleaved: a Spark commit lies between two of iceduck's
     history = (
