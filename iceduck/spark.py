@@ -134,7 +134,8 @@ def spark_conf(
         if postgres:
             driver = str(postgres_jdbc_jar())
             for key in ("spark.driver.extraClassPath", "spark.executor.extraClassPath"):
-                jar_conf[key] = os.pathsep.join((jar_conf[key], driver))
+                if driver not in jar_conf[key].split(os.pathsep):
+                    jar_conf[key] = os.pathsep.join((jar_conf[key], driver))
         conf.update(jar_conf)
     return conf
 
@@ -142,10 +143,10 @@ def spark_conf(
 def postgres_jdbc_jar() -> Path:
     """The PostgreSQL JDBC driver jar: ``$ICEDUCK_POSTGRES_JDBC_JAR``, else Debian's
     ``libpostgresql-jdbc-java``; a ``SparkJarsMissingError`` saying how to install it."""
-    from iceduck.spark_jars import SparkJarsMissingError
+    from iceduck.spark_jars import SparkJarsMissingError, postgresql_jdbc_jar
 
     named = os.environ.get(POSTGRES_JDBC_ENV)
-    jar = Path(named).expanduser() if named else DEBIAN_POSTGRES_JDBC_JAR
+    jar = Path(named).expanduser() if named else postgresql_jdbc_jar() or DEBIAN_POSTGRES_JDBC_JAR
     if not jar.is_file():
         hint = f"point ${POSTGRES_JDBC_ENV} at a postgresql jar" if named else POSTGRES_APT_HINT
         raise SparkJarsMissingError(f"the PostgreSQL JDBC driver jar is missing: {jar}; {hint}")

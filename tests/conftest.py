@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.postgres import PostgresServer, PostgresUnavailable, start_postgres
 from tests.support.spark_session import spark_session, stop_spark_session
 from tests.support.spark_warehouse import (
     MANIFEST,
@@ -95,3 +97,25 @@ def spark_warehouse(spark: SparkSession, spark_warehouse_path: Path) -> SparkWar
     if tables is None:
         tables = build_warehouse(spark, spark_warehouse_path)
     return SparkWarehouse(spark_warehouse_path, tables)
+
+
+# -- PostgreSQL (tests/support/postgres.py) -------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the run (initdb + pg_ctl on a loopback port), stopped at the
+    end; the tests using it skip, naming the reason, where PostgreSQL or psycopg is missing."""
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as e:
+        pytest.skip(str(e))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres_database(postgres_server: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database for the test module; its ``postgresql://`` URI (with the password)."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    return postgres_server.create_database(f"{module[:40]}_{uuid.uuid4().hex[:8]}")

@@ -201,3 +201,16 @@ def test_a_wrong_postgresql_password_is_one_line_without_it(postgres: str, tmp_p
     one_error_line(run)
     assert "hunter2" not in run.stderr + run.stdout
     assert not (tmp_path / "wh").exists()
+
+
+def test_postgresql_catalog_and_a_local_folder_from_the_config_file(postgres: str, tmp_path: Path) -> None:
+    config = tmp_path / "team.toml"
+    config.write_text(f'[catalog]\nuri = "{postgres}"\nwarehouse = "{tmp_path}/wh"\nname = "local"\n')
+    env = {"ICEDUCK_CONFIG": str(config)}
+    setup = "CREATE NAMESPACE l; CREATE TABLE l.t (x int); INSERT INTO l.t VALUES (1), (2);"
+    run = run_iceduck("--csv", "-c", setup, "-c", "SELECT sum(x) AS s FROM l.t", home=tmp_path, env=env)
+    assert (run.returncode, run.stdout) == (0, "s\n3\n"), run.stderr
+    assert (tmp_path / "wh" / "l" / "t" / "metadata").is_dir()
+    assert not (tmp_path / "wh" / "catalog.db").exists()  # the catalog is PostgreSQL
+    with iceduck.connect(tmp_path / "wh", "local", catalog_uri=postgres) as con:
+        assert con.execute("SELECT count(*) FROM l.t").fetchone() == (2,)

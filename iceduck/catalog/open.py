@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
+from iceduck.catalog import jdbc_catalog
 from iceduck.catalog.base import Catalog
 from iceduck.catalog.uri import POSTGRESQL, SQLITE, parse_catalog_uri
 from iceduck.errors import UnsupportedError, UserError
@@ -44,7 +45,7 @@ def warehouse_location(warehouse: str | Path) -> str:
     text = str(warehouse).strip()
     if is_remote(text):
         return text.rstrip("/") if text.rstrip("/").partition("://")[2] else text
-    return str(Path(to_local_path(text)).expanduser().absolute())
+    return jdbc_catalog.warehouse_location(Path(to_local_path(text)).expanduser())
 
 
 def object_store() -> ModuleType:

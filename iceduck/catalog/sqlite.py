@@ -31,7 +31,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from iceduck.catalog.jdbc_catalog import JdbcCatalog
+from iceduck.catalog.jdbc_catalog import JdbcCatalog, warehouse_location
 from iceduck.catalog.sql_dialect import Connection, SqlDialect
 from iceduck.errors import (
     CommitConflictError,
@@ -84,11 +84,13 @@ SQLITE = SqlDialect(
     name="SQLite",
     placeholder="?",
     begin_write=("BEGIN IMMEDIATE",),
+    begin_create=("BEGIN IMMEDIATE",),
     table_names_sql="SELECT name FROM sqlite_master WHERE type = 'table'",
     column_names_sql="SELECT name FROM pragma_table_info(?)",
     driver_error=sqlite3.Error,
     translate=sqlite_error,
     is_unique_violation=_is_unique_violation,
+    is_connection_lost=lambda e: False,  # a file: no connection to lose
 )
 
 
@@ -127,11 +129,13 @@ class SqliteCatalog(JdbcCatalog):
         read_only: bool = False,
         connect: Callable[[Path, bool], Connection] = connect_sqlite,
     ) -> None:
-        absolute = Path(warehouse).absolute()  # table locations must not depend on the cwd
-        self.db_path = Path(db_path) if db_path is not None else absolute / CATALOG_DB
+        # a location: an absolute path (table locations must not depend on the cwd), or an
+        # object store's URI when the catalog file is elsewhere (db_path)
+        location = warehouse_location(warehouse)
+        self.db_path = Path(db_path) if db_path is not None else Path(location) / CATALOG_DB
         super().__init__(
             name,
-            absolute,
+            location,
             lambda: connect(self.db_path, read_only),
             SQLITE,
             str(self.db_path),
