@@ -4,6 +4,8 @@
   ``iceduck`` catalog is the JDBC/SQLite catalog of the fixture warehouse.
 * ``spark_warehouse`` -- ``SparkWarehouse(path, tables)``: the Spark-written tables of
   ``tests/support/spark_warehouse.py``, built once per run (about a minute).
+* ``s3_server`` -- ``S3Server(endpoint_url, properties)``: one moto S3 server on loopback
+  for the run (``tests/support/s3.py``); ``s3_bucket`` -- a fresh bucket per test module.
 
 Every test using either fixture is marked ``spark`` automatically, so ``-m 'not spark'``
 runs the fast tests alone.
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.s3 import S3Server, create_bucket, moto_missing, moto_server
 from tests.support.spark_session import spark_session, stop_spark_session
 from tests.support.spark_warehouse import (
     MANIFEST,
@@ -95,3 +98,19 @@ def spark_warehouse(spark: SparkSession, spark_warehouse_path: Path) -> SparkWar
     if tables is None:
         tables = build_warehouse(spark, spark_warehouse_path)
     return SparkWarehouse(spark_warehouse_path, tables)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """The run's moto S3 server and the catalog properties reaching it (skips without moto)."""
+    reason = moto_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with moto_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def s3_bucket(s3_server: S3Server) -> str:
+    """A fresh bucket on the run's S3 server, one per test module."""
+    return create_bucket(s3_server)
