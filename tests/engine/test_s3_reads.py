@@ -156,3 +156,43 @@ def test_the_s3_secret_is_made_of_the_iceberg_properties() -> None:
         chain
         == "CREATE OR REPLACE SECRET iceduck_s3 (TYPE s3, PROVIDER credential_chain, REGION 'us-east-1')"
     )
+
+
+def test_a_refused_read_inside_duckdb_is_one_storage_error(s3_server: S3Server) -> None:
+    """DuckDB reading through the fsspec filesystem quotes pyarrow's traceback: the error
+    names the object and the cause, not the traceback."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from iceduck.engine.connection import open_cursor, open_database
+    from iceduck.engine.file_errors import reading_files
+    from iceduck.errors import StorageError
+    from iceduck.io import fileio
+    from tests.support.s3 import AUTH_BUCKET, auth_server
+
+    before = object_store.properties()
+    try:
+        with auth_server() as server:
+            object_store.configure(
+                {**server.properties, "s3.retry.num-retries": "0", object_stores.DUCKDB_IO: "fsspec"},
+                replace=True,
+            )
+            buffer = io.BytesIO()
+            pq.write_table(pa.table({"a": [1]}), buffer)
+            location = f"s3://{AUTH_BUCKET}/refused/f.parquet"
+            fileio.write_new(location, buffer.getvalue())
+            database = open_database()
+            cursor = open_cursor(database)
+            paths = object_stores.duck_paths(cursor, [location])
+            assert cursor.execute("SELECT a FROM read_parquet(?)", [paths]).fetchall() == [(1,)]
+            object_store.configure({"s3.secret-access-key": "wrong"})
+            cursor = open_cursor(database)
+            with pytest.raises(StorageError) as caught, reading_files(cursor, paths):
+                cursor.execute("SELECT a FROM read_parquet(?)", [paths]).fetchall()
+            assert str(caught.value).startswith(f"{location}: access denied: check the credentials")
+            assert "Traceback" not in str(caught.value)
+            database.close()
+    finally:
+        object_store.configure(before, replace=True)
