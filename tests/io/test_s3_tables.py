@@ -220,3 +220,30 @@ def test_a_table_loads_from_its_metadata_file_in_the_bucket(con: Connection, s3_
         load_table_from_path(f"s3a://{s3_bucket}/{prefix}/metadata").metadata.table_uuid
         == loaded.metadata.table_uuid
     )
+
+
+def test_add_files_imports_parquet_files_from_a_bucket(con: Connection, s3_bucket: str) -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from iceduck.io import fileio
+
+    source = f"s3://{s3_bucket}/import-{uuid.uuid4().hex[:8]}"
+    for part, ids in (("a", [1, 2]), ("b", [3])):
+        buffer = io.BytesIO()
+        pq.write_table(pa.table({"id": pa.array(ids, pa.int64())}), buffer)
+        fileio.write_new(f"{source}/s={part}/f.parquet", buffer.getvalue())
+    fileio.write_new(f"{source}/s=a/_SUCCESS", b"")
+    con.execute(
+        f"CREATE TABLE db.imported (id bigint, s string) USING iceberg PARTITIONED BY (s) "
+        f"LOCATION 's3://{s3_bucket}/imported-{uuid.uuid4().hex[:8]}'"
+    )
+    added = rows(
+        con, f"CALL system.add_files(table => 'db.imported', source_table => '`parquet`.`{source}`')"
+    )
+    assert added[0][0] == 2
+    assert sorted(rows(con, "SELECT id, s FROM db.imported")) == [(1, "a"), (2, "a"), (3, "b")]
+    with pytest.raises(ValidationError, match="already exist within the target table"):
+        con.execute(f"CALL system.add_files(table => 'db.imported', source_table => '`parquet`.`{source}`')")
