@@ -80,7 +80,9 @@ def test_a_spooled_write_that_fails_removes_what_it_uploaded(s3_configured: S3Se
     assert list_keys(s3_configured.endpoint_url, s3_bucket, "spool/") == ["spool/data/a.parquet"]
     place.discard()
     place.close()
-    assert [k for k in list_keys(s3_configured.endpoint_url, s3_bucket, "spool/") if not k.endswith("/")] == []
+    assert [
+        k for k in list_keys(s3_configured.endpoint_url, s3_bucket, "spool/") if not k.endswith("/")
+    ] == []
     assert not os.path.exists(spool)
 
 
