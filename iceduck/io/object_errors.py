@@ -45,7 +45,8 @@ _CAUSES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"NETWORK_CONNECTION|curlCode: (?:7|28|35|52|56)|Could not connect|Connection refused|timed out",
-        "the store cannot be reached: check s3.endpoint (or gcs.service.host) and the network",
+        "the store cannot be reached: check the endpoint (s3.endpoint, gcs.service.host, "
+        "adls.blob-storage-authority) and the network",
     ),
     (
         r"PERMANENT_REDIRECT|PermanentRedirect|AuthorizationHeaderMalformed|wrong region",

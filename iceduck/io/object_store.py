@@ -15,7 +15,8 @@ configuration serves Spark, PyIceberg and iceduck alike:
   ``s3.role-arn`` / ``s3.role-session-name`` (Java's ``client.assume-role.arn``);
 * GCS (Java's ``GCPProperties``): ``gcs.project-id``, ``gcs.oauth2.token`` with
   ``gcs.oauth2.token-expires-at`` (epoch milliseconds), ``gcs.service.host``,
-  ``gcs.no-auth``, ``gcs.default-location``;
+  ``gcs.no-auth``, ``gcs.default-location`` (and iceduck's
+  ``iceduck.gcs.retry-time-limit-seconds``, 30 by default);
 * ADLS (Java's ``AzureProperties``, PyIceberg's ``adls.*``): ``adls.account-name`` /
   ``adls.auth.shared-key.account.name``, ``adls.account-key`` /
   ``adls.auth.shared-key.account.key``, ``adls.sas-token.<account>`` / ``adls.sas-token``,
@@ -39,7 +40,7 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +59,9 @@ STORES: dict[str, str] = {
     "abfs": "abfs",
     "abfss": "abfs",
 }
+
+#: how long Google's client retries a failing GCS request (seconds; iceduck's own property)
+GCS_RETRY_LIMIT = "iceduck.gcs.retry-time-limit-seconds"
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 
@@ -184,11 +188,13 @@ def check_reachable(location: str) -> None:
             )
         fs.get_file_info(parsed.path)  # a HEAD and a one-key listing of the prefix
     except OSError as e:
-        # HEAD answers have no body ("403, no response body"): a listing names the cause
-        try:
-            fs.get_file_info(pafs.FileSelector(parsed.path, allow_not_found=True))
-        except OSError as listing:
-            raise object_error(listing, location, parsed.bucket) from e
+        if parsed.store == "s3" and "ACCESS_DENIED" in str(e):
+            # S3 answers a HEAD without a body ("403, no response body"): a listing's
+            # answer names the cause (an unknown key, a wrong secret)
+            try:
+                fs.get_file_info(pafs.FileSelector(parsed.path, allow_not_found=True))
+            except OSError as listing:
+                raise object_error(listing, location, parsed.bucket) from e
         raise object_error(e, location, parsed.bucket) from e
 
 
@@ -305,6 +311,10 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
         options["anonymous"] = True
     if props.get("gcs.default-location"):
         options["default_bucket_location"] = props["gcs.default-location"]
+    # Google's client retries a failing request for 15 minutes by default: a store that
+    # cannot be reached would hang the statement. Iceberg has no property for it.
+    seconds = _number(props, GCS_RETRY_LIMIT)
+    options["retry_time_limit"] = timedelta(seconds=seconds if seconds is not None else 30)
     return options
 
 

@@ -112,7 +112,9 @@ def test_an_unreachable_endpoint_is_named(object_store_restored: None) -> None:
         object_store.check_reachable(location)
     assert time.monotonic() - started < 10
     message = str(caught.value)
-    assert message.startswith(f"{location}: the store cannot be reached: check s3.endpoint"), message
+    assert message.startswith(f"{location}: the store cannot be reached: check the endpoint (s3.endpoint"), (
+        message
+    )
     assert "AWS Error" not in message
     with pytest.raises(StorageError, match="the store cannot be reached"):
         fileio.read_bytes(f"{location}/metadata/v1.metadata.json")

@@ -7,14 +7,15 @@ GCS and ADLS have no emulator here: their mapping and its errors are what is tes
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pyarrow.fs as pafs
 import pytest
 
-from iceduck.errors import UserError
+from iceduck.errors import StorageError, UserError
 from iceduck.io import object_store
 from iceduck.io.object_store import adls_options, gcs_options, parse, s3_options, same_location
+from tests.support.s3 import free_port
 
 
 def test_s3_properties_map_to_pyarrow_options() -> None:
@@ -82,9 +83,10 @@ def test_gcs_properties_map_to_pyarrow_options() -> None:
         "credential_token_expiration": datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC),
         "endpoint_override": "localhost:4443",
         "scheme": "http",
+        "retry_time_limit": timedelta(seconds=30),
     }
     pafs.GcsFileSystem(**options)
-    assert gcs_options({"gcs.no-auth": "true"}) == {"anonymous": True}
+    assert gcs_options({"gcs.no-auth": "true"})["anonymous"] is True
     with pytest.raises(UserError, match=re.escape("gcs.oauth2.token needs gcs.oauth2.token-expires-at")):
         gcs_options({"gcs.oauth2.token": "tok"})
 
@@ -136,3 +138,30 @@ def test_configure_merges_and_replaces(object_store_restored: None) -> None:
     object_store.configure({"s3.path-style-access": "maybe"}, replace=True)
     with pytest.raises(UserError, match=re.escape("s3.path-style-access must be true or false")):
         object_store.filesystem("s3://b/k")
+
+
+@pytest.mark.parametrize(
+    ("location", "endpoint"),
+    [
+        ("gs://bkt/wh", {"gcs.service.host": "http://127.0.0.1:{port}", "gcs.no-auth": "true"}),
+        (
+            "abfss://box@acct.dfs.core.windows.net/wh",
+            {
+                "adls.account-key": "a2V5",
+                "adls.blob-storage-authority": "127.0.0.1:{port}",
+                "adls.blob-storage-scheme": "http",
+                "adls.dfs-storage-authority": "127.0.0.1:{port}",
+                "adls.dfs-storage-scheme": "http",
+            },
+        ),
+    ],
+)
+def test_an_unreachable_gcs_or_adls_endpoint_is_one_clear_error(
+    location: str, endpoint: dict[str, str], object_store_restored: None
+) -> None:
+    port = free_port()  # nothing listens there
+    props = {k: v.format(port=port) for k, v in endpoint.items()}
+    object_store.configure({**props, object_store.GCS_RETRY_LIMIT: "1"}, replace=True)
+    with pytest.raises(StorageError) as caught:
+        object_store.check_reachable(location)
+    assert str(caught.value).startswith(f"{location}: the store cannot be reached: check the endpoint")
