@@ -10,7 +10,9 @@ Spark runtime and a SQLite JDBC driver beyond PySpark's own jars. Without intern
   ``$ICEDUCK_CACHE`` or ``~/.cache/iceduck``;
 * Debian's SQLite JDBC driver (``libxerial-sqlite-jdbc-java``), whose native library lives
   outside the jar and is named by JVM options; or any ``sqlite-jdbc`` jar named by
-  ``$ICEDUCK_SQLITE_JDBC_JAR`` (upstream jars bundle their natives).
+  ``$ICEDUCK_SQLITE_JDBC_JAR`` (upstream jars bundle their natives);
+* Debian's PostgreSQL JDBC driver (``libpostgresql-jdbc-java``), when installed, for a
+  catalog on PostgreSQL (``uri=jdbc:postgresql://...``); Maven: :data:`POSTGRES_MAVEN_PACKAGE`.
 
 With internet access, Maven coordinates do the same: ``spark.jars.packages`` =
 :data:`MAVEN_PACKAGES`. Each missing piece is reported by name, with the command that installs it.
@@ -41,6 +43,9 @@ JACKSON_JARS = ("jackson-core-2.18.8.jar", "jackson-databind-2.18.8.jar", "jacks
 
 #: what a Spark job with internet access puts in ``spark.jars.packages`` instead
 MAVEN_PACKAGES = "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.2,org.xerial:sqlite-jdbc:3.46.1.3"
+
+#: the PostgreSQL JDBC driver's Maven coordinates, for a catalog on PostgreSQL
+POSTGRES_MAVEN_PACKAGE = "org.postgresql:postgresql:42.7.4"
 
 SQLITE_JDBC_ENV = "ICEDUCK_SQLITE_JDBC_JAR"
 DEBIAN_JAVA_DIR = Path("/usr/share/java")
@@ -140,9 +145,23 @@ def sqlite_jdbc_jar() -> tuple[Path, str]:
     return found[0], f"-Dorg.sqlite.lib.path={native.parent} -Dorg.sqlite.lib.name={native.name}"
 
 
+def postgresql_jdbc_jar() -> Path | None:
+    """Debian's PostgreSQL JDBC driver (``apt-get install -y libpostgresql-jdbc-java``), or
+    None: only a catalog on PostgreSQL needs it, so its absence is no error here."""
+    jar = DEBIAN_JAVA_DIR / "postgresql.jar"
+    return jar if jar.is_file() else None
+
+
 def spark_classpath(cache: Path | None = None) -> list[Path]:
-    """Every jar Spark needs beyond PySpark's own: Iceberg runtime, Jackson shim, SQLite JDBC."""
-    return [iceberg_runtime_jar(), jackson_shim_jar(cache), sqlite_jdbc_jar()[0]]
+    """Every jar Spark needs beyond PySpark's own: Iceberg runtime, Jackson shim, SQLite JDBC,
+    and PostgreSQL JDBC when installed."""
+    postgres = postgresql_jdbc_jar()
+    return [
+        iceberg_runtime_jar(),
+        jackson_shim_jar(cache),
+        sqlite_jdbc_jar()[0],
+        *([postgres] if postgres is not None else []),
+    ]
 
 
 def sqlite_jvm_options() -> str:

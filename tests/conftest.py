@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.support.postgres import PostgresServer, PostgresUnavailable, start_postgres
 from tests.support.s3 import S3Server, create_bucket, moto_missing, moto_server
 from tests.support.spark_session import spark_session, stop_spark_session
 from tests.support.spark_warehouse import (
@@ -149,3 +151,25 @@ def s3_connection(tmp_path: Path, s3_configured: S3Server) -> Iterator[Any]:
     con.execute("CREATE NAMESPACE db")
     yield con
     con.close()
+
+
+# -- PostgreSQL (tests/support/postgres.py) -------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the run (initdb + pg_ctl on a loopback port), stopped at the
+    end; the tests using it skip, naming the reason, where PostgreSQL or psycopg is missing."""
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as e:
+        pytest.skip(str(e))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres_database(postgres_server: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database for the test module; its ``postgresql://`` URI (with the password)."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    return postgres_server.create_database(f"{module[:40]}_{uuid.uuid4().hex[:8]}")

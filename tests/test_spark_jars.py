@@ -31,10 +31,15 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_class_path_is_the_runtime_the_shim_and_the_sqlite_driver(cache: Path) -> None:
-    runtime, shim, sqlite = spark_jars.spark_classpath()
+    runtime, shim, sqlite, *postgres = spark_jars.spark_classpath()
     assert runtime.name == "iceberg-spark-runtime-3.5_2.12-1.10.2.jar" and runtime.is_file()
     assert shim.parent == cache / "jars" and shim.name.startswith("iceberg-jackson-shim-") and shim.is_file()
     assert "sqlite-jdbc" in sqlite.name and sqlite.is_file()
+    # Debian's PostgreSQL JDBC driver follows when installed (a catalog on PostgreSQL needs it)
+    installed = spark_jars.postgresql_jdbc_jar()
+    assert postgres == ([installed] if installed is not None else [])
+    if Path("/usr/share/java/postgresql.jar").is_file():
+        assert postgres == [Path("/usr/share/java/postgresql.jar")]
 
 
 def test_the_shim_is_built_once_and_reused(cache: Path) -> None:
@@ -103,7 +108,7 @@ def test_a_driver_named_by_the_environment_needs_no_jvm_options(
     upstream.write_bytes(b"PK")
     monkeypatch.setenv(spark_jars.SQLITE_JDBC_ENV, str(upstream))
     conf = spark_jars.spark_jar_conf()
-    assert conf["spark.driver.extraClassPath"].endswith(os.pathsep + str(upstream))
+    assert str(upstream) in conf["spark.driver.extraClassPath"].split(os.pathsep)
     assert "spark.driver.extraJavaOptions" not in conf
     monkeypatch.setenv(spark_jars.SQLITE_JDBC_ENV, str(tmp_path / "gone.jar"))
     with pytest.raises(

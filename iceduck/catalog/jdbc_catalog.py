@@ -19,7 +19,15 @@ cannot slip in between; the commit itself is one statement. A metadata file writ
 create or commit that certainly did not land is deleted again; when the statement was
 interrupted (``KeyboardInterrupt``, a signal handler's ``SystemExit``) the row is read
 back to find out (:mod:`iceduck.catalog.commit_outcome`), and a file the row may point to
-is never deleted.
+is never deleted. So is a statement that lost its connection to a database server
+(:meth:`~iceduck.catalog.jdbc_store.JdbcStore.may_have_run`): the server may have
+committed it with the answer lost, so the row is read back on a new connection.
+
+The warehouse is a location: a local folder (an absolute path, as Spark writes it for a
+plain path) or a URI such as ``s3://bucket/wh``; new tables go to
+``<warehouse>/<level>/.../<table>``, joined with ``/`` (Java's
+``JdbcCatalog.defaultWarehouseLocation``), and a namespace's default ``location`` is
+``<warehouse>/<level>/...``.
 
 A database-specific catalog (:class:`~iceduck.catalog.sqlite.SqliteCatalog`) is this
 class given a way to connect and a :class:`~iceduck.catalog.sql_dialect.SqlDialect`.
@@ -34,6 +42,7 @@ from typing import Self
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
 from iceduck.catalog.jdbc_store import NAMESPACE_EXISTS_PROPERTY, JdbcStore
+from iceduck.catalog.locations import URI_SCHEME
 from iceduck.catalog.metadata_files import (
     MetadataCache,
     delete_quietly,
@@ -61,17 +70,34 @@ from iceduck.spec.table_metadata import TableMetadata
 NAMESPACE_LOCATION_PROPERTY = "location"
 
 
+def warehouse_location(warehouse: str | Path) -> str:
+    """The warehouse as a location string: a URI (``s3://bucket/wh``, ``file:/wh``) as
+    given, a plain path made absolute (table locations must not depend on the cwd)."""
+    text = str(warehouse)
+    if not text:
+        raise UserError("the warehouse location must not be empty")
+    if isinstance(warehouse, str) and URI_SCHEME.match(text):
+        return text
+    return str(Path(text).absolute())
+
+
+def join_location(base: str, *levels: str) -> str:
+    """``base/level/...``: locations are joined with ``/``, whatever the store."""
+    return "/".join((base.rstrip("/"), *levels)) if base.rstrip("/") else "/" + "/".join(levels)
+
+
 class JdbcCatalog:
     """Catalog ``name`` of the database ``connect`` opens; see the module docstring.
 
-    ``where`` names the database in messages; ``warehouse`` is where new tables go. With
-    ``read_only`` nothing is ever created or changed.
+    ``where`` names the database in messages; ``warehouse`` is where new tables go (a
+    folder or a URI: :func:`warehouse_location`). With ``read_only`` nothing is ever
+    created or changed.
     """
 
     def __init__(
         self,
         name: str,
-        warehouse: Path,
+        warehouse: str | Path,
         connect: Callable[[], Connection],
         dialect: SqlDialect,
         where: str,
@@ -81,10 +107,11 @@ class JdbcCatalog:
         if not name:
             raise UserError("a catalog name must not be empty")
         self.name = name
-        self.warehouse = warehouse
+        #: where new tables go, as a location string (module docstring)
+        self.warehouse = warehouse_location(warehouse)
         self.read_only = read_only
         self._metadata = MetadataCache()
-        self._store = JdbcStore(connect(), dialect, name, where, read_only=read_only)
+        self._store = JdbcStore(connect, dialect, name, where, read_only=read_only)
 
     def close(self) -> None:
         self._store.close()
@@ -118,7 +145,7 @@ class JdbcCatalog:
             raise self._namespace_not_found(namespace)
         properties = self._store.namespace_properties(namespace)
         properties.pop(NAMESPACE_EXISTS_PROPERTY, None)
-        properties.setdefault(NAMESPACE_LOCATION_PROPERTY, str(self.warehouse.joinpath(*namespace)))
+        properties.setdefault(NAMESPACE_LOCATION_PROPERTY, join_location(self.warehouse, *namespace))
         return properties
 
     def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
@@ -201,10 +228,9 @@ class JdbcCatalog:
 
     def default_table_location(self, identifier: TableIdentifier) -> str:
         """Java's ``JdbcCatalog.defaultWarehouseLocation``: ``<warehouse>/<level>/.../<table>``,
-        the warehouse as configured (a plain path here, as Spark writes it for a plain path).
-        Java ignores a namespace's ``location`` property here, and so do we."""
-        warehouse = str(self.warehouse).rstrip("/") or "/"
-        return "/".join((warehouse.rstrip("/"), *identifier.namespace, identifier.name))
+        the warehouse as configured (a plain path for a local folder, as Spark writes it for a
+        plain path). Java ignores a namespace's ``location`` property here, and so do we."""
+        return join_location(self.warehouse, *identifier.namespace, identifier.name)
 
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         """Write ``00000-<uuid>.metadata.json`` and insert the row (Java's ``doCommit`` with no base)."""
@@ -222,9 +248,11 @@ class JdbcCatalog:
                     raise self._namespace_not_found(identifier.namespace)
                 self._check_name_free(identifier)
                 self._store.insert_table(identifier, location)
-        except IceduckError:
-            delete_quietly(location)  # a database error or a check: the transaction was rolled back
-            raise
+        except IceduckError as e:
+            if not self._store.may_have_run(e):
+                delete_quietly(location)  # a database error or a check: the transaction was rolled back
+                raise
+            settle_failed_swap(e, self._outcome(identifier, location, None), location, str(identifier))
         except BaseException as e:  # an interrupt or a bug: the COMMIT may have run to the end
             settle_failed_swap(e, self._outcome(identifier, location, None), location, str(identifier))
         return LoadedTable(identifier, location, metadata)
@@ -238,9 +266,12 @@ class JdbcCatalog:
         write_metadata_file(location, metadata)
         try:
             landed = self._store.swap(identifier, base.metadata_location, location)
-        except IceduckError:
-            delete_quietly(location)  # a failed autocommit statement changed nothing
-            raise
+        except IceduckError as e:
+            if not self._store.may_have_run(e):
+                delete_quietly(location)  # a failed autocommit statement changed nothing
+                raise
+            outcome = self._outcome(identifier, location, base.metadata_location)
+            landed = settle_failed_swap(e, outcome, location, str(identifier))
         except BaseException as e:  # an interrupt or a bug: the UPDATE may have landed before it arrived
             outcome = self._outcome(identifier, location, base.metadata_location)
             landed = settle_failed_swap(e, outcome, location, str(identifier))

@@ -38,20 +38,27 @@ between calls: the connection is in autocommit mode and every query's rows are f
 once. Check-then-write sequences run inside :meth:`JdbcStore.transaction`, which takes
 the write lock up front; a commit is one compare-and-swap statement
 (:meth:`JdbcStore.swap`).
+
+A lost connection. A database server may drop the connection (a restart, an idle
+timeout, a network failure). The store then drops the connection and opens a new one,
+so a long-lived catalog outlives a server restart. A query outside a transaction, and the
+``BEGIN`` of one, are run again at once on the new connection (nothing was changed); any
+other statement raises, and whether it ran is unknown (:meth:`JdbcStore.may_have_run`):
+an ``UPDATE`` or ``COMMIT`` may have committed on the server with the answer lost.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from iceduck.catalog.base import Namespace, TableIdentifier
 from iceduck.catalog.names import namespace_display, namespace_from_string, namespace_to_string
 from iceduck.catalog.sql_dialect import Connection, SqlDialect
-from iceduck.errors import AlreadyExistsError
+from iceduck.errors import AlreadyExistsError, IceduckError
 
 TABLES = "iceberg_tables"
 NAMESPACE_PROPERTIES = "iceberg_namespace_properties"
@@ -113,16 +120,16 @@ class TableRow(NamedTuple):
 
 
 class JdbcStore:
-    """The rows of catalog ``catalog_name`` in the database behind ``connection``.
+    """The rows of catalog ``catalog_name`` in the database ``connect`` opens.
 
     ``where`` names the database in error messages (a file path, a URI without its
-    password). The store owns the connection: it is closed by :meth:`close`, or at once
-    when the tables cannot be read or created.
+    password). The store owns its connection: opened here (and again after a lost one),
+    closed by :meth:`close`, or at once when the tables cannot be read or created.
     """
 
     def __init__(
         self,
-        connection: Connection,
+        connect: Callable[[], Connection],
         dialect: SqlDialect,
         catalog_name: str,
         where: str,
@@ -132,33 +139,48 @@ class JdbcStore:
         self.dialect = dialect
         self.catalog_name = catalog_name
         self.where = where
-        self._conn = connection
+        self._connect = connect
+        self._conn: Connection | None = connect()
         self._lock = threading.RLock()
+        self._in_transaction = False
         try:
             self._layout = self._inspect() if read_only else self._create_missing_tables()
         except BaseException:
-            connection.close()
+            self.close()
             raise
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def may_have_run(self, error: BaseException) -> bool:
+        """Whether ``error``, raised by a statement of this store, leaves open that the
+        statement ran on the server: the connection was lost while it was under way."""
+        cause = error.__cause__ if isinstance(error, IceduckError) else error
+        return isinstance(cause, self.dialect.driver_error) and self.dialect.is_connection_lost(cause)
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, creating: bool = False) -> Iterator[None]:
         """Begin .. ``COMMIT``, taking the write lock up front, so a check-then-write
-        sequence cannot interleave with another writer's; rolled back on any exception."""
-        first, *rest = self.dialect.begin_write
+        sequence cannot interleave with another writer's; rolled back on any exception.
+        ``creating``: the transaction that creates the layout (``begin_create``)."""
+        first, *rest = self.dialect.begin_create if creating else self.dialect.begin_write
         with self._lock:
-            self._execute(first)
+            self._execute(first, retry=True)  # nothing has run yet: a dead connection is replaced
+            self._in_transaction = True
             try:
                 for statement in rest:
                     self._execute(statement)
                 yield
                 self._execute("COMMIT")
             except BaseException:
-                self._conn.rollback()
+                if self._conn is not None:  # a lost connection took its transaction along
+                    self._conn.rollback()
                 raise
+            finally:
+                self._in_transaction = False
 
     # -- namespaces ----------------------------------------------------------------------------
 
@@ -306,25 +328,58 @@ class JdbcStore:
 
     # -- statements ----------------------------------------------------------------------------
 
+    def _connection(self) -> Connection:
+        """The open connection; a new one when the last was lost (never inside a
+        transaction: a lost connection ended it, and the caller has already raised)."""
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _lost(self, error: Exception) -> bool:
+        """Forget a connection the server dropped, so the next call opens a new one; whether
+        ``error`` was that."""
+        if self._conn is None or not self.dialect.is_connection_lost(error):
+            return False
+        conn, self._conn = self._conn, None
+        with suppress(Exception):  # closing a dead connection may fail: it is dead anyway
+            conn.close()
+        return True
+
+    def _run(self, sql: str, params: Sequence[Any], retry: bool) -> Any:
+        """Run one statement; the driver's cursor. With ``retry``, once more on a new
+        connection when the connection turns out to be lost (only for statements that
+        change nothing, outside a transaction)."""
+        with self._lock:
+            try:
+                return self._connection().execute(self.dialect.sql(sql), params)
+            except self.dialect.driver_error as e:
+                if not (self._lost(e) and retry):
+                    raise
+            return self._connection().execute(self.dialect.sql(sql), params)
+
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement and fetch all its rows (so no lock outlives the call)."""
         with self._lock:
             try:
-                return list(self._conn.execute(self.dialect.sql(sql), params).fetchall())
+                return list(self._run(sql, params, retry=not self._in_transaction).fetchall())
             except self.dialect.driver_error as e:
+                self._lost(e)
                 raise self.dialect.translate(e, self.where) from e
 
-    def _execute(self, sql: str, params: Sequence[Any] = (), duplicate: str | None = None) -> int:
+    def _execute(
+        self, sql: str, params: Sequence[Any] = (), duplicate: str | None = None, *, retry: bool = False
+    ) -> int:
         """Run one changing statement; the number of rows it changed. A primary-key
         violation is ``duplicate`` (what the row names) already existing, when given."""
         with self._lock:
             try:
-                return int(self._conn.execute(self.dialect.sql(sql), params).rowcount)
+                return int(self._run(sql, params, retry).rowcount)
             except self.dialect.driver_error as e:
                 if duplicate is not None and self.dialect.is_unique_violation(e):
                     raise AlreadyExistsError(
                         f"{duplicate} already exists in catalog '{self.catalog_name}'"
                     ) from e
+                self._lost(e)
                 raise self.dialect.translate(e, self.where) from e
 
     def _inspect(self) -> Layout:
@@ -344,7 +399,7 @@ class JdbcStore:
         layout = self._inspect()
         if layout.tables and layout.namespace_properties:
             return layout
-        with self.transaction():
+        with self.transaction(creating=True):
             layout = self._inspect()  # another process may have been first
             if not layout.tables:
                 self._execute(CREATE_TABLES_SQL)

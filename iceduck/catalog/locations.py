@@ -53,7 +53,7 @@ _NOT_IN_URI_PATHS = {
 }
 
 #: a URI scheme (``s3:``, ``file:``...): RFC 3986, section 3.1
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def location_problem(location: str) -> str | None:
@@ -70,7 +70,7 @@ def location_problem(location: str) -> str | None:
         parts = [part.encode("utf-8") for part in location.split("/")]
     except UnicodeEncodeError:
         return "it is not valid Unicode text (it holds a lone surrogate)"
-    if is_file_uri or not _SCHEME.match(location):
+    if is_file_uri or not URI_SCHEME.match(location):
         longest = max(parts, key=len)
         if len(longest) > MAX_FOLDER_NAME_BYTES:
             return (

@@ -84,11 +84,13 @@ SQLITE = SqlDialect(
     name="SQLite",
     placeholder="?",
     begin_write=("BEGIN IMMEDIATE",),
+    begin_create=("BEGIN IMMEDIATE",),
     table_names_sql="SELECT name FROM sqlite_master WHERE type = 'table'",
     column_names_sql="SELECT name FROM pragma_table_info(?)",
     driver_error=sqlite3.Error,
     translate=sqlite_error,
     is_unique_violation=_is_unique_violation,
+    is_connection_lost=lambda e: False,  # a file: no connection to lose
 )
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +50,23 @@ def write_metadata(table_dir: Path, file_name: str, version_tag: int) -> Path:
     data = json.dumps(metadata_json(str(table_dir), version_tag)).encode()
     path.write_bytes(gzip.compress(data) if ".gz" in file_name else data)
     return path
+
+
+def open_at_once(open_catalog: Callable[[], Any], count: int = 6) -> list[Exception]:
+    """Open (and close) a catalog from ``count`` threads released at the same instant, as
+    processes opening a new database at once would; the errors they met."""
+    barrier, errors = threading.Barrier(count), []
+
+    def one() -> None:
+        barrier.wait()
+        try:
+            open_catalog().close()
+        except Exception as e:  # pragma: no cover - the failure being tested for
+            errors.append(e)
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors

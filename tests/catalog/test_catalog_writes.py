@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +13,9 @@ import pytest
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.filesystem import HadoopCatalog
+from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
+from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.purge import reachable_files
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.errors import (
@@ -37,15 +40,33 @@ SCHEMA = Schema((NestedField(1, "id", LongType(), True), NestedField(2, "name", 
 T = TableIdentifier(("db",), "t")
 
 Factory = Callable[[], Catalog]
+#: the database URI of each PostgreSQL catalog name a test opened
+_DATABASES: dict[str, str] = {}
 
 
-@pytest.fixture(params=["sqlite", "hadoop"])
+@pytest.fixture(params=["sqlite", "postgres", "hadoop"])
 def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
-    """A factory: every call opens a new catalog object on the same warehouse (two writers)."""
+    """A factory: every call opens a new catalog object on the same warehouse (two writers).
+    On PostgreSQL each test is a catalog of its own name in the module's database."""
     warehouse = tmp_path / "wh"
     if request.param == "sqlite":
         return lambda: SqliteCatalog(warehouse)
+    if request.param == "postgres":
+        uri, name = request.getfixturevalue("postgres_database"), f"c_{uuid.uuid4().hex[:12]}"
+        _DATABASES[name] = uri
+        return lambda: PostgresCatalog(uri, str(warehouse), name)
     return lambda: HadoopCatalog(warehouse)
+
+
+def _catalog_rows(catalog: Catalog, sql: str) -> list[tuple[object, ...]]:
+    """Rows of ``sql`` read from a JDBC catalog's database directly (not through iceduck)."""
+    if isinstance(catalog, SqliteCatalog):
+        return sqlite3.connect(catalog.db_path).execute(sql).fetchall()
+    import psycopg
+
+    assert isinstance(catalog, PostgresCatalog)
+    with psycopg.connect(_DATABASES[catalog.name]) as conn:
+        return conn.execute(sql.replace("?", "%s")).fetchall()
 
 
 def _create(catalog: Catalog, ident: TableIdentifier = T, **properties: str) -> LoadedTable:
@@ -135,7 +156,7 @@ def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
     catalog = make_catalog()
     created = _create(catalog)
     name = Path(created.metadata_location).name
-    if isinstance(catalog, SqliteCatalog):
+    if isinstance(catalog, JdbcCatalog):
         assert name.startswith("00000-") and name.endswith(".metadata.json")
     else:
         assert name == "v1.metadata.json"
@@ -161,12 +182,14 @@ def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None
     v1 = catalog.commit_table(v0, _set(v0, a="1"))
     v2 = catalog.commit_table(v1, _set(v1, b="2"))
     names = [Path(t.metadata_location).name for t in (v0, v1, v2)]
-    if isinstance(catalog, SqliteCatalog):
+    if isinstance(catalog, JdbcCatalog):
         assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
-        row = sqlite3.connect(catalog.db_path).execute(
-            "SELECT metadata_location, previous_metadata_location, iceberg_type FROM iceberg_tables"
+        row = _catalog_rows(
+            catalog,
+            "SELECT metadata_location, previous_metadata_location, iceberg_type FROM iceberg_tables "
+            f"WHERE catalog_name = '{catalog.name}'",
         )
-        assert row.fetchall() == [(v2.metadata_location, v1.metadata_location, "TABLE")]
+        assert row == [(v2.metadata_location, v1.metadata_location, "TABLE")]
     else:
         assert names == ["v1.metadata.json", "v2.metadata.json", "v3.metadata.json"]
         assert (Path(v2.metadata_location).parent / VERSION_HINT).read_text() == "3"

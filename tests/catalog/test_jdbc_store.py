@@ -27,7 +27,7 @@ T = TableIdentifier(("ns",), "t")
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[JdbcStore]:
     db = tmp_path / "catalog.db"
-    s = JdbcStore(connect_sqlite(db, False), SQLITE, "iceduck", str(db), read_only=False)
+    s = JdbcStore(lambda: connect_sqlite(db, False), SQLITE, "iceduck", str(db), read_only=False)
     s.insert_namespace(("ns",), [("exists", "true")])
     s.insert_table(T, "/wh/ns/t/metadata/00000-a.metadata.json")
     yield s
@@ -100,6 +100,7 @@ def test_every_statement_goes_through_the_dialect(tmp_path: Path) -> None:
         SQLITE,
         placeholder="%s",
         begin_write=("BEGIN IMMEDIATE", "SELECT 'locked'"),
+        begin_create=("BEGIN IMMEDIATE", "SELECT 'locked'"),
         column_names_sql="SELECT name FROM pragma_table_info(%s)",
     )
     conn = _FormatParamstyle(connect_sqlite(tmp_path / "catalog.db", False))

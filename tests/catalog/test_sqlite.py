@@ -1,14 +1,20 @@
+"""The SQLite catalog; the reading tests run on PostgreSQL too (same layout, same rows)."""
+
 import sqlite3
-import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.jdbc_catalog import JdbcCatalog
+from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.errors import CorruptDataError, NotFoundError, UnsupportedError
 from iceduck.io.fileio import MissingFileError
-from tests.catalog.helpers import write_metadata
+from tests.catalog.helpers import open_at_once, write_metadata
 
 #: sqlite_master as Spark 3.5 + Iceberg 1.10.2 (jdbc.schema-version=V1) leaves a new
 #: catalog.db: Java creates the V0 table, then adds iceberg_type by ALTER TABLE.
@@ -41,15 +47,11 @@ def insert(db: Path, table: str, *rows: tuple[object, ...]) -> None:
     conn.close()
 
 
-@pytest.fixture
-def warehouse(tmp_path: Path) -> Path:
-    """A catalog.db with rows of two catalogs, a view, a pre-V1 row and a nested namespace."""
-    SqliteCatalog(tmp_path).close()
-    db = tmp_path / "catalog.db"
+def _fill(tmp_path: Path, insert: Callable[..., None]) -> None:
+    """Rows of two catalogs, a view, a pre-V1 row and a nested namespace, through ``insert``."""
     t1 = write_metadata(tmp_path / "ns" / "t1", "00001-a.metadata.json", 1)
     t3 = write_metadata(tmp_path / "deep" / "er" / "t3", "00000-c.metadata.json", 3)
     insert(
-        db,
         "iceberg_tables",
         ("iceduck", "ns", "t1", str(t1), None, "TABLE"),
         ("iceduck", "ns", "old", f"file:{t1}", None, None),  # written before V1: a table
@@ -62,7 +64,6 @@ def warehouse(tmp_path: Path) -> Path:
         ("other", "ns", "t8", str(t1), None, "TABLE"),
     )
     insert(
-        db,
         "iceberg_namespace_properties",
         ("iceduck", "empty_ns", "exists", "true"),
         ("iceduck", "ns", "exists", "true"),
@@ -70,7 +71,47 @@ def warehouse(tmp_path: Path) -> Path:
         ("iceduck", "a_b", "exists", "true"),
         ("other", "their_ns", "exists", "true"),
     )
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    """A catalog.db holding the rows of :func:`_fill`."""
+    SqliteCatalog(tmp_path).close()
+    _fill(tmp_path, lambda table, *rows: insert(tmp_path / "catalog.db", table, *rows))
     return tmp_path
+
+
+@dataclass
+class Filled:
+    """A catalog database holding the rows of :func:`_fill`, on SQLite or PostgreSQL."""
+
+    warehouse: Path
+    open: Callable[..., JdbcCatalog]  # (name="iceduck") -> a catalog on it
+    where: str  # a regex for how messages name the database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def filled(request: pytest.FixtureRequest, tmp_path: Path) -> Filled:
+    if request.param == "sqlite":
+        SqliteCatalog(tmp_path).close()
+        _fill(tmp_path, lambda table, *rows: insert(tmp_path / "catalog.db", table, *rows))
+        return Filled(tmp_path, lambda name="iceduck": SqliteCatalog(tmp_path, name), r".*catalog\.db")
+    import psycopg
+
+    server = request.getfixturevalue("postgres_server")
+    db = f"filled_{uuid.uuid4().hex[:12]}"
+    uri = server.create_database(db)
+    PostgresCatalog(uri, str(tmp_path)).close()
+
+    def insert_pg(table: str, *rows: tuple[object, ...]) -> None:
+        with psycopg.connect(uri) as conn:
+            for row in rows:
+                conn.execute(f"INSERT INTO {table} VALUES ({', '.join(['%s'] * len(row))})", row)
+
+    _fill(tmp_path, insert_pg)
+    return Filled(
+        tmp_path, lambda name="iceduck": PostgresCatalog(uri, str(tmp_path), name), rf"postgresql://.*/{db}"
+    )
 
 
 def test_new_warehouse_gets_sparks_exact_layout(tmp_path: Path) -> None:
@@ -84,21 +125,7 @@ def test_new_warehouse_gets_sparks_exact_layout(tmp_path: Path) -> None:
 
 
 def test_concurrent_first_opens_create_the_layout_once(tmp_path: Path) -> None:
-    barrier, errors = threading.Barrier(6), []
-
-    def open_catalog() -> None:
-        barrier.wait()
-        try:
-            SqliteCatalog(tmp_path).close()
-        except Exception as e:  # pragma: no cover - the failure being tested for
-            errors.append(e)
-
-    threads = [threading.Thread(target=open_catalog) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert open_at_once(lambda: SqliteCatalog(tmp_path)) == []
     assert ddl(tmp_path / "catalog.db") == SPARK_DDL
 
 
@@ -107,8 +134,8 @@ def test_custom_db_path(tmp_path: Path) -> None:
     assert (tmp_path / "meta" / "c.sqlite").is_file() and catalog.name == "prod"
 
 
-def test_namespaces(warehouse: Path) -> None:
-    catalog = SqliteCatalog(warehouse)
+def test_namespaces(filled: Filled) -> None:
+    warehouse, catalog = filled.warehouse, filled.open()
     assert catalog.list_namespaces() == [("a_b",), ("deep",), ("empty_ns",), ("ns",), ("view_only",)]
     assert catalog.list_namespaces(("deep",)) == [("deep", "er")]
     assert catalog.list_namespaces(("deep", "er")) == []
@@ -121,11 +148,11 @@ def test_namespaces(warehouse: Path) -> None:
         catalog.list_namespaces(("theirs",))
     assert catalog.load_namespace_properties(("ns",)) == {"owner": "me", "location": str(warehouse / "ns")}
     assert catalog.load_namespace_properties(("deep", "er")) == {"location": str(warehouse / "deep" / "er")}
-    assert SqliteCatalog(warehouse, "other").list_namespaces() == [("ns",), ("their_ns",), ("theirs",)]
+    assert filled.open("other").list_namespaces() == [("ns",), ("their_ns",), ("theirs",)]
 
 
-def test_list_tables_skips_views_and_other_catalogs(warehouse: Path) -> None:
-    catalog = SqliteCatalog(warehouse)
+def test_list_tables_skips_views_and_other_catalogs(filled: Filled) -> None:
+    catalog = filled.open()
     assert [t.name for t in catalog.list_tables(("ns",))] == ["broken", "gone", "old", "t1"]
     assert catalog.list_tables(("deep", "er")) == [TableIdentifier(("deep", "er"), "t3")]
     assert catalog.list_tables(("deep",)) == []
@@ -135,11 +162,11 @@ def test_list_tables_skips_views_and_other_catalogs(warehouse: Path) -> None:
     assert catalog.table_exists(TableIdentifier(("ns",), "old"))
     assert not catalog.table_exists(TableIdentifier(("ns",), "v"))
     assert not catalog.table_exists(TableIdentifier(("ns",), "t8"))  # catalog 'other'
-    assert [t.name for t in SqliteCatalog(warehouse, "other").list_tables(("ns",))] == ["t8"]
+    assert [t.name for t in filled.open("other").list_tables(("ns",))] == ["t8"]
 
 
-def test_load_table(warehouse: Path) -> None:
-    catalog = SqliteCatalog(warehouse)
+def test_load_table(filled: Filled) -> None:
+    warehouse, catalog = filled.warehouse, filled.open()
     loaded = catalog.load_table(TableIdentifier(("ns",), "t1"))
     assert loaded.identifier == TableIdentifier(("ns",), "t1")
     assert loaded.metadata_location == str(warehouse / "ns" / "t1" / "metadata" / "00001-a.metadata.json")
@@ -149,8 +176,8 @@ def test_load_table(warehouse: Path) -> None:
     assert catalog.load_table(TableIdentifier(("deep", "er"), "t3")).metadata.last_updated_ms == 3
 
 
-def test_load_table_errors(warehouse: Path) -> None:
-    catalog = SqliteCatalog(warehouse)
+def test_load_table_errors(filled: Filled) -> None:
+    catalog = filled.open()
     with pytest.raises(NotFoundError, match=r"^table 'ns\.nope' not found in catalog 'iceduck'$"):
         catalog.load_table(TableIdentifier(("ns",), "nope"))
     with pytest.raises(NotFoundError, match=r"^table 'theirs\.t9' not found in catalog 'iceduck'$"):
@@ -162,7 +189,7 @@ def test_load_table_errors(warehouse: Path) -> None:
     ):
         catalog.load_table(TableIdentifier(("ns",), "gone"))
     with pytest.raises(
-        CorruptDataError, match=r"catalog\.db: catalog row of table 'ns\.broken'.*no metadata_location"
+        CorruptDataError, match=rf"{filled.where}: catalog row of table 'ns\.broken'.*no metadata_location"
     ):
         catalog.load_table(TableIdentifier(("ns",), "broken"))
 
