@@ -49,14 +49,26 @@ _httpfs_failure: list[str] = []
 class _StoreFileSystem(ArrowFSWrapper):
     """fsspec's wrapper of a pyarrow filesystem, taking the store's filesystem from
     :mod:`iceduck.io.object_store` at each use: a later ``configure`` applies to a
-    database that registered it earlier."""
+    database that registered it earlier. DuckDB dispatches on the scheme alone, so one
+    database reads ADLS through the account of the first location it met (one account
+    per process is the supported set-up)."""
 
-    store = ""
     location = ""
 
     def __init__(self, location: str) -> None:
         super().__init__(object_store.filesystem(location)[0])
         self.location = location
+
+    @classmethod
+    def _strip_protocol(cls, path: Any) -> Any:
+        """The pyarrow path of a location: ``bucket/key``; for ADLS ``container/key`` (the
+        account is the filesystem's, not part of the path as fsspec would leave it)."""
+        if isinstance(path, list):
+            return [cls._strip_protocol(p) for p in path]
+        text = str(path)
+        if object_store.is_object_store(text):
+            return object_store.parse(text).path
+        return super()._strip_protocol(text)
 
     @property
     def fs(self) -> Any:

@@ -179,3 +179,11 @@ def test_a_refused_read_inside_duckdb_is_one_storage_error(s3_server: S3Server) 
             database.close()
     finally:
         object_store.configure(before, replace=True)
+
+
+def test_paths_handed_to_pyarrow_drop_the_scheme_and_the_adls_account() -> None:
+    from iceduck.engine.object_stores import _ABFS, _S3
+
+    assert _S3._strip_protocol("s3://b/t/data/f.parquet") == "b/t/data/f.parquet"
+    assert _ABFS._strip_protocol("abfss://box@acct.dfs.core.windows.net/t/f") == "box/t/f"
+    assert object_stores.duck_location("s3a://b/t/f") == "s3://b/t/f"
