@@ -165,3 +165,11 @@ def test_an_unreachable_gcs_or_adls_endpoint_is_one_clear_error(
     with pytest.raises(StorageError) as caught:
         object_store.check_reachable(location)
     assert str(caught.value).startswith(f"{location}: the store cannot be reached: check the endpoint")
+
+
+def test_the_hadoop_catalog_refuses_a_warehouse_in_an_object_store() -> None:
+    from iceduck.catalog.filesystem import HadoopCatalog
+    from iceduck.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match=r"its commits need an atomic rename, which object stores"):
+        HadoopCatalog("s3://bucket/warehouse")
