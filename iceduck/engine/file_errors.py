@@ -40,8 +40,9 @@ from iceduck.io import fileio
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
 
-#: a quoted absolute path in a DuckDB message: "...", '...', or \"...\" inside JSON details
-_QUOTED_PATH = re.compile(r"""\\?["'](/[^"'\\\n]+)\\?["']""")
+#: a quoted absolute path or object-store location (``s3://b/k``) in a DuckDB message:
+#: "...", '...', or \"...\" inside JSON details
+_QUOTED_PATH = re.compile(r"""\\?["']((?:/|(?:s3|gs|gcs|abfss?)://)[^"'\\\n]+)\\?["']""")
 #: characters a one-line message must not carry raw
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: the variables holding a scan's file lists (see :func:`iceduck.engine.read.scan_sql`)

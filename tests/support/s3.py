@@ -19,6 +19,7 @@ of wrong credentials.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -75,6 +76,7 @@ def moto_server() -> Iterator[S3Server]:
     """moto's threaded server on a free loopback port, for the duration of the block."""
     from moto.server import ThreadedMotoServer
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # not a line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
@@ -121,13 +123,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: the bucket :func:`auth_server` creates
+AUTH_BUCKET = "authbucket"
+
+_POLICY = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}'
+
+
 @contextmanager
 def auth_server() -> Iterator[S3Server]:
-    """A moto server in a subprocess that checks credentials (only ``testing``/``testing``
-    are known to it; any other key is refused as AWS refuses an unknown one)."""
+    """A moto server in a subprocess that checks credentials, with bucket :data:`AUTH_BUCKET`.
+
+    moto lets the first ``INITIAL_NO_AUTH_ACTION_COUNT`` requests through unsigned, then
+    checks every request's signature against its IAM users: the first four requests create
+    a user, its access key (the server's ``properties``), an allow-all policy and the bucket.
+    Any other key is then refused as AWS refuses an unknown one.
+    """
     port = free_port()
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="0", AWS_ACCESS_KEY_ID=ACCESS_KEY,
-               AWS_SECRET_ACCESS_KEY=SECRET_KEY)
+    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="4")
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from moto.server import main; main(sys.argv[1:])",
          "-H", "127.0.0.1", "-p", str(port)],
@@ -145,7 +157,16 @@ def auth_server() -> Iterator[S3Server]:
                     raise RuntimeError(f"moto auth server did not start: {err[-2000:]}") from None
                 time.sleep(0.1)
         endpoint = f"http://127.0.0.1:{port}"
-        yield S3Server(endpoint, properties_for(endpoint))
+        import boto3
+
+        iam = boto3.client("iam", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
+                           aws_secret_access_key=SECRET_KEY, region_name=REGION)
+        iam.create_user(UserName="iceduck")
+        key = iam.create_access_key(UserName="iceduck")["AccessKey"]
+        iam.put_user_policy(UserName="iceduck", PolicyName="all", PolicyDocument=_POLICY)
+        access, secret = key["AccessKeyId"], key["SecretAccessKey"]
+        client(endpoint, access, secret).create_bucket(Bucket=AUTH_BUCKET)
+        yield S3Server(endpoint, properties_for(endpoint, access, secret))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
