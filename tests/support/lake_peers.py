@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from iceduck.io.fileio import to_local_path
 from tests.support.s3 import bucket_of, client
 from tests.support.scenario_peers import PEER_PYTHON, duckdb_iceberg_unavailable
+from tests.support.scenario_rows import Rows
 
 #: Iceberg property names PyIceberg reads with the same meaning; ``client.region`` is also
 #: given as PyIceberg's ``s3.region`` (older PyIceberg releases read only that one)
@@ -111,6 +112,21 @@ def duckdb_httpfs_unavailable() -> str | None:
             f"{PEER_PYTHON.parent / 'pip'} install duckdb-extension-httpfs==1.5.5"
         )
     return None
+
+
+def same_columns(got: Rows, expected: Rows) -> tuple[Rows, Rows]:
+    """``got`` cut to ``expected``'s columns, in its order, and ``expected``.
+
+    A reader may answer a snapshot with more columns than it had: PyIceberg reads every
+    snapshot with the table's current schema (a column added later is null), where Spark
+    and iceduck use the snapshot's. Every column of ``expected`` must be in ``got``.
+    """
+    missing = [c for c in expected[0] if c not in got[0]]
+    if missing:
+        raise AssertionError(f"columns {missing} missing from {got[0]}")
+    index = [got[0].index(c) for c in expected[0]]
+    rows = sorted((tuple(r[i] for i in index) for r in got[1]), key=repr)
+    return (list(expected[0]), rows), expected
 
 
 # -- moving a table with rewrite_table_path ----------------------------------------------------
