@@ -55,7 +55,7 @@ RECIPES = (
 
 STEPS = (
     "INSERT INTO {t} SELECT i, 'c' || (i % 7), CAST(i AS decimal(10,2)) / 8, "
-    "TIMESTAMPTZ '2024-05-01 00:00:00+00' + to_minutes(i * 37) FROM range(300) r(i)",
+    "TIMESTAMPTZ '2024-05-01 00:00:00+00' + to_minutes(i * 7) FROM range(300) r(i)",
     "ALTER TABLE {t} CREATE TAG " + TAG,
     "INSERT INTO {t} SELECT i, 'late', NULL, TIMESTAMPTZ '2024-05-09 12:00:00+00' FROM range(300, 340) r(i)",
     "DELETE FROM {t} WHERE id % 5 = 0",
