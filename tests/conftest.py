@@ -5,7 +5,9 @@
 * ``spark_warehouse`` -- ``SparkWarehouse(path, tables)``: the Spark-written tables of
   ``tests/support/spark_warehouse.py``, built once per run (about a minute).
 * ``s3_server`` -- ``S3Server(endpoint_url, properties)``: one moto S3 server on loopback
-  for the run (``tests/support/s3.py``); ``s3_bucket`` -- a fresh bucket per test module.
+  for the run (``tests/support/s3.py``); ``s3_bucket`` -- a fresh bucket per test module;
+  ``s3_configured`` -- the process's object-store configuration set to reach it for one
+  test (restored after).
 
 Every test using either fixture is marked ``spark`` automatically, so ``-m 'not spark'``
 runs the fast tests alone.
@@ -114,3 +116,16 @@ def s3_server() -> Iterator[S3Server]:
 def s3_bucket(s3_server: S3Server) -> str:
     """A fresh bucket on the run's S3 server, one per test module."""
     return create_bucket(s3_server)
+
+
+@pytest.fixture
+def s3_configured(s3_server: S3Server) -> Iterator[S3Server]:
+    """``iceduck.io.object_store`` configured for the run's S3 server during one test."""
+    from iceduck.io import object_store
+
+    before = object_store.properties()
+    object_store.configure(s3_server.properties, replace=True)
+    try:
+        yield s3_server
+    finally:
+        object_store.configure(before, replace=True)

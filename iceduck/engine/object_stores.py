@@ -24,6 +24,8 @@ locally and uploads the finished files (see there for why).
 
 from __future__ import annotations
 
+import glob
+import os
 import threading
 from typing import Any
 
@@ -147,11 +149,7 @@ def _use_httpfs(con: Duck, required: bool) -> bool:
     if (secret,) in current:
         return True
     try:
-        try:
-            con.execute("LOAD httpfs")
-        except duckdb.Error:
-            con.execute("INSTALL httpfs")
-            con.execute("LOAD httpfs")
+        _load_httpfs(con)
     except duckdb.Error as e:
         reason = str(e).splitlines()[0]
         if required:
@@ -165,6 +163,28 @@ def _use_httpfs(con: Duck, required: bool) -> bool:
         con.execute(f"DROP SECRET IF EXISTS {old}")
     con.execute(s3_secret_sql(object_store.properties(), secret))
     return True
+
+
+def _load_httpfs(con: Duck) -> None:
+    """``LOAD httpfs``: installed already, else from the ``duckdb-extension-httpfs`` wheel
+    when it is installed (it ships the binary for one DuckDB release; no network), else
+    ``INSTALL`` from DuckDB's extension repository."""
+    try:
+        con.execute("LOAD httpfs")
+        return
+    except duckdb.Error:
+        pass
+    try:
+        import duckdb_extension_httpfs  # type: ignore[import-not-found]
+
+        folder = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions")
+        for path in sorted(glob.glob(os.path.join(folder, "*", "httpfs.duckdb_extension"))):
+            con.load_extension(path)
+            return
+    except (ImportError, duckdb.Error):
+        pass
+    con.execute("INSTALL httpfs")
+    con.execute("LOAD httpfs")
 
 
 def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3") -> str:

@@ -102,6 +102,28 @@ def delete(location: str) -> bool:
     return True
 
 
+def is_folder(location: str) -> bool:
+    """Whether ``location`` is a prefix holding objects (or a folder marker)."""
+    return bool(info(location).type == pafs.FileType.Directory)
+
+
+def children(location: str) -> tuple[list[str], list[str]]:
+    """(objects, sub-folders) directly below the folder ``location``, as locations, sorted."""
+    fs, parsed = filesystem(location)
+    root = parsed.path.rstrip("/")
+    prefix = location.rstrip("/")
+    with _refusals(parsed, location):
+        found = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+    files, folders = [], []
+    for item in found:
+        name = item.path[len(root) :].strip("/")
+        if item.type == pafs.FileType.File:
+            files.append(f"{prefix}/{name}")
+        elif item.type == pafs.FileType.Directory:
+            folders.append(f"{prefix}/{name}")
+    return sorted(files), sorted(folders)
+
+
 def remove_empty_folders(location: str) -> None:
     """Remove the folder markers (``key/`` objects) below and of ``location`` that hold no
     object any more, deepest first.

@@ -67,8 +67,9 @@ _filesystems: dict[tuple[str, str], pafs.FileSystem] = {}
 _generation = 0
 
 
-def configure(properties: Mapping[str, str]) -> None:
-    """Merge ``properties`` into the process's object-store configuration.
+def configure(properties: Mapping[str, str], *, replace: bool = False) -> None:
+    """Merge ``properties`` into the process's object-store configuration (``replace``:
+    drop the earlier properties first).
 
     Keys given replace their earlier values; filesystems built from the old values are
     dropped, so the next file operation uses the new ones. One process has one
@@ -76,6 +77,8 @@ def configure(properties: Mapping[str, str]) -> None:
     """
     global _generation
     with _lock:
+        if replace:
+            _properties.clear()
         _properties.update({str(k): str(v) for k, v in properties.items()})
         _filesystems.clear()
         _generation += 1

@@ -141,9 +141,18 @@ def auth_server() -> Iterator[S3Server]:
     port = free_port()
     env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="4")
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from moto.server import main; main(sys.argv[1:])",
-         "-H", "127.0.0.1", "-p", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from moto.server import main; main(sys.argv[1:])",
+            "-H",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 30
@@ -159,8 +168,13 @@ def auth_server() -> Iterator[S3Server]:
         endpoint = f"http://127.0.0.1:{port}"
         import boto3
 
-        iam = boto3.client("iam", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
-                           aws_secret_access_key=SECRET_KEY, region_name=REGION)
+        iam = boto3.client(
+            "iam",
+            endpoint_url=endpoint,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            region_name=REGION,
+        )
         iam.create_user(UserName="iceduck")
         key = iam.create_access_key(UserName="iceduck")["AccessKey"]
         iam.put_user_policy(UserName="iceduck", PolicyName="all", PolicyDocument=_POLICY)
@@ -178,3 +192,19 @@ def bucket_of(location: str) -> str:
     if match is None:
         raise ValueError(f"not an s3 location: {location}")
     return match.group(1)
+
+
+def age_objects(bucket: str, days: float = 10) -> None:
+    """Set the last-modified time of every object of ``bucket`` on the in-process moto
+    server ``days`` back (S3 has no utime): orphan removal's age guard then lets them go."""
+    from datetime import timedelta
+
+    from moto.s3.models import s3_backends
+
+    for account in s3_backends.values():
+        for backend in account.values():
+            found = backend.buckets.get(bucket)
+            if found is None:
+                continue
+            for key in found.keys.values():
+                key.last_modified = key.last_modified - timedelta(days=days)
