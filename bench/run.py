@@ -10,7 +10,7 @@ Usage::
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
 commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
-large result streamed out).
+large result streamed out), lake (the events table in an S3 bucket on loopback).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -41,7 +41,7 @@ from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
-SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream")
+SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -88,6 +88,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
     suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
+    suite.add_argument("--lake-days", type=int, default=50, help="daily appends of the lake section's table")
     return p.parse_args(argv)
 
 
@@ -337,6 +338,10 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
                 args.stream_sf, args.stream_runs, cache / f"stream-sf{args.stream_sf:g}"
             )
         ]
+    if name == "lake":
+        import lake
+
+        return [lambda: lake.run_section(args.lake_days, root=cache / "lake", progress=progress)]
     import cli_cold
 
     return [lambda: cli_cold.run_section(args.cli_runs, cache / "cli")]
