@@ -22,7 +22,7 @@ bandwidth limit, no request throttling, and moto answers in Python on the same 2
 tells what iceduck adds on top of reading the same objects through the same client, not
 what a query against S3 costs.
 
-    python3 bench/lake.py [--days N] [--rows-per-day N]
+    python3 bench/lake.py [--days N] [--rows-per-day N] [--runs 5,10,2,3] [--warehouse DIR]
 """
 
 from __future__ import annotations
@@ -286,8 +286,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--days", type=int, default=DEFAULT_DAYS, help="daily appends (manifests)")
     p.add_argument("--rows-per-day", type=int, help="rows per append (default: events.py's 16,000)")
+    p.add_argument(
+        "--runs",
+        default=",".join(map(str, RUNS)),
+        help="point cold, point warm, full cold, full warm runs (default %(default)s)",
+    )
+    p.add_argument("--warehouse", type=Path, help="the catalog's folder (default bench/.warehouse/lake)")
     args = p.parse_args(argv)
-    sec = run_section(args.days, args.rows_per_day)
+    runs = tuple(int(n) for n in args.runs.split(","))
+    if len(runs) != 4:
+        p.error("--runs takes four numbers")
+    sec = run_section(args.days, args.rows_per_day, runs, args.warehouse)  # type: ignore[arg-type]
     print("\n".join(sec.lines))
     for m in sec.mismatches:
         print("MISMATCH:", m)
