@@ -12,7 +12,8 @@ to its target in the run's moto bucket -- exactly what a user does to move a tab
 * the bucket holds no location of the local disk (every file holding locations was
   rewritten; only data files are copied as they are);
 * PyIceberg, with its own S3 FileIO, reads every snapshot as Spark read the original, and
-  DuckDB 1.5.5's iceberg + httpfs extensions the current one;
+  DuckDB 1.5.5's iceberg + httpfs extensions the current one (not of a table with position
+  deletes: it trusts the sizes the rewritten manifests keep from the original files);
 * iceduck registers the moved table (``CALL system.register_table``) and reads the
   current snapshot, every snapshot (``VERSION AS OF``), a tag, and the ``snapshots`` and
   ``files`` metadata tables as Spark reads them on the original (file paths with the
@@ -47,7 +48,7 @@ from tests.support.lake_peers import (
     upload_file_list,
 )
 from tests.support.s3 import S3Server, list_keys
-from tests.support.scenario_peers import duckdb_iceberg_read
+from tests.support.scenario_peers import PeerError, duckdb_iceberg_read
 from tests.support.scenario_rows import Rows, arrow_rows, assert_same, iceduck_rows, spark_rows
 from tests.support.spark_session import CATALOG
 
@@ -332,11 +333,18 @@ def _columns(rows: Rows, names: list[str]) -> Rows:
 def test_duckdb_iceberg_reads_the_current_snapshots_as_spark(
     spark: SparkSession, moved: dict[str, Moved], s3_server: S3Server
 ) -> None:
+    """DuckDB's extension reads a position-delete file at the size its manifest gives, and
+    Iceberg 1.10.2 keeps the original's size for the rewritten file (apache/iceberg#12554):
+    it cannot read a moved table with position deletes (pinned), and reads the others."""
     why = duckdb_httpfs_unavailable()
     if why:
         pytest.skip(why)
     secret = duckdb_s3_secret(s3_server.properties)
     for m in moved.values():
+        if m.completed or any(u.source.endswith("-deletes.parquet") for u in m.uploads):
+            with pytest.raises(PeerError, match="No magic bytes found at end of file"):
+                duckdb_iceberg_read(m.metadata_location, [secret])
+            continue
         expected = spark_rows(spark, f"SELECT * FROM {m.spark_name}")
         got = arrow_rows(duckdb_iceberg_read(m.metadata_location, [secret]))
         assert_same(f"DuckDB iceberg_scan, {m.recipe.name}", *same_columns(got, expected))
