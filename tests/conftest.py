@@ -7,7 +7,7 @@
 * ``s3_server`` -- ``S3Server(endpoint_url, properties)``: one moto S3 server on loopback
   for the run (``tests/support/s3.py``); ``s3_bucket`` -- a fresh bucket per test module;
   ``s3_configured`` -- the process's object-store configuration set to reach it for one
-  test (restored after).
+  test (restored after); ``s3_connection`` -- a connection on a local warehouse with it.
 
 Every test using either fixture is marked ``spark`` automatically, so ``-m 'not spark'``
 runs the fast tests alone.
@@ -24,7 +24,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -119,13 +119,33 @@ def s3_bucket(s3_server: S3Server) -> str:
 
 
 @pytest.fixture
-def s3_configured(s3_server: S3Server) -> Iterator[S3Server]:
-    """``iceduck.io.object_store`` configured for the run's S3 server during one test."""
+def object_store_restored() -> Iterator[None]:
+    """The process's object-store configuration, restored after the test changed it."""
     from iceduck.io import object_store
 
     before = object_store.properties()
-    object_store.configure(s3_server.properties, replace=True)
     try:
-        yield s3_server
+        yield
     finally:
         object_store.configure(before, replace=True)
+
+
+@pytest.fixture
+def s3_configured(s3_server: S3Server, object_store_restored: None) -> S3Server:
+    """``iceduck.io.object_store`` configured for the run's S3 server during one test."""
+    from iceduck.io import object_store
+
+    object_store.configure(s3_server.properties, replace=True)
+    return s3_server
+
+
+@pytest.fixture
+def s3_connection(tmp_path: Path, s3_configured: S3Server) -> Iterator[Any]:
+    """An iceduck connection on a local warehouse (``tmp_path/wh``, namespace ``db``) with the
+    object store configured for the run's S3 server: tables get ``LOCATION 's3://...'``."""
+    import iceduck
+
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    yield con
+    con.close()

@@ -34,6 +34,11 @@ arrays), which Spark's vectorised reader refuses; files of tables with fixed col
 rewritten by :mod:`iceduck.formats.parquet_fixed` with ``fixed_len_byte_array(L)``, after
 DuckDB checked that every value has exactly L bytes.
 
+A table in an object store: DuckDB's output and all the post-processing above stay on the
+local disk, in a spool folder, and each finished file is uploaded to its location
+(:mod:`iceduck.engine.spool`: DuckDB cannot write there without httpfs, and the rewrites
+are local file operations); a failure removes the spool and every uploaded file.
+
 ``int`` columns: DuckDB annotates INT32 with ``Int(32, signed)``/``INT_32``, which Iceberg
 1.10's vectorised Spark reader cannot read once the column is promoted to ``long``
 (apache/iceberg#16341); every file's footer is rewritten without those annotations

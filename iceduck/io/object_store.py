@@ -16,8 +16,9 @@ configuration serves Spark, PyIceberg and iceduck alike:
 * GCS (Java's ``GCPProperties``): ``gcs.project-id``, ``gcs.oauth2.token`` with
   ``gcs.oauth2.token-expires-at`` (epoch milliseconds), ``gcs.service.host``,
   ``gcs.no-auth``, ``gcs.default-location``;
-* ADLS (Java's ``AzureProperties``, PyIceberg's ``adls.*``): ``adls.account-name``,
-  ``adls.account-key``, ``adls.sas-token.<account>`` / ``adls.sas-token``,
+* ADLS (Java's ``AzureProperties``, PyIceberg's ``adls.*``): ``adls.account-name`` /
+  ``adls.auth.shared-key.account.name``, ``adls.account-key`` /
+  ``adls.auth.shared-key.account.key``, ``adls.sas-token.<account>`` / ``adls.sas-token``,
   ``adls.connection-string.<account>`` / ``adls.connection-string``, ``adls.tenant-id``,
   ``adls.client-id``, ``adls.client-secret``, ``adls.blob-storage-authority`` /
   ``adls.dfs-storage-authority`` and their ``-scheme``.
@@ -321,7 +322,8 @@ def adls_options(account: str, props: Mapping[str, str]) -> dict[str, Any]:
                 return props[f"{prefix}.{suffix}"]
         return props.get(prefix)
 
-    options: dict[str, Any] = {"account_name": props.get("adls.account-name") or account}
+    named = props.get("adls.account-name") or props.get("adls.auth.shared-key.account.name")
+    options: dict[str, Any] = {"account_name": named or account}
     connection = per_account("adls.connection-string")
     if connection:
         options.update(_connection_string(connection))

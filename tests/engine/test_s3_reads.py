@@ -6,7 +6,6 @@ by their ``s3://`` location, and how DuckDB is given the store (``iceduck.duckdb
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,8 @@ from tests.support.s3 import S3Server, client
 
 
 @pytest.fixture
-def con(tmp_path: Path, s3_configured: S3Server) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
+def con(s3_connection: Connection) -> Connection:
+    return s3_connection
 
 
 def rows(con: Connection, sql: str) -> list[tuple[Any, ...]]:
@@ -72,35 +68,22 @@ def test_deletes_read_by_a_fresh_connection(
         other.close()
 
 
-def test_a_missing_data_file_is_named_by_its_location(
-    con: Connection, s3_configured: S3Server, s3_bucket: str, tmp_path: Path
+@pytest.mark.parametrize(("fault", "kind"), [("missing", MissingFileError), ("damaged", CorruptDataError)])
+def test_a_missing_or_damaged_data_file_is_named_by_its_location(
+    con: Connection, s3_configured: S3Server, s3_bucket: str, tmp_path: Path, fault: str, kind: type
 ) -> None:
-    make(con, s3_bucket, "gone", "'format-version'='2'")
-    (path,) = con.execute("SELECT file_path FROM db.gone.files LIMIT 1").fetchone()
-    client(s3_configured.endpoint_url).delete_object(Bucket=s3_bucket, Key=path.split("/", 3)[3])
-    other = iceduck.connect(tmp_path / "wh")
+    make(con, s3_bucket, fault, "'format-version'='2'")
+    (path,) = con.execute(f"SELECT file_path FROM db.{fault}.files LIMIT 1").fetchone()
+    s3, key = client(s3_configured.endpoint_url), path.split("/", 3)[3]
+    if fault == "missing":
+        s3.delete_object(Bucket=s3_bucket, Key=key)
+    else:
+        s3.put_object(Bucket=s3_bucket, Key=key, Body=b"not a parquet file at all, not even close")
+    other = iceduck.connect(tmp_path / "wh")  # no cached footers
     try:
         with pytest.raises(IceduckError) as caught:
-            other.execute("SELECT * FROM db.gone").fetchall()
-        assert isinstance(caught.value.__cause__, MissingFileError), repr(caught.value.__cause__)
-        assert path in str(caught.value)
-    finally:
-        other.close()
-
-
-def test_a_damaged_data_file_is_named_by_its_location(
-    con: Connection, s3_configured: S3Server, s3_bucket: str, tmp_path: Path
-) -> None:
-    make(con, s3_bucket, "bad", "'format-version'='2'")
-    (path,) = con.execute("SELECT file_path FROM db.bad.files LIMIT 1").fetchone()
-    key = path.split("/", 3)[3]
-    s3 = client(s3_configured.endpoint_url)
-    s3.put_object(Bucket=s3_bucket, Key=key, Body=b"not a parquet file at all, not even close")
-    other = iceduck.connect(tmp_path / "wh")
-    try:
-        with pytest.raises(IceduckError) as caught:
-            other.execute("SELECT * FROM db.bad").fetchall()
-        assert isinstance(caught.value.__cause__, CorruptDataError), repr(caught.value.__cause__)
+            other.execute(f"SELECT * FROM db.{fault}").fetchall()
+        assert isinstance(caught.value.__cause__, kind), repr(caught.value.__cause__)
         assert path in str(caught.value)
     finally:
         other.close()

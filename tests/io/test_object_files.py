@@ -12,7 +12,6 @@ import os
 import re
 import socket
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -27,21 +26,7 @@ from tests.support.s3 import AUTH_BUCKET, S3Server, auth_server, free_port, list
 FAST = {"s3.retry.num-retries": "0", "s3.connect-timeout": "1", "s3.request-timeout": "2"}
 
 
-@pytest.fixture
-def configured(s3_configured: S3Server) -> Iterator[S3Server]:
-    yield s3_configured
-
-
-@pytest.fixture
-def restore() -> Iterator[None]:
-    before = object_store.properties()
-    try:
-        yield
-    finally:
-        object_store.configure(before, replace=True)
-
-
-def test_read_write_exists_delete(configured: S3Server, s3_bucket: str) -> None:
+def test_read_write_exists_delete(s3_configured: S3Server, s3_bucket: str) -> None:
     location = f"s3://{s3_bucket}/io/a/b.json"
     assert not fileio.exists(location)
     fileio.write_new(location, b'{"x": 1}')
@@ -59,14 +44,14 @@ def test_read_write_exists_delete(configured: S3Server, s3_bucket: str) -> None:
     assert not fileio.exists(location)
 
 
-def test_a_missing_object_is_a_missing_file_naming_it(configured: S3Server, s3_bucket: str) -> None:
+def test_a_missing_object_is_a_missing_file_naming_it(s3_configured: S3Server, s3_bucket: str) -> None:
     location = f"s3://{s3_bucket}/io/none.parquet"
     for read in (fileio.read_bytes, fileio.open_input, fileio.file_size):
         with pytest.raises(MissingFileError, match=re.escape(f"{location}: file does not exist")):
             read(location)
 
 
-def test_listing_skips_hidden_names_and_gives_times(configured: S3Server, s3_bucket: str) -> None:
+def test_listing_skips_hidden_names_and_gives_times(s3_configured: S3Server, s3_bucket: str) -> None:
     root = f"s3://{s3_bucket}/list"
     names = ["data/a.parquet", "data/p=1/b.parquet", "data/_temporary/c", "data/.d.crc", "data/_x=1/e"]
     for name in names:
@@ -82,7 +67,7 @@ def test_listing_skips_hidden_names_and_gives_times(configured: S3Server, s3_buc
     assert list(list_files(f"s3://{s3_bucket}/nothing-here")) == []
 
 
-def test_a_spooled_write_that_fails_removes_what_it_uploaded(configured: S3Server, s3_bucket: str) -> None:
+def test_a_spooled_write_that_fails_removes_what_it_uploaded(s3_configured: S3Server, s3_bucket: str) -> None:
     place = Placement(f"s3://{s3_bucket}/spool/data")
     spool = place.root
     for name in ("a.parquet", "p=1/b.parquet"):
@@ -92,19 +77,21 @@ def test_a_spooled_write_that_fails_removes_what_it_uploaded(configured: S3Serve
     os.unlink(os.path.join(spool, "p=1/b.parquet"))  # the second upload fails
     with pytest.raises(OSError):
         place.finish()
-    assert list_keys(configured.endpoint_url, s3_bucket, "spool/") == ["spool/data/a.parquet"]
+    assert list_keys(s3_configured.endpoint_url, s3_bucket, "spool/") == ["spool/data/a.parquet"]
     place.discard()
     place.close()
-    assert [k for k in list_keys(configured.endpoint_url, s3_bucket, "spool/") if not k.endswith("/")] == []
+    assert [
+        k for k in list_keys(s3_configured.endpoint_url, s3_bucket, "spool/") if not k.endswith("/")
+    ] == []
     assert not os.path.exists(spool)
 
 
-def test_check_reachable_accepts_a_usable_bucket(configured: S3Server, s3_bucket: str) -> None:
+def test_check_reachable_accepts_a_usable_bucket(s3_configured: S3Server, s3_bucket: str) -> None:
     object_store.check_reachable(f"s3://{s3_bucket}/warehouse")
     object_store.check_reachable(f"s3a://{s3_bucket}")
 
 
-def test_a_missing_bucket_is_named(configured: S3Server) -> None:
+def test_a_missing_bucket_is_named(s3_configured: S3Server) -> None:
     location = "s3://no-such-bucket/warehouse"
     with pytest.raises(NotFoundError) as caught:
         object_store.check_reachable(location)
@@ -116,7 +103,7 @@ def test_a_missing_bucket_is_named(configured: S3Server) -> None:
         fileio.write_new(f"{location}/x", b"x")
 
 
-def test_an_unreachable_endpoint_is_named(restore: None) -> None:
+def test_an_unreachable_endpoint_is_named(object_store_restored: None) -> None:
     port = free_port()  # nothing listens there
     object_store.configure({**_props(f"http://127.0.0.1:{port}"), **FAST}, replace=True)
     location = "s3://bkt/warehouse"
@@ -147,7 +134,9 @@ def _loopback_name() -> str | None:
     return None
 
 
-def test_a_path_style_mismatch_is_named(s3_server: S3Server, s3_bucket: str, restore: None) -> None:
+def test_a_path_style_mismatch_is_named(
+    s3_server: S3Server, s3_bucket: str, object_store_restored: None
+) -> None:
     # the endpoint's host resolves, "<bucket>.<host>" does not: virtual-hosted requests go nowhere
     name = _loopback_name()
     if name is None:
@@ -166,7 +155,7 @@ def test_a_path_style_mismatch_is_named(s3_server: S3Server, s3_bucket: str, res
 
 
 @pytest.mark.skipif(moto_missing() is not None, reason=str(moto_missing()))
-def test_wrong_credentials_are_named(restore: None) -> None:
+def test_wrong_credentials_are_named(object_store_restored: None) -> None:
     with auth_server() as server:
         location = f"s3://{AUTH_BUCKET}/warehouse"
         object_store.configure({**server.properties, **FAST}, replace=True)

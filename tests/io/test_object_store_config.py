@@ -7,7 +7,6 @@ GCS and ADLS have no emulator here: their mapping and its errors are what is tes
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pyarrow.fs as pafs
@@ -16,15 +15,6 @@ import pytest
 from iceduck.errors import UserError
 from iceduck.io import object_store
 from iceduck.io.object_store import adls_options, gcs_options, parse, s3_options, same_location
-
-
-@pytest.fixture
-def clean_config() -> Iterator[None]:
-    before = object_store.properties()
-    try:
-        yield
-    finally:
-        object_store.configure(before, replace=True)
 
 
 def test_s3_properties_map_to_pyarrow_options() -> None:
@@ -137,7 +127,7 @@ def test_locations_parse_and_compare_across_hadoop_scheme_names() -> None:
         parse("abfss://acct.dfs.core.windows.net/t")
 
 
-def test_configure_merges_and_replaces(clean_config: None) -> None:
+def test_configure_merges_and_replaces(object_store_restored: None) -> None:
     object_store.configure({"s3.endpoint": "http://a:1", "client.region": "r1"}, replace=True)
     before = object_store.generation()
     object_store.configure({"client.region": "r2"})

@@ -9,13 +9,10 @@ local table, which each test checks against a twin table in the warehouse folder
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import iceduck
 from iceduck.connection import Connection
 from iceduck.errors import ValidationError
 from tests.support.s3 import S3Server, age_objects, client, list_keys
@@ -24,11 +21,8 @@ LAYOUTS = [(2, "merge-on-read"), (3, "merge-on-read"), (2, "copy-on-write")]
 
 
 @pytest.fixture
-def con(tmp_path: Path, s3_configured: S3Server) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
+def con(s3_connection: Connection) -> Connection:
+    return s3_connection
 
 
 def rows(con: Connection, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
