@@ -86,10 +86,9 @@ def lake(s3_server: S3Server, s3_bucket: str, tmp_path_factory: pytest.TempPathF
     if reason is not None:
         pytest.skip(reason)
     warehouse = tmp_path_factory.mktemp("lake-catalog")
-    con = iceduck_on_bucket(warehouse, s3_server.properties)
-    con.execute(f"CREATE NAMESPACE {NS}")
-    yield con, warehouse
-    con.close()
+    with iceduck_on_bucket(warehouse, s3_server.properties) as con:
+        con.execute(f"CREATE NAMESPACE {NS}")
+        yield con, warehouse
 
 
 @pytest.fixture(scope="module")

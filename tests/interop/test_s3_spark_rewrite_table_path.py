@@ -245,12 +245,11 @@ def con(
     reason = object_store_missing()
     if reason is not None:
         pytest.skip(reason)
-    connection = iceduck_on_bucket(tmp_path_factory.mktemp("iceduck-moved"), s3_server.properties)
-    connection.execute(f"CREATE NAMESPACE {NS}")
-    for m in moved.values():
-        connection.execute(f"CALL system.register_table('{m.iceduck_name}', '{m.metadata_location}')")
-    yield connection
-    connection.close()
+    with iceduck_on_bucket(tmp_path_factory.mktemp("iceduck-moved"), s3_server.properties) as connection:
+        connection.execute(f"CREATE NAMESPACE {NS}")
+        for m in moved.values():
+            connection.execute(f"CALL system.register_table('{m.iceduck_name}', '{m.metadata_location}')")
+        yield connection
 
 
 def _swap(rows: Rows, column: str, source: str, target: str) -> Rows:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -177,14 +178,25 @@ def object_store_missing() -> str | None:
     return None
 
 
-def iceduck_on_bucket(warehouse: Path, properties: Mapping[str, str]) -> Any:
+@contextmanager
+def iceduck_on_bucket(warehouse: Path, properties: Mapping[str, str]) -> Iterator[Any]:
     """An iceduck connection on a local ``warehouse`` (SQLite catalog) whose tables may live
-    in the bucket of ``properties`` (``iceduck.io.object_store.configure``)."""
+    in the bucket of ``properties``, for a module's tests.
+
+    The object-store configuration belongs to the process (``iceduck.io.object_store``):
+    it is replaced by ``properties`` for the block and restored after it, as the
+    per-test ``object_store_restored`` fixture does, so no other test sees this one's.
+    """
     import iceduck
     from iceduck.io import object_store
 
-    object_store.configure(properties)
-    return iceduck.connect(warehouse)
+    before = object_store.properties()
+    object_store.configure(properties, replace=True)
+    try:
+        with iceduck.connect(warehouse) as con:
+            yield con
+    finally:
+        object_store.configure(before, replace=True)
 
 
 def position_delete_rewrite(original: str, staged: str, source_prefix: str, target_prefix: str) -> None:
