@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import engines
 import events
-from common import WAREHOUSE_ROOT, Measure, Section, peer_missing, sql_list
+from common import WAREHOUSE_ROOT, Section, peer_missing, sql_list
 from engines import EngineResult, Query
 
 ACCESS_KEY = "testing"
@@ -227,7 +227,7 @@ def run_section(
     progress: Any = None,
 ) -> Section:
     """Write the table into a fresh moto bucket, time every engine, report as run.py does."""
-    from run import check, report
+    from run import add_results, report
 
     from iceduck.io import object_store
 
@@ -252,32 +252,7 @@ def run_section(
         f"({shape.days} INSERTs); a loopback figure is not a cloud figure"
     )
     sec.lines += report(table, queries, results).splitlines()[1:]
-    base = results[0]
-    ice = next((r for r in results if r.name.startswith("iceduck ") and not r.unavailable), None)
-    ext = next((r for r in results if "iceberg extension" in r.name and not r.unavailable), None)
-    for r in results:
-        if r.unavailable or "planning" in r.name:
-            continue
-        for qname, m in r.measurements.items():
-            b = base.measurements.get(qname)
-            if b is not None and not check(m, b):
-                sec.mismatches.append(f"lake {qname}: {r.name} count {m.count} sum {m.total}")
-    for q in queries:
-        for kind, attr in (("cold", "cold_ms"), ("warm", "warm_ms")):
-
-            def ms(r: EngineResult | None, q: Query = q, attr: str = attr) -> float | None:
-                m = r.measurements.get(q.name) if r is not None else None
-                return None if m is None else getattr(m, attr)
-
-            sec.measures.append(
-                Measure(
-                    f"lake (S3 on loopback, {shape.days} manifests): {q.name} query, {kind}",
-                    ms(ice),
-                    ms(base),
-                    ms(ext) if ext is not None else "not run",
-                    "not run",
-                )
-            )
+    add_results(sec, queries, results, f"lake (S3 on loopback, {shape.days} manifests)")
     sec.data = {"written_s": written_s, "files": len(table.files), "shape": vars(shape)}
     return sec
 

@@ -361,28 +361,32 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
     sec = Section(f"events-{label}")
     sec.lines.append(f"== events {label}: {shape.days:,} manifests, {len(table.files):,} data files")
     sec.lines += report(table, queries, results).splitlines()[1:]
+    add_results(sec, queries, results, f"events {label} ({shape.days:,} manifests)")
+    sec.data = to_json(table, queries, results)
+    return sec
+
+
+def add_results(sec: Section, queries: list[Query], results: list[EngineResult], label: str) -> None:
+    """A section's answer checks and README rows from the events engines' results: every
+    engine's answers against ``results[0]`` (the baseline), and one row per query and
+    cold/warm with iceduck, the baseline, DuckDB's extension and PyIceberg."""
     base = results[0]
 
-    def find(prefix: str) -> EngineResult | None:
+    def find(test: Callable[[str], bool]) -> EngineResult | None:
         return next(
-            (
-                r
-                for r in results
-                if r.name.startswith(prefix) and "planning" not in r.name and not r.unavailable
-            ),
-            None,
+            (r for r in results if test(r.name) and "planning" not in r.name and not r.unavailable), None
         )
 
-    ice = find("iceduck")
-    ext = next((r for r in results if "iceberg extension" in r.name and not r.unavailable), None)
-    pyi = find("PyIceberg")
+    ice = find(lambda name: name.startswith("iceduck"))
+    ext = find(lambda name: "iceberg extension" in name)
+    pyi = find(lambda name: name.startswith("PyIceberg"))
     for r in results:
         if r.unavailable or "planning" in r.name:
             continue
         for qname, m in r.measurements.items():
             b = base.measurements.get(qname)
             if b is not None and not check(m, b):
-                sec.mismatches.append(f"events {label} {qname}: {r.name} count {m.count} sum {m.total}")
+                sec.mismatches.append(f"{label} {qname}: {r.name} count {m.count} sum {m.total}")
     for q in queries:
         for kind, attr in (("cold", "cold_ms"), ("warm", "warm_ms")):
 
@@ -392,15 +396,13 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
 
             sec.measures.append(
                 SuiteMeasure(
-                    f"events {label} ({shape.days:,} manifests): {q.name} query, {kind}",
+                    f"{label}: {q.name} query, {kind}",
                     ms(ice),
                     ms(base),
                     ms(ext) if ext is not None else "not run",
                     ms(pyi) if pyi is not None else "not run",
                 )
             )
-    sec.data = to_json(table, queries, results)
-    return sec
 
 
 if __name__ == "__main__":
