@@ -39,13 +39,19 @@ def extension_path(module_name: str, extension: str) -> str:
     return found[-1]
 
 
-def connect(with_iceberg: bool) -> duckdb.DuckDBPyConnection:
+def connect(with_iceberg: bool, setup: list[str] | None = None) -> duckdb.DuckDBPyConnection:
+    """A fresh connection; with ``setup`` statements (a ``CREATE SECRET`` for S3), the
+    ``httpfs`` extension is loaded first (from the ``duckdb-extension-httpfs`` wheel)."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")
     if with_iceberg:
         con.load_extension(extension_path("duckdb_extension_avro", "avro"))
         con.load_extension(extension_path("duckdb_extension_iceberg", "iceberg"))
+    if setup:
+        con.load_extension(extension_path("duckdb_extension_httpfs", "httpfs"))
+        for statement in setup:
+            con.execute(statement)
     return con
 
 
@@ -84,8 +90,10 @@ def file_list(paths: list[str]) -> str:
 
 def main() -> None:
     """Job (stdin JSON): ``metadata_location``, ``queries``: {name: {"where": SQL or "",
-    "files": [...], "cold": n, "warm": n}}. Result: {engine: {query: measurement}}, versions."""
+    "files": [...], "cold": n, "warm": n}}, optional ``setup`` (statements run on every
+    connection after loading httpfs). Result: {engine: {query: measurement}}, versions."""
     job = json.load(sys.stdin)
+    setup = job.get("setup") or None
     aggregate = "SELECT count(*), sum(v)"
     out: dict[str, Any] = {
         "duckdb_version": duckdb.__version__,
@@ -93,11 +101,11 @@ def main() -> None:
         "iceberg": {},
         "read_parquet": {},
     }
-    probe = connect(True)
+    probe = connect(True, setup)
     out["extension_versions"] = dict(
         probe.execute(
             "SELECT extension_name, extension_version FROM duckdb_extensions() "
-            "WHERE extension_name IN ('iceberg', 'avro')"
+            "WHERE extension_name IN ('iceberg', 'avro', 'httpfs') AND loaded"
         ).fetchall()
     )
     probe.close()
@@ -105,10 +113,10 @@ def main() -> None:
     for name, q in job["queries"].items():
         where = f" WHERE {q['where']}" if q["where"] else ""
         out["iceberg"][name] = measure(
-            lambda: connect(True), f"{aggregate} FROM {scan}{where}", q["cold"], q["warm"]
+            lambda: connect(True, setup), f"{aggregate} FROM {scan}{where}", q["cold"], q["warm"]
         )
         out["read_parquet"][name] = measure(
-            lambda: connect(False),
+            lambda: connect(False, setup),
             f"{aggregate} FROM read_parquet({file_list(q['files'])}){where}",
             q["cold"],
             q["warm"],

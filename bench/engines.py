@@ -43,6 +43,8 @@ PEER_PACKAGES = (
     # the TPC-H / TPC-DS data generators of run.py's tpch and tpcds sections
     f"duckdb-extension-tpch=={PEER_DUCKDB_VERSION}",
     f"duckdb-extension-tpcds=={PEER_DUCKDB_VERSION}",
+    # S3 for the lake section (lake.py) and the S3 peer tests
+    f"duckdb-extension-httpfs=={PEER_DUCKDB_VERSION}",
 )
 
 
@@ -345,11 +347,16 @@ def setup_peer_venv() -> None:
     subprocess.run([str(peer_python()), "-m", "pip", "install", "-q", *PEER_PACKAGES], check=True)
 
 
-def run_duckdb_iceberg(table: EventsTable, queries: list[Query]) -> list[EngineResult]:
+def run_duckdb_iceberg(
+    table: EventsTable, queries: list[Query], setup: list[str] | None = None
+) -> list[EngineResult]:
+    """DuckDB 1.5.5's ``iceberg_scan`` and ``read_parquet`` in bench/.venv; ``setup``
+    statements (an S3 secret) make it load httpfs and run them on every connection."""
     name = "DuckDB iceberg extension, iceberg_scan(metadata.json)"
     if not peer_python().exists():
         return [EngineResult(name, unavailable=f"{PEER_VENV} missing; run bench/run.py without --no-setup")]
     job = {
+        "setup": setup or [],
         "metadata_location": table.metadata_location,
         "queries": {
             q.name: {"where": q.where, "files": q.files, "cold": q.cold, "warm": q.warm} for q in queries

@@ -10,7 +10,7 @@ Usage::
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
 commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
-large result streamed out).
+large result streamed out), lake (the events table in an S3 bucket on loopback).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -41,7 +41,7 @@ from common import Measure as SuiteMeasure
 from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
-SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream")
+SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -88,6 +88,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
     suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
+    suite.add_argument("--lake-days", type=int, default=50, help="daily appends of the lake section's table")
     return p.parse_args(argv)
 
 
@@ -337,6 +338,10 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
                 args.stream_sf, args.stream_runs, cache / f"stream-sf{args.stream_sf:g}"
             )
         ]
+    if name == "lake":
+        import lake
+
+        return [lambda: lake.run_section(args.lake_days, root=cache / "lake", progress=progress)]
     import cli_cold
 
     return [lambda: cli_cold.run_section(args.cli_runs, cache / "cli")]
@@ -356,28 +361,32 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
     sec = Section(f"events-{label}")
     sec.lines.append(f"== events {label}: {shape.days:,} manifests, {len(table.files):,} data files")
     sec.lines += report(table, queries, results).splitlines()[1:]
+    add_results(sec, queries, results, f"events {label} ({shape.days:,} manifests)")
+    sec.data = to_json(table, queries, results)
+    return sec
+
+
+def add_results(sec: Section, queries: list[Query], results: list[EngineResult], label: str) -> None:
+    """A section's answer checks and README rows from the events engines' results: every
+    engine's answers against ``results[0]`` (the baseline), and one row per query and
+    cold/warm with iceduck, the baseline, DuckDB's extension and PyIceberg."""
     base = results[0]
 
-    def find(prefix: str) -> EngineResult | None:
+    def find(test: Callable[[str], bool]) -> EngineResult | None:
         return next(
-            (
-                r
-                for r in results
-                if r.name.startswith(prefix) and "planning" not in r.name and not r.unavailable
-            ),
-            None,
+            (r for r in results if test(r.name) and "planning" not in r.name and not r.unavailable), None
         )
 
-    ice = find("iceduck")
-    ext = next((r for r in results if "iceberg extension" in r.name and not r.unavailable), None)
-    pyi = find("PyIceberg")
+    ice = find(lambda name: name.startswith("iceduck"))
+    ext = find(lambda name: "iceberg extension" in name)
+    pyi = find(lambda name: name.startswith("PyIceberg"))
     for r in results:
         if r.unavailable or "planning" in r.name:
             continue
         for qname, m in r.measurements.items():
             b = base.measurements.get(qname)
             if b is not None and not check(m, b):
-                sec.mismatches.append(f"events {label} {qname}: {r.name} count {m.count} sum {m.total}")
+                sec.mismatches.append(f"{label} {qname}: {r.name} count {m.count} sum {m.total}")
     for q in queries:
         for kind, attr in (("cold", "cold_ms"), ("warm", "warm_ms")):
 
@@ -387,15 +396,13 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
 
             sec.measures.append(
                 SuiteMeasure(
-                    f"events {label} ({shape.days:,} manifests): {q.name} query, {kind}",
+                    f"{label}: {q.name} query, {kind}",
                     ms(ice),
                     ms(base),
                     ms(ext) if ext is not None else "not run",
                     ms(pyi) if pyi is not None else "not run",
                 )
             )
-    sec.data = to_json(table, queries, results)
-    return sec
 
 
 if __name__ == "__main__":

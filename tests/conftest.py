@@ -4,6 +4,10 @@
   ``iceduck`` catalog is the JDBC/SQLite catalog of the fixture warehouse.
 * ``spark_warehouse`` -- ``SparkWarehouse(path, tables)``: the Spark-written tables of
   ``tests/support/spark_warehouse.py``, built once per run (about a minute).
+* ``s3_server`` -- ``S3Server(endpoint_url, properties)``: one moto S3 server on loopback
+  for the run (``tests/support/s3.py``); ``s3_bucket`` -- a fresh bucket per test module;
+  ``s3_configured`` -- the process's object-store configuration set to reach it for one
+  test (restored after); ``s3_connection`` -- a connection on a local warehouse with it.
 
 Every test using either fixture is marked ``spark`` automatically, so ``-m 'not spark'``
 runs the fast tests alone.
@@ -21,11 +25,12 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.support.postgres import PostgresServer, PostgresUnavailable, start_postgres
+from tests.support.s3 import S3Server, create_bucket, moto_missing, moto_server
 from tests.support.spark_session import spark_session, stop_spark_session
 from tests.support.spark_warehouse import (
     MANIFEST,
@@ -97,6 +102,55 @@ def spark_warehouse(spark: SparkSession, spark_warehouse_path: Path) -> SparkWar
     if tables is None:
         tables = build_warehouse(spark, spark_warehouse_path)
     return SparkWarehouse(spark_warehouse_path, tables)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """The run's moto S3 server and the catalog properties reaching it (skips without moto)."""
+    reason = moto_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with moto_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def s3_bucket(s3_server: S3Server) -> str:
+    """A fresh bucket on the run's S3 server, one per test module."""
+    return create_bucket(s3_server)
+
+
+@pytest.fixture
+def object_store_restored() -> Iterator[None]:
+    """The process's object-store configuration, restored after the test changed it."""
+    from iceduck.io import object_store
+
+    before = object_store.properties()
+    try:
+        yield
+    finally:
+        object_store.configure(before, replace=True)
+
+
+@pytest.fixture
+def s3_configured(s3_server: S3Server, object_store_restored: None) -> S3Server:
+    """``iceduck.io.object_store`` configured for the run's S3 server during one test."""
+    from iceduck.io import object_store
+
+    object_store.configure(s3_server.properties, replace=True)
+    return s3_server
+
+
+@pytest.fixture
+def s3_connection(tmp_path: Path, s3_configured: S3Server) -> Iterator[Any]:
+    """An iceduck connection on a local warehouse (``tmp_path/wh``, namespace ``db``) with the
+    object store configured for the run's S3 server: tables get ``LOCATION 's3://...'``."""
+    import iceduck
+
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    yield con
+    con.close()
 
 
 # -- PostgreSQL (tests/support/postgres.py) -------------------------------------------------------

@@ -20,10 +20,13 @@ from iceduck.catalog.metadata_files import (
     MetadataCache,
     is_metadata_file_name,
     newest_metadata_file,
+    newest_metadata_name,
     read_metadata,
 )
 from iceduck.errors import NotFoundError
-from iceduck.io.fileio import to_local_path
+from iceduck.io.fileio import exists, to_local_path
+from iceduck.io.listing import list_files
+from iceduck.io.object_store import is_object_store
 
 
 def load_table_from_path(path: str, cache: MetadataCache | None = None) -> LoadedTable:
@@ -34,6 +37,11 @@ def load_table_from_path(path: str, cache: MetadataCache | None = None) -> Loade
     path that does not exist, or a folder without metadata, is a :class:`NotFoundError`
     naming it; a damaged file is a :class:`~iceduck.errors.CorruptDataError` naming it.
     """
+    if is_object_store(path):
+        location = _object_store_metadata(path)
+        metadata = cache.load(location) if cache is not None else read_metadata(location)
+        name = metadata.location.rstrip("/").rsplit("/", 1)[-1]
+        return LoadedTable(TableIdentifier((), name), location, metadata)
     local = Path(to_local_path(path))
     if local.is_dir():
         location = str(newest_metadata_file(_metadata_dir(local)))
@@ -44,6 +52,21 @@ def load_table_from_path(path: str, cache: MetadataCache | None = None) -> Loade
     metadata = cache.load(location) if cache is not None else read_metadata(location)
     name = metadata.location.rstrip("/").rsplit("/", 1)[-1]
     return LoadedTable(TableIdentifier((), name), location, metadata)
+
+
+def _object_store_metadata(path: str) -> str:
+    """The metadata file an object-store ``path`` names: the file itself, or the newest in
+    the ``metadata/`` folder of the table folder (or the ``metadata/`` folder) it names."""
+    if is_metadata_file_name(path.rsplit("/", 1)[-1]):
+        if not exists(path):
+            raise NotFoundError(f"no Iceberg metadata file at {path}")
+        return path
+    base = path.rstrip("/")
+    for folder in (f"{base}/{METADATA_DIR}", base):
+        names = [f.path.rsplit("/", 1)[-1] for f in list_files(folder)]
+        if any(is_metadata_file_name(n) for n in names):
+            return f"{folder}/{newest_metadata_name(names, folder)}"
+    raise NotFoundError(f"no Iceberg metadata file or table folder at {path}")
 
 
 def _metadata_dir(folder: Path) -> Path:

@@ -55,6 +55,7 @@ from iceduck.errors import (
 )
 from iceduck.formats.metadata_json import hadoop_metadata_file_name, metadata_file_version
 from iceduck.io.fileio import to_local_path
+from iceduck.io.object_store import is_object_store
 from iceduck.spec.table_metadata import TableMetadata
 
 DEFAULT_CATALOG_NAME = "iceduck"
@@ -68,6 +69,14 @@ class HadoopCatalog:
         self, warehouse: str | Path, name: str = DEFAULT_CATALOG_NAME, *, read_only: bool = False
     ) -> None:
         self.name = name
+        if is_object_store(str(warehouse)):
+            # Java's HadoopCatalog: "atomic rename" of the metadata file is the commit, and
+            # object stores have none (its docs send S3 users to a metastore catalog)
+            raise UnsupportedError(
+                f"the file-system (Hadoop) catalog cannot keep a warehouse in an object store "
+                f"({warehouse}): its commits need an atomic rename, which object stores lack; "
+                "use the JDBC catalog (catalog.db) with the warehouse there"
+            )
         self.warehouse = Path(warehouse).absolute()  # table locations must not depend on the cwd
         self.read_only = read_only
         self._metadata = MetadataCache()

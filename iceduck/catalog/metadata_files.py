@@ -35,7 +35,8 @@ from iceduck.formats.metadata_json import (
     read_table_metadata,
     write_table_metadata,
 )
-from iceduck.io.fileio import MissingFileError, delete, read_bytes, to_local_path, write_new
+from iceduck.io.fileio import MissingFileError, delete, file_size, read_bytes, to_local_path, write_new
+from iceduck.io.object_store import is_object_store
 from iceduck.lru import LRUCache
 from iceduck.spec import properties as props
 from iceduck.spec.snapshot import MetadataLogEntry
@@ -64,11 +65,14 @@ class MetadataCache:
         self._entries: LRUCache[tuple[str, int, int], TableMetadata] = LRUCache(capacity)
 
     def load(self, location: str) -> TableMetadata:
-        try:
-            st = os.stat(to_local_path(location))
-        except FileNotFoundError:
-            raise MissingFileError("file does not exist", location) from None
-        key = (location, st.st_size, st.st_mtime_ns)
+        if is_object_store(location):  # never replaced in place (write_new): the size suffices
+            key = (location, file_size(location), 0)
+        else:
+            try:
+                st = os.stat(to_local_path(location))
+            except FileNotFoundError:
+                raise MissingFileError("file does not exist", location) from None
+            key = (location, st.st_size, st.st_mtime_ns)
         cached = self._entries.get(key)
         if cached is not None:
             return cached
@@ -167,6 +171,12 @@ def newest_metadata_file(metadata_dir: Path) -> Path:
         names = [e.name for e in os.scandir(metadata_dir) if e.is_file()]
     except (FileNotFoundError, NotADirectoryError):
         raise NotFoundError(f"no table metadata folder at {metadata_dir}") from None
+    return metadata_dir / newest_metadata_name(names, str(metadata_dir))
+
+
+def newest_metadata_name(names: list[str], metadata_dir: str) -> str:
+    """The newest of the file ``names`` of a ``metadata/`` folder (see
+    :func:`newest_metadata_file`; an object store's folder has no version hint to read)."""
     versions: dict[str, int] = {}
     for name in names:
         version = metadata_file_version(name) if is_metadata_file_name(name) else None
@@ -181,7 +191,7 @@ def newest_metadata_file(metadata_dir: Path) -> Path:
             f"{metadata_dir}: ambiguous current metadata, {len(newest)} files have version {top} "
             f"({', '.join(newest)}); name the metadata file to read"
         )
-    return metadata_dir / newest[0]
+    return newest[0]
 
 
 # -- writing new metadata files (every catalog's commit) ----------------------------------------

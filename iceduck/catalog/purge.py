@@ -18,7 +18,9 @@ from iceduck.catalog.metadata_files import delete_quietly
 from iceduck.errors import IceduckError
 from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import read_manifest
+from iceduck.io import object_files
 from iceduck.io.fileio import read_bytes, to_local_path
+from iceduck.io.object_store import is_object_store
 from iceduck.spec.manifest import ManifestFile
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -83,6 +85,12 @@ def purge_table_files(metadata: TableMetadata, metadata_location: str | None) ->
 def remove_empty_folders(location: str) -> None:
     """Remove ``location`` and the folders below it that hold no file, deepest first. A
     folder that still holds anything (a file no metadata reached) stays, with its parents."""
+    if is_object_store(location):
+        try:
+            object_files.remove_empty_folders(location)
+        except IceduckError:
+            pass  # as for the files: a purge that could not tidy up has still dropped the table
+        return
     try:
         root = Path(to_local_path(location))
     except IceduckError:

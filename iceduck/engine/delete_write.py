@@ -15,7 +15,9 @@
   offset/length and ``record_count`` = its cardinality, no column metrics (as Java).
 
 Both land in the given folder under a fresh uuid name (``...-deletes.parquet`` /
-``...-deletes.puffin`` like Java), so concurrent writers never collide.
+``...-deletes.puffin`` like Java), so concurrent writers never collide. In an object
+store, DuckDB writes the Parquet file to a local spool that is uploaded
+(:mod:`iceduck.engine.spool`); the Puffin file is made in memory and put directly.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from iceduck.engine.spool import Placement
 from iceduck.engine.types import quote_string
 from iceduck.engine.write import parquet_codec
 from iceduck.errors import ValidationError
@@ -103,9 +106,9 @@ def write_position_deletes(
     """
     table = position_delete_table(deletes)
     target = _new_name(location, "parquet")
-    local = fileio.to_local_path(target)
-    with fileio.storage_errors(local):
-        os.makedirs(os.path.dirname(local), exist_ok=True)
+    place = Placement(location)  # the folder, or a local spool uploaded after (object stores)
+    relative = target.rsplit("/", 1)[1]
+    local = place.local(relative)
     codec = parquet_codec(properties)
     view = f"__iceduck_posdel_{uuid.uuid4().hex}"
     con.register(view, table)
@@ -115,12 +118,17 @@ def write_position_deletes(
             f"FIELD_IDS {{file_path: {DELETE_FILE_PATH_ID}, pos: {DELETE_POS_ID}}}, COMPRESSION {codec}, "
             "KV_METADATA {'delete-type': 'position'})"
         )
+        place.made(relative)
+        metrics = file_metrics(pq.read_metadata(local), POSITION_DELETE_SCHEMA, _FULL_METRICS)
+        size = os.path.getsize(local)
+        place.finish()
     except BaseException:
-        fileio.delete(target)
+        place.discard()
+        fileio.delete(local)
         raise
     finally:
         con.unregister(view)
-    metrics = file_metrics(pq.read_metadata(local), POSITION_DELETE_SCHEMA, _FULL_METRICS)
+        place.close()
     referenced = [p for p in deletes if len(deletes[p])]
     return DataFile(
         content=FileContent.POSITION_DELETES,
@@ -128,7 +136,7 @@ def write_position_deletes(
         file_format=FileFormat.PARQUET,
         partition=tuple(partition),
         record_count=table.num_rows,
-        file_size_in_bytes=os.path.getsize(local),
+        file_size_in_bytes=size,
         column_sizes=metrics.column_sizes,
         lower_bounds=metrics.lower_bounds,
         upper_bounds=metrics.upper_bounds,

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from iceduck.engine.file_errors import reading_files
+from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.types import quote_string
 from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.puffin import read_deletion_vector
@@ -140,7 +141,7 @@ def _deletion_vector(dv: DeleteFile, cache: PositionCache) -> np.ndarray:
     positions = cache.get(key)
     if positions is None:
         vector = read_deletion_vector(
-            fileio.to_local_path(dv.path),
+            dv.path,  # a location: Puffin opens it through fileio (local or object store)
             dv.content_offset,
             dv.content_size_in_bytes,
             dv.path,
@@ -174,7 +175,7 @@ def _position_files(
     for location in locations:
         if not fileio.exists(location):
             raise fileio.MissingFileError("position delete file does not exist", location)
-    local = [fileio.to_local_path(p) for p in locations]
+    local = duck_paths(con, locations)
     paths = "[" + ", ".join(quote_string(p) for p in local) + "]"
     with reading_files(con, local):  # a broken file is named, even when DuckDB does not
         table = con.sql(

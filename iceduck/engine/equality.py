@@ -42,10 +42,10 @@ from iceduck.engine.deletes import (
 from iceduck.engine.file_errors import reading_files
 from iceduck.engine.groups import Grouper, select_items
 from iceduck.engine.layout import LayoutCache, find
+from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.projection import ROW_NUMBER, schema_map
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import CorruptDataError
-from iceduck.io import fileio
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import ListType, MapType, NestedField, StructType
@@ -104,7 +104,7 @@ def _matching_positions(
     ordinals: list[str] = []
     for n, g in enumerate(groups):
         name = f"{prefix}f{n}"
-        variables[name] = [fileio.to_local_path(t.path) for t in g.tasks]
+        variables[name] = duck_paths(con, [t.path for t in g.tasks])
         items = ", ".join([*select_items(g, spec, key_names), f"{ROW_NUMBER} AS __pos"])
         parts.append(
             f"SELECT {items} FROM read_parquet(getvariable({quote_string(name)}), "
@@ -129,7 +129,7 @@ def _matching_positions(
     selects = []
     for j, (ids, files) in enumerate(by_ids.items()):
         name = f"{prefix}e{j}"
-        variables[name] = [fileio.to_local_path(d.path) for d, _ in files]
+        variables[name] = duck_paths(con, [d.path for d, _ in files])
         relation = equality_delete_relation(files, [by_id[fid] for fid in ids], name)
         condition = anti_join_condition("__e", f"__t{j}", [key_names[fid] for fid in ids])
         selects.append(

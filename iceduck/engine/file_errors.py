@@ -36,12 +36,14 @@ import duckdb
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.errors import CorruptDataError, IceduckError, NotFoundError, StorageError
 from iceduck.io import fileio
+from iceduck.io.object_errors import object_error
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
 
-#: a quoted absolute path in a DuckDB message: "...", '...', or \"...\" inside JSON details
-_QUOTED_PATH = re.compile(r"""\\?["'](/[^"'\\\n]+)\\?["']""")
+#: a quoted absolute path or object-store location (``s3://b/k``) in a DuckDB message:
+#: "...", '...', or \"...\" inside JSON details
+_QUOTED_PATH = re.compile(r"""\\?["']((?:/|(?:s3|gs|gcs|abfss?)://)[^"'\\\n]+)\\?["']""")
 #: characters a one-line message must not carry raw
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: the variables holding a scan's file lists (see :func:`iceduck.engine.read.scan_sql`)
@@ -101,6 +103,9 @@ def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckErro
     if not isinstance(error, duckdb.Error) or isinstance(error, duckdb.InterruptException):
         return None
     message = error_message(error)
+    refused = object_store_refusal(message)
+    if refused is not None:
+        return refused
     named = quoted_paths(message)
     io_kind = isinstance(error, duckdb.IOException)  # HTTPException is one too
     if fileio.errno_in_message(message) is not None and (io_kind or named):  # the storage refused
@@ -119,6 +124,24 @@ def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckErro
     if problem != message:
         problem += f" (the statement failed with: {message})"
     return CorruptDataError(f"cannot read the file: {problem}", path)
+
+
+#: pyarrow's S3 failure, as DuckDB quotes the Python traceback of the fsspec filesystem
+_PYARROW_S3 = re.compile(r"OSError: (When [^\n]*?(?:AWS Error|curlCode)[^\n]*)")
+_KEY_IN_BUCKET = re.compile(r"key '([^']*)' in bucket '([^']*)'|bucket '([^']*)'")
+
+
+def object_store_refusal(message: str) -> IceduckError | None:
+    """The iceduck error for an object store refusing a read DuckDB made through the
+    registered fsspec filesystem (its message holds pyarrow's, naming key and bucket)."""
+    found = _PYARROW_S3.search(message)
+    if found is None:
+        return None
+    where = _KEY_IN_BUCKET.search(found.group(1))
+    if where is None:
+        return object_error(OSError(found.group(1)), "s3://")
+    key, bucket = (where.group(1), where.group(2)) if where.group(2) else ("", where.group(3))
+    return object_error(OSError(found.group(1)), f"s3://{bucket}/{key}".rstrip("/"), bucket)
 
 
 def statement_file_error(con: Duck, error: Exception) -> IceduckError | None:

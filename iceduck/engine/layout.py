@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceduck.engine.file_errors import reading_files
+from iceduck.engine.object_stores import duck_paths
 from iceduck.errors import CorruptDataError
-from iceduck.io.fileio import to_local_path
 from iceduck.lru import LRUCache
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class LayoutCache:
 
 def read_file_schemas(con: Duck, locations: Sequence[str]) -> dict[str, FileSchema]:
     """Read the schema trees of Parquet files (footers only), keyed by location."""
-    local = {to_local_path(loc): loc for loc in locations}
+    local = dict(zip(duck_paths(con, list(locations)), locations, strict=True))
     with reading_files(con, list(local)):  # a broken footer is named, even when DuckDB does not
         rows = con.execute(
             "SELECT file_name, name, repetition_type, num_children, converted_type, field_id, "

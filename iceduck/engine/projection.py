@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from iceduck.engine.layout import LIST, MAP, PRIMITIVE, STRUCT, FileField
+from iceduck.engine.object_stores import duck_location
 from iceduck.engine.types import (
     contains_struct,
     default_literal,
@@ -40,7 +41,6 @@ from iceduck.engine.types import (
     sql_literal,
 )
 from iceduck.errors import CorruptDataError, UserError
-from iceduck.io.fileio import to_local_path
 from iceduck.scan.tasks import FileScanTask
 from iceduck.spec.schema import (
     FILE_PATH_ID,
@@ -280,7 +280,7 @@ def metadata_expr(f: NestedField, tasks: Sequence[FileScanTask], file_column: st
     the column the files themselves store it in (row lineage), when read."""
     fid = f.field_id
     if fid == FILE_PATH_ID:
-        if all(to_local_path(t.path) == t.path for t in tasks):
+        if all(duck_location(t.path) == t.path for t in tasks):
             return "filename"  # DuckDB's own column: the path as passed, here the location
         return per_file([quote_string(t.path) for t in tasks])
     if fid == POS_ID:

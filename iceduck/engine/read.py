@@ -45,11 +45,11 @@ from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
+from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
 from iceduck.engine.projection import needs_layouts, output_fields, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
 from iceduck.errors import UnsupportedError, UserError
-from iceduck.io import fileio
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
 
@@ -196,7 +196,7 @@ def scan_sql(
             reads.append((g, None))
     for n, (g, bitmaps) in enumerate(reads):
         files = f"{view_name}{AUX}f{n}"
-        scan.variables[files] = [fileio.to_local_path(t.path) for t in g.tasks]
+        scan.variables[files] = duck_paths(con, [t.path for t in g.tasks])
         file_list = f"getvariable({quote_string(files)})"
         names = None
         virtual = needs_virtual_columns(fields, g.has_positions or g.has_equality)

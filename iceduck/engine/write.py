@@ -34,6 +34,11 @@ arrays), which Spark's vectorised reader refuses; files of tables with fixed col
 rewritten by :mod:`iceduck.formats.parquet_fixed` with ``fixed_len_byte_array(L)``, after
 DuckDB checked that every value has exactly L bytes.
 
+A table in an object store: DuckDB's output and all the post-processing above stay on the
+local disk, in a spool folder, and each finished file is uploaded to its location
+(:mod:`iceduck.engine.spool`: DuckDB cannot write there without httpfs, and the rewrites
+are local file operations); a failure removes the spool and every uploaded file.
+
 ``int`` columns: DuckDB annotates INT32 with ``Int(32, signed)``/``INT_32``, which Iceberg
 1.10's vectorised Spark reader cannot read once the column is promoted to ``long``
 (apache/iceberg#16341); every file's footer is rewritten without those annotations
@@ -65,13 +70,14 @@ from iceduck.engine.partition_sql import (
     transform_sql,
 )
 from iceduck.engine.queries import describe
+from iceduck.engine.spool import Placement
 from iceduck.engine.types import quote_identifier, quote_string
 from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
 from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
 from iceduck.formats.parquet_metrics import FloatStats, file_metrics, parquet_data_file
-from iceduck.io.fileio import storage_error, storage_errors, to_local_path
+from iceduck.io.fileio import storage_error
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.partition import PartitionSpec, partition_path_segments
@@ -142,12 +148,9 @@ def write_data_files(
     order = _order_by(target)
     body = f"SELECT {names}{key_items} FROM ({select}) AS __w"
     write_id = str(uuid.uuid4())
-    data_dir = to_local_path(target.data_location.rstrip("/"))
-    tmp_dir = os.path.join(data_dir, f".iceduck-tmp-{write_id}")
+    place = Placement(target.data_location)  # the data folder, or a local spool (object stores)
+    tmp_dir = os.path.join(place.root, f".iceduck-tmp-{write_id}")
     options = _copy_options(target, fields, [name for name, _ in keys])
-    moved: list[str] = []
-    with storage_errors(data_dir):
-        os.makedirs(data_dir, exist_ok=True)
     try:
         cursor = con.execute(f"COPY ({body}) TO {quote_string(tmp_dir)} ({options})", params)
         columns = [d[0] for d in cursor.description]
@@ -160,21 +163,21 @@ def write_data_files(
             found = spelled if spelled is not None else (got["partition_keys"] or {})
             partition = _partition_tuple(target, found)
             name = f"{n:05d}-0-{write_id}-00001.parquet"
-            files.append(_place_file(con, target, got, partition, name, order, fields, moved))
+            files.append(_place_file(con, target, got, partition, name, order, fields, place))
+        place.finish()
         return files
     except (duckdb.Error, OSError) as e:  # OSError: moving or rewriting a file DuckDB wrote
-        for path in moved:
-            os.unlink(path)
+        place.discard()
         error = _write_error(con, e, query_sql, params, target, width)
         if error is e:
             raise
         raise error from e
     except BaseException:
-        for path in moved:
-            os.unlink(path)
+        place.discard()
         raise
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
+        place.close()
 
 
 def _key_tuple(written: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...]:
@@ -265,26 +268,26 @@ def _place_file(
     name: str,
     order: str,
     fields: list[NestedField],
-    moved: list[str],
+    place: Placement,
 ) -> DataFile:
     """Move (or, for a sorted table, rewrite sorted) one file DuckDB wrote to its partition
-    folder; its DataFile. ``moved`` collects the final paths for cleanup on failure."""
+    folder (in the spool, for an object store); its DataFile. ``place`` records it for
+    the upload, and for cleanup on failure."""
     relative = f"{partition_path(target, partition)}{name}"
-    final = os.path.join(to_local_path(target.data_location.rstrip("/")), relative)
-    os.makedirs(os.path.dirname(final), exist_ok=True)
+    final = place.local(relative)
     stats = written["column_statistics"]
     if order:  # PARTITION_BY does not keep the query's order: sort each file
         stats = _sorted_copy(con, written["filename"], final, order, target, fields)
         os.unlink(written["filename"])
     else:
         os.rename(written["filename"], final)
-    moved.append(final)
+    place.made(relative)
     if has_fixed(target.schema):
         codec = parquet_codec(target.properties)
         rewrite_fixed_columns(final, target.schema, _PYARROW_CODECS.get(codec, codec))
     # before the size and the footer metrics are taken: both must describe the final file
     strip_int32_annotations(final, int_field_ids(target.schema))
-    location = f"{target.data_location.rstrip('/')}/{relative}"
+    location = place.location_of(relative)
     return _data_file(
         target, location, final, written["count"], os.path.getsize(final), stats or {}, partition
     )

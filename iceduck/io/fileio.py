@@ -1,13 +1,19 @@
-"""File IO for table files on the local file system.
+"""File IO for table files: the local file system and object stores.
 
 Iceberg stores full locations ("Full URI for the file with FS scheme"). Spark writes
 local tables either as plain absolute paths or as ``file:`` URIs (``file:/a/b``,
-``file:///a/b``); both name the same file, so every location goes through
-:func:`to_local_path` before touching the disk. Other schemes (s3, hdfs, ...) are not
-supported yet and say so.
+``file:///a/b``); both name the same file, so every local location goes through
+:func:`to_local_path` before touching the disk. ``s3://`` (``s3a://``, ``s3n://``),
+``gs://`` and ``abfs(s)://`` locations go to :mod:`iceduck.io.object_files`, through
+the pyarrow filesystem :mod:`iceduck.io.object_store` configures. Other schemes (hdfs,
+...) are not supported and say so.
 
-Writes of new files are atomic and never overwrite: a metadata or manifest file that
-already exists is someone else's commit, and replacing it would corrupt their table.
+Writes of new files never overwrite: a metadata or manifest file that already exists is
+someone else's commit, and replacing it would corrupt their table. Locally the write is
+atomic (temporary file, then ``link``); in an object store a PUT is atomic by itself and
+the name is checked first. Neither is what makes a commit safe: every metadata and
+manifest name carries a UUID, and a commit lands only through the catalog's
+compare-and-swap of the table's metadata pointer, never through a rename or a listing.
 
 When the machine refuses (disk full, read-only file system, permission denied, file size
 limit, name too long), the ``OSError`` becomes a :class:`~iceduck.errors.StorageError`
@@ -31,6 +37,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from iceduck.errors import AlreadyExistsError, CorruptDataError, StorageError, UnsupportedError, UserError
+from iceduck.io import object_files
+from iceduck.io.object_store import is_object_store
 
 #: a URI scheme (two letters at least, so a Windows drive letter "C:" is not one)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
@@ -81,8 +89,12 @@ def to_local_path(location: str) -> str:
                 raise UnsupportedError(f"file URI with a host is not supported: {location}")
             path = "/" + rest
         return path
+    if is_object_store(location):  # a caller that should have asked fileio to do the work
+        raise UnsupportedError(f"{location}: an object-store location has no local path")
     if _SCHEME.match(location):
-        raise UnsupportedError(f"only local files are supported, not {location!r}")
+        raise UnsupportedError(
+            f"only local files and s3://, gs://, abfss:// locations are supported, not {location!r}"
+        )
     return location
 
 
@@ -130,7 +142,8 @@ def storage_errors(location: str) -> Iterator[None]:
     try:
         yield
     except OSError as e:
-        raise storage_error(e, _filename(e) or to_local_path(location)) from e
+        local = location if is_object_store(location) else to_local_path(location)
+        raise storage_error(e, _filename(e) or local) from e
 
 
 def _filename(error: OSError) -> str | None:
@@ -169,6 +182,11 @@ def _file_too_large() -> str:
 
 def read_bytes(location: str) -> bytes:
     """The whole file; a missing file raises :class:`MissingFileError` naming it."""
+    if is_object_store(location):
+        try:
+            return object_files.read_bytes(location)
+        except FileNotFoundError:
+            raise MissingFileError("file does not exist", location) from None
     path = to_local_path(location)
     try:
         with open(path, "rb") as f:
@@ -179,6 +197,11 @@ def read_bytes(location: str) -> bytes:
 
 def open_input(location: str) -> BinaryIO:
     """A seekable binary stream, for reading parts of a file (a Puffin blob, a footer)."""
+    if is_object_store(location):
+        try:
+            return object_files.open_input(location)
+        except FileNotFoundError:
+            raise MissingFileError("file does not exist", location) from None
     path = to_local_path(location)
     try:
         return open(path, "rb")  # the caller owns the stream
@@ -187,6 +210,11 @@ def open_input(location: str) -> BinaryIO:
 
 
 def file_size(location: str) -> int:
+    if is_object_store(location):
+        try:
+            return object_files.file_size(location)
+        except FileNotFoundError:
+            raise MissingFileError("file does not exist", location) from None
     try:
         return os.path.getsize(to_local_path(location))
     except OSError as e:
@@ -204,6 +232,8 @@ def _read_error(error: OSError, location: str) -> CorruptDataError | StorageErro
 
 
 def exists(location: str) -> bool:
+    if is_object_store(location):
+        return object_files.exists(location)
     return os.path.exists(to_local_path(location))
 
 
@@ -213,7 +243,12 @@ def write_new(location: str, data: bytes) -> None:
     The bytes go to a temporary file in the same directory, are fsynced, and are then
     hard-linked to the final name (``link`` fails if the name exists, unlike
     ``rename``), so readers never see a partial file and no existing file is replaced.
+    In an object store: a check that the name is free, then one PUT (see the module
+    docstring for why that suffices).
     """
+    if is_object_store(location):
+        object_files.write_new(location, data)
+        return
     path = Path(to_local_path(location))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +273,9 @@ def write_new(location: str, data: bytes) -> None:
 
 def delete(location: str) -> None:
     """Remove a file; a file already gone is fine (cleanup may run twice)."""
+    if is_object_store(location):
+        object_files.delete(location)
+        return
     try:
         os.unlink(to_local_path(location))
     except FileNotFoundError:

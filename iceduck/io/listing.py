@@ -6,6 +6,9 @@ name holds ``=`` (a partition value such as ``_c=1``). Those are not table files
 ``.crc`` checksums, ``_SUCCESS`` markers, and the temporary files of a write in progress
 (:func:`iceduck.io.fileio.write_new` writes ``.<name>.*.tmp`` before linking the file into
 place), which must never be taken for orphans.
+
+In an object store there are no folders, only keys: the same filter applies to every
+segment of a key below the listed location (``data/_temporary/f`` is hidden).
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from iceduck.io import object_files
 from iceduck.io.fileio import storage_errors, to_local_path
+from iceduck.io.object_store import is_object_store
 
 
 @dataclass(frozen=True)
 class ListedFile:
-    #: the local path
+    #: the local path, or the object's location in an object store
     path: str
     #: last modification, epoch milliseconds
     modified_ms: int
@@ -35,6 +40,9 @@ def is_hidden(name: str, folder: bool) -> bool:
 def list_files(location: str) -> Iterator[ListedFile]:
     """Every file below ``location`` (recursively, symbolic links not followed), hidden
     names skipped; nothing when the folder does not exist."""
+    if is_object_store(location):
+        yield from _list_objects(location)
+        return
     root = to_local_path(location)
     with storage_errors(root):
         for folder, folders, files in os.walk(root):
@@ -48,3 +56,11 @@ def list_files(location: str) -> Iterator[ListedFile]:
                 except FileNotFoundError:  # removed since the folder was read
                     continue
                 yield ListedFile(path, stat.st_mtime_ns // 1_000_000)
+
+
+def _list_objects(location: str) -> Iterator[ListedFile]:
+    for listed in object_files.list_objects(location):
+        *folders, name = listed.relative.split("/")
+        if is_hidden(name, folder=False) or any(is_hidden(f, folder=True) for f in folders):
+            continue
+        yield ListedFile(listed.location, listed.modified_ms)

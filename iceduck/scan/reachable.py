@@ -15,6 +15,9 @@ takes every entry.
 
 Locations are compared by their local path (:func:`~iceduck.io.fileio.to_local_path`):
 Spark writes ``file:/a/b`` where iceduck may write ``/a/b``, and both name the same file.
+Object-store locations by their canonical form: ``s3a://b/k`` and ``s3n://b/k`` are
+``s3://b/k`` (Hadoop's names of one S3), compared key for key (an S3 key is not a path:
+``a//b`` is not ``a/b``).
 Each kind maps that key to the location as written, so a file is deleted under the name
 the metadata gives it.
 
@@ -34,6 +37,7 @@ from iceduck.errors import IceduckError
 from iceduck.formats.manifest_list import read_manifest_list
 from iceduck.formats.manifests import read_manifest
 from iceduck.io.fileio import read_bytes, to_local_path
+from iceduck.io.object_store import is_object_store, same_location
 from iceduck.spec.manifest import FileContent, ManifestFile
 from iceduck.spec.snapshot import PartitionStatisticsFile, Snapshot, StatisticsFile
 from iceduck.spec.table_metadata import TableMetadata
@@ -75,7 +79,10 @@ class ReachableFiles:
 
 
 def key(location: str) -> str:
-    """The comparison key of a location: its local path, normalised (``//``, ``/./``)."""
+    """The comparison key of a location: its local path, normalised (``//``, ``/./``), or
+    an object's canonical location."""
+    if is_object_store(location):
+        return same_location(location)
     return os.path.normpath(to_local_path(location))
 
 
@@ -169,5 +176,5 @@ def referenced_by_table(metadata: TableMetadata, metadata_location: str) -> set[
         keys.add(key(entry.metadata_file))
     current = key(metadata_location)
     keys.add(current)
-    keys.add(os.path.join(os.path.dirname(current), VERSION_HINT))
+    keys.add(f"{current.rsplit('/', 1)[0]}/{VERSION_HINT}")
     return keys

@@ -16,7 +16,9 @@ import os
 from dataclasses import dataclass
 
 from iceduck.errors import IceduckError
+from iceduck.io import object_files
 from iceduck.io.fileio import to_local_path
+from iceduck.io.object_store import is_object_store
 from iceduck.scan.reachable import ReachableFiles
 
 
@@ -36,6 +38,11 @@ def delete_file(location: str) -> bool:
     """Delete a table file and its Hadoop checksum sibling (``.<name>.crc``, which Spark's
     local file system writes next to every file); whether the file is gone now because of
     this call."""
+    if is_object_store(location):  # no checksum siblings: Hadoop writes those locally only
+        try:
+            return object_files.delete(location)
+        except IceduckError:
+            return False
     try:
         path = to_local_path(location)
         os.unlink(path)

@@ -16,7 +16,15 @@ import pytest
 from iceduck.engine import read
 
 BOTH_READ_MODES = frozenset(
-    {"test_read", "test_deletes", "test_plain_read", "test_bitmaps", "test_equality", "test_file_errors"}
+    {
+        "test_read",
+        "test_deletes",
+        "test_plain_read",
+        "test_bitmaps",
+        "test_equality",
+        "test_file_errors",
+        "test_s3_reads",
+    }
 )
 
 

@@ -26,8 +26,13 @@ def test_local_paths(location: str, expected: str) -> None:
 
 @pytest.mark.parametrize("location", ["s3://bucket/key", "hdfs://nn/x", "file://host/a"])
 def test_remote_locations_are_unsupported(location: str) -> None:
-    with pytest.raises(UnsupportedError, match=r"not supported|only local"):
+    with pytest.raises(UnsupportedError, match=r"not supported|only local|has no local path"):
         fileio.to_local_path(location)
+
+
+def test_other_schemes_than_object_stores_are_refused_by_name() -> None:
+    with pytest.raises(UnsupportedError, match=r"only local files and s3://, gs://, abfss:// locations"):
+        fileio.read_bytes("hdfs://nn/x")
 
 
 def test_write_new_never_overwrites(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ file, which iceduck itself never writes.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import resource
 import shutil
@@ -31,6 +32,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from iceduck.io import fileio
+from iceduck.io.object_store import is_object_store
 
 
 class FaultUnavailable(Exception):
@@ -228,16 +232,22 @@ def add_equality_deletes(con: Any, namespace: str, table: str, column: str, valu
     identifier = TableIdentifier((namespace,), table)
     loaded = catalog.load_table(identifier)
     field_id = loaded.metadata.schema().find_field(column).field_id
-    path = f"{local(loaded.metadata.location)}/data/eq-{uuid.uuid4()}.parquet"
     schema = pa.schema([pa.field(column, pa.int64(), metadata={b"PARQUET:field_id": str(field_id).encode()})])
-    pq.write_table(pa.table({column: pa.array(values, pa.int64())}, schema=schema), path)
+    if is_object_store(loaded.metadata.location):  # a table in S3: the file goes there
+        path = f"{loaded.metadata.location}/data/eq-{uuid.uuid4()}.parquet"
+        buffer = io.BytesIO()
+        pq.write_table(pa.table({column: pa.array(values, pa.int64())}, schema=schema), buffer)
+        fileio.write_new(path, buffer.getvalue())
+    else:
+        path = f"{local(loaded.metadata.location)}/data/eq-{uuid.uuid4()}.parquet"
+        pq.write_table(pa.table({column: pa.array(values, pa.int64())}, schema=schema), path)
     entry = DataFile(
         content=FileContent.EQUALITY_DELETES,
         file_path=path,
         file_format=FileFormat.PARQUET,
         partition=(),
         record_count=len(values),
-        file_size_in_bytes=os.path.getsize(path),
+        file_size_in_bytes=fileio.file_size(path),
         equality_ids=[field_id],
         spec_id=0,
     )

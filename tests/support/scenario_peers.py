@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,21 @@ REPO = Path(__file__).resolve().parents[2]
 PEER_PYTHON = REPO / "bench" / ".venv" / "bin" / "python"
 PEER_TIMEOUT_S = 120
 
-#: runs in bench/.venv: argv = metadata location, output parquet path
+#: runs in bench/.venv: argv = metadata location, output parquet path, JSON list of setup
+#: statements (run after loading httpfs when there are any: a CREATE SECRET for S3), and
+#: extra ``iceberg_scan`` arguments (``, snapshot_from_id => 42``)
 _DUCKDB_SCRIPT = """
-import sys
+import json, sys
 sys.path.insert(0, {bench!r})
-from duckdb_iceberg_peer import connect
+from duckdb_iceberg_peer import connect, extension_path
 con = connect(True)
-location, out = sys.argv[1], sys.argv[2]
+location, out, setup, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+if setup:
+    con.load_extension(extension_path("duckdb_extension_httpfs", "httpfs"))
+for statement in setup:
+    con.execute(statement)
 quoted = location.replace("'", "''")
-con.execute(f"COPY (SELECT * FROM iceberg_scan('{{quoted}}')) TO '{{out}}' (FORMAT parquet)")
+con.execute(f"COPY (SELECT * FROM iceberg_scan('{{quoted}}'{{options}})) TO '{{out}}' (FORMAT parquet)")
 """
 
 
@@ -56,13 +62,20 @@ def pyiceberg_reader(warehouse: Path) -> Callable[[str], Any]:
     return lambda identifier: catalog.load_table(identifier).scan().to_arrow()
 
 
-def duckdb_iceberg_read(metadata_location: str) -> Any:
-    """``iceberg_scan`` of one metadata file by DuckDB 1.5.5's extension, as a ``pyarrow.Table``."""
+def duckdb_iceberg_read(
+    metadata_location: str, setup: Sequence[str] = (), snapshot_id: int | None = None
+) -> Any:
+    """``iceberg_scan`` of one metadata file by DuckDB 1.5.5's extension, as a ``pyarrow.Table``.
+
+    ``setup`` statements (a ``CREATE SECRET`` for an object store) run after loading the
+    ``httpfs`` extension; ``snapshot_id`` reads that snapshot (``snapshot_from_id``).
+    """
     script = _DUCKDB_SCRIPT.format(bench=str(REPO / "bench"))
+    options = "" if snapshot_id is None else f", snapshot_from_id => {int(snapshot_id)}"
     with tempfile.TemporaryDirectory(prefix="iceduck-peer-") as tmp:
         out = Path(tmp) / "rows.parquet"
         done = subprocess.run(
-            [str(PEER_PYTHON), "-c", script, metadata_location, str(out)],
+            [str(PEER_PYTHON), "-c", script, metadata_location, str(out), json.dumps(list(setup)), options],
             capture_output=True,
             text=True,
             timeout=PEER_TIMEOUT_S,

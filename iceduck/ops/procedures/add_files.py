@@ -30,7 +30,6 @@ partition count (null); iceduck's summary has it, so the column holds the count.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -42,10 +41,12 @@ from iceduck.catalog.base import LoadedTable
 from iceduck.engine.layout import MappedField, parse_name_mapping
 from iceduck.errors import CorruptDataError, UserError, ValidationError
 from iceduck.formats.parquet_metrics import file_metrics, leaf_field_ids, parquet_data_file
-from iceduck.io.fileio import file_size, storage_errors, to_local_path
+from iceduck.io.fileio import file_size, open_input, storage_errors
+from iceduck.io.object_store import is_object_store
 from iceduck.ops.context import OpContext
 from iceduck.ops.procedures import import_files as source
 from iceduck.ops.procedures.base import Arguments, Kind, Parameter, Procedure, Rows, table_argument
+from iceduck.scan.reachable import key
 from iceduck.spec import properties as props
 from iceduck.spec.manifest import DataFile
 from iceduck.spec.name_mapping import name_mapping_json
@@ -142,7 +143,11 @@ def imported_file(
     """The data file entry of one Parquet file, metrics from its footer."""
     with storage_errors(location):
         try:
-            footer = pq.read_metadata(location)
+            if is_object_store(location):  # the footer's byte ranges, through pyarrow's S3 client
+                with open_input(location) as stream:
+                    footer = pq.read_metadata(stream)
+            else:
+                footer = pq.read_metadata(location)
         except (pa.ArrowInvalid, OSError) as e:
             if isinstance(e, FileNotFoundError | PermissionError):
                 raise
@@ -181,13 +186,13 @@ def _referenced(ctx: OpContext, metadata: TableMetadata) -> set[str]:
     found: set[str] = set()
     for m in ctx.manifests.snapshot_manifests(head, metadata.format_version):
         parsed = ctx.manifests.parsed_manifest(m, specs)
-        found.update(os.path.normpath(to_local_path(e.data_file.file_path)) for e in parsed.live)
+        found.update(key(e.data_file.file_path) for e in parsed.live)
     return found
 
 
 def _check_duplicates(ctx: OpContext, metadata: TableMetadata, files: list[DataFile]) -> None:
     referenced = _referenced(ctx, metadata)
-    duplicates = [f.file_path for f in files if os.path.normpath(f.file_path) in referenced]
+    duplicates = [f.file_path for f in files if key(f.file_path) in referenced]
     if duplicates:
         raise ValidationError(
             "Cannot complete import because data files to be imported already exist within the target "

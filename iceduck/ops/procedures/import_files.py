@@ -25,9 +25,13 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from pyarrow.fs import FileType
+
 from iceduck.errors import NotFoundError, UnsupportedError, UserError, ValidationError
+from iceduck.io import object_files
 from iceduck.io.fileio import storage_errors, to_local_path
 from iceduck.io.listing import is_hidden
+from iceduck.io.object_store import is_object_store
 from iceduck.spec.datetimes import iso_to_days
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.schema import Schema
@@ -81,11 +85,31 @@ def source_path(text: str, procedure: str = "add_files") -> str:
         raise UnsupportedError(f"{procedure}: iceduck imports Parquet files only, not {kind}")
     if not path.strip():
         raise UserError(f"{procedure}: source_table {text!r} names no path")
+    if is_object_store(path):
+        return path.rstrip("/")
     return os.path.abspath(to_local_path(path))
+
+
+def _is_file(path: str) -> bool:
+    return object_files.info(path).type == FileType.File if is_object_store(path) else os.path.isfile(path)
+
+
+def _is_dir(path: str) -> bool:
+    return object_files.is_folder(path) if is_object_store(path) else os.path.isdir(path)
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _files_in(folder: str) -> tuple[list[str], list[str]]:
     """(visible files, visible sub-folders) directly in ``folder``."""
+    if is_object_store(folder):
+        found, subfolders = object_files.children(folder)
+        return (
+            [f for f in found if not is_hidden(_name(f), False)],
+            [f for f in subfolders if not is_hidden(_name(f), True)],
+        )
     files: list[str] = []
     folders: list[str] = []
     with storage_errors(folder), os.scandir(folder) as entries:
@@ -99,6 +123,8 @@ def _files_in(folder: str) -> tuple[list[str], list[str]]:
 
 def unpartitioned_files(path: str, procedure: str = "add_files") -> tuple[str, ...]:
     """The files of a source imported into an unpartitioned table."""
+    if _GLOB.search(path) and is_object_store(path):
+        raise UnsupportedError(f"{procedure}: globs are not supported in object-store paths ({path})")
     if _GLOB.search(path):
         found = sorted(
             p for p in glob.glob(path) if os.path.isfile(p) and not is_hidden(os.path.basename(p), False)
@@ -106,12 +132,12 @@ def unpartitioned_files(path: str, procedure: str = "add_files") -> tuple[str, .
         if not found:
             raise NotFoundError(f"{procedure}: no files match {path}")
         return tuple(found)
-    if os.path.isfile(path):
+    if _is_file(path):
         return (path,)
-    if not os.path.isdir(path):
+    if not _is_dir(path):
         raise NotFoundError(f"{procedure}: {path} does not exist")
     files, folders = _files_in(path)
-    if any("=" in os.path.basename(f) for f in folders):
+    if any("=" in _name(f) for f in folders):
         raise UserError(f"{procedure}: Cannot add partitioned files to an unpartitioned table ({path})")
     if not files:
         raise NotFoundError(f"{procedure}: {path} holds no files")
@@ -128,7 +154,7 @@ def partitioned_files(
 ) -> list[SourcePartition]:
     """Every leaf partition folder under ``path`` with its files (folders without files
     are not partitions)."""
-    if not os.path.isdir(path):
+    if not _is_dir(path):
         raise NotFoundError(
             f"{procedure}: {path} is not a folder (a partitioned table imports partition folders)"
         )
@@ -149,7 +175,7 @@ def partitioned_files(
                 f"({'/'.join(n + '=...' for n in names)}) of table {table}"
             )
         for sub in folders:
-            key, eq, value = os.path.basename(sub).partition("=")
+            key, eq, value = _name(sub).partition("=")
             if not eq or _unescape(key).lower() != names[depth].lower():
                 raise UserError(
                     f"{procedure}: Cannot find a partition spec in Iceberg table {table} that matches the "

@@ -1,0 +1,231 @@
+"""DuckDB reading table files where they lie: in S3, GCS or ADLS.
+
+The first time a statement hands DuckDB an object-store location (:func:`duck_path`),
+the database is given a way to read it, chosen by the property ``iceduck.duckdb-io``
+(:func:`iceduck.io.object_store.configure`):
+
+* ``httpfs``: DuckDB's own ``httpfs`` extension (``LOAD``, else ``INSTALL`` + ``LOAD``;
+  iceduck turns ``autoinstall_known_extensions`` off, so this is the one place that
+  installs it) with a ``SECRET`` made of the same Iceberg properties (:func:`s3_secret_sql`);
+* ``fsspec``: fsspec's ``ArrowFSWrapper`` around the pyarrow filesystem
+  :mod:`iceduck.io.object_store` builds, registered with DuckDB's
+  ``register_filesystem`` -- slower than httpfs (Python serves every read) but needs no
+  extension, so it works wherever pyarrow does;
+* ``auto`` (the default): httpfs for S3 when it loads, fsspec otherwise. A failure to
+  load httpfs is remembered for the process, so it is tried once.
+
+Paths go to DuckDB in their canonical scheme (``s3a://`` and ``s3n://`` become ``s3://``):
+a registered filesystem answers only to its protocol names, and the file names DuckDB
+reports back must compare equal to the locations the manifests hold.
+
+DuckDB writes no object-store files: :mod:`iceduck.engine.write` spools COPY output
+locally and uploads the finished files (see there for why).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import threading
+from typing import Any
+
+import duckdb
+from fsspec.implementations.arrow import ArrowFSWrapper
+
+from iceduck.engine.connection import Duck
+from iceduck.engine.types import quote_string
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.io import fileio, object_store
+
+#: the property choosing how DuckDB reads object stores
+DUCKDB_IO = "iceduck.duckdb-io"
+MODES = ("auto", "httpfs", "fsspec")
+
+_lock = threading.Lock()
+#: why httpfs did not load in this process (tried once), or None
+_httpfs_failure: list[str] = []
+
+
+class _StoreFileSystem(ArrowFSWrapper):
+    """fsspec's wrapper of a pyarrow filesystem, taking the store's filesystem from
+    :mod:`iceduck.io.object_store` at each use: a later ``configure`` applies to a
+    database that registered it earlier. DuckDB dispatches on the scheme alone, so one
+    database reads ADLS through the account of the first location it met (one account
+    per process is the supported set-up)."""
+
+    location = ""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(object_store.filesystem(location)[0])
+        self.location = location
+
+    @classmethod
+    def _strip_protocol(cls, path: Any) -> Any:
+        """The pyarrow path of a location: ``bucket/key``; for ADLS ``container/key`` (the
+        account is the filesystem's, not part of the path as fsspec would leave it)."""
+        if isinstance(path, list):
+            return [cls._strip_protocol(p) for p in path]
+        text = str(path)
+        if object_store.is_object_store(text):
+            return object_store.parse(text).path
+        return super()._strip_protocol(text)
+
+    @property
+    def fs(self) -> Any:
+        return object_store.filesystem(self.location)[0]
+
+    @fs.setter
+    def fs(self, value: Any) -> None:
+        pass
+
+
+class _S3(_StoreFileSystem):
+    protocol = ("s3",)
+
+
+class _GS(_StoreFileSystem):
+    protocol = ("gs", "gcs")
+
+
+class _ABFS(_StoreFileSystem):
+    protocol = ("abfss", "abfs")
+
+
+_WRAPPERS: dict[str, type[_StoreFileSystem]] = {"s3": _S3, "gs": _GS, "abfs": _ABFS}
+
+
+def duck_path(con: Duck, location: str) -> str:
+    """The path DuckDB reads ``location`` by: the local path of a local file; for an
+    object, its canonical location, after making sure the database can read the store."""
+    return duck_paths(con, [location])[0]
+
+
+def duck_location(location: str) -> str:
+    """What DuckDB's ``filename`` column shows for ``location`` (no database is prepared)."""
+    if object_store.is_object_store(location):
+        return object_store.parse(location).uri
+    return fileio.to_local_path(location)
+
+
+def duck_paths(con: Duck, locations: list[str]) -> list[str]:
+    """:func:`duck_path` of each location (each store prepared once)."""
+    paths: list[str] = []
+    prepared: set[str] = set()
+    for location in locations:
+        if not object_store.is_object_store(location):
+            paths.append(fileio.to_local_path(location))
+            continue
+        parsed = object_store.parse(location)
+        if parsed.store not in prepared:
+            prepare(con, parsed.store, location)
+            prepared.add(parsed.store)
+        paths.append(parsed.uri)
+    return paths
+
+
+def mode() -> str:
+    value = object_store.properties().get(DUCKDB_IO, "auto").strip().lower()
+    if value not in MODES:
+        raise UserError(f"property {DUCKDB_IO} must be one of {', '.join(MODES)}, not {value!r}")
+    return value
+
+
+def prepare(con: Duck, store: str, location: str) -> None:
+    """Have the database behind cursor ``con`` read ``store`` with the current configuration.
+
+    Filesystems, extensions and secrets belong to the database, shared by its cursors, so
+    the check asks DuckDB (a registered filesystem, a secret of the current generation of
+    the configuration) rather than remembering cursors.
+    """
+    chosen = mode()
+    with _lock:
+        wrapper = _WRAPPERS[store]
+        if wrapper.protocol[0] in con.list_filesystems():
+            return
+        if store == "s3" and chosen != "fsspec" and (chosen == "httpfs" or not _httpfs_failure):
+            if _use_httpfs(con, chosen == "httpfs"):
+                return
+        con.register_filesystem(wrapper(location))
+
+
+def _use_httpfs(con: Duck, required: bool) -> bool:
+    """Load httpfs and create the S3 secret of the current configuration; False
+    (remembered for the process) when httpfs cannot load."""
+    secret = f"iceduck_s3_{object_store.generation()}"
+    try:
+        current = con.execute(
+            "SELECT name FROM duckdb_secrets() WHERE name LIKE 'iceduck_s3_%'"
+        ).fetchall()
+    except duckdb.Error:
+        current = []
+    if (secret,) in current:
+        return True
+    try:
+        _load_httpfs(con)
+    except duckdb.Error as e:
+        reason = str(e).splitlines()[0]
+        if required:
+            raise UnsupportedError(
+                f"{DUCKDB_IO}=httpfs, but DuckDB's httpfs extension cannot be loaded: {reason}; "
+                f"set {DUCKDB_IO}=fsspec (or auto) to read object stores through pyarrow"
+            ) from e
+        _httpfs_failure.append(reason)
+        return False
+    for (old,) in current:
+        con.execute(f"DROP SECRET IF EXISTS {old}")
+    con.execute(s3_secret_sql(object_store.properties(), secret))
+    return True
+
+
+def _load_httpfs(con: Duck) -> None:
+    """``LOAD httpfs``: installed already, else from the ``duckdb-extension-httpfs`` wheel
+    when it is installed (it ships the binary for one DuckDB release; no network), else
+    ``INSTALL`` from DuckDB's extension repository."""
+    try:
+        con.execute("LOAD httpfs")
+        return
+    except duckdb.Error:
+        pass
+    try:
+        import duckdb_extension_httpfs  # type: ignore[import-not-found]
+
+        folder = os.path.join(os.path.dirname(duckdb_extension_httpfs.__file__), "extensions")
+        for path in sorted(glob.glob(os.path.join(folder, "*", "httpfs.duckdb_extension"))):
+            con.load_extension(path)
+            return
+    except (ImportError, duckdb.Error):
+        pass
+    con.execute("INSTALL httpfs")
+    con.execute("LOAD httpfs")
+
+
+def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3") -> str:
+    """``CREATE OR REPLACE SECRET`` of DuckDB's httpfs from Iceberg's S3 properties.
+
+    Absent credentials leave DuckDB's ``credential_chain`` provider (environment, profiles,
+    instance metadata) in charge, as pyarrow's chain is for the fsspec path.
+    """
+    fields: list[tuple[str, str]] = []
+    for prop, key in (
+        ("s3.access-key-id", "KEY_ID"),
+        ("s3.secret-access-key", "SECRET"),
+        ("s3.session-token", "SESSION_TOKEN"),
+    ):
+        if props.get(prop):
+            fields.append((key, quote_string(props[prop])))
+    region = props.get("client.region") or props.get("s3.region")
+    if region:
+        fields.append(("REGION", quote_string(region)))
+    endpoint = props.get("s3.endpoint")
+    if endpoint:
+        scheme, _, host = endpoint.rpartition("://")
+        fields.append(("ENDPOINT", quote_string(host.rstrip("/"))))
+        fields.append(("USE_SSL", "false" if scheme == "http" else "true"))
+    path_style = props.get("s3.path-style-access", "").strip().lower()
+    if path_style == "true" or (not path_style and endpoint):
+        fields.append(("URL_STYLE", "'path'"))
+    elif path_style == "false":
+        fields.append(("URL_STYLE", "'vhost'"))
+    provider = [] if props.get("s3.access-key-id") else [("PROVIDER", "credential_chain")]
+    body = ", ".join(f"{k} {v}" for k, v in [("TYPE", "s3"), *provider, *fields])
+    return f"CREATE OR REPLACE SECRET {name} ({body})"
