@@ -253,6 +253,11 @@ def test_warehouse_locations() -> None:
         ({"warehouse": "W", "catalog_uri": "mysql://h/db"}, UserError, "unknown catalog URI"),
         ({"warehouse": "W", "catalog_type": "glue"}, UserError, "unknown catalog type 'glue'"),
         ({"catalog_uri": "sqlite:////x.db"}, UserError, "needs a warehouse location"),
+        (
+            {"warehouse": "hdfs://namenode/wh", "catalog_uri": "sqlite:////x.db"},
+            UnsupportedError,
+            "hdfs://namenode/wh: its scheme is not supported",
+        ),
         ({"warehouse": "W", "properties": {"s3.endpoint": ["x"]}}, UserError, "must be a string"),
     ],
 )

@@ -17,11 +17,9 @@ or endpoint is one clear error when connecting rather than at the first query.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 
 from iceduck.catalog import jdbc_catalog
 from iceduck.catalog.base import Catalog
@@ -48,33 +46,23 @@ def warehouse_location(warehouse: str | Path) -> str:
     return jdbc_catalog.warehouse_location(Path(to_local_path(text)).expanduser())
 
 
-def object_store() -> ModuleType:
-    """:mod:`iceduck.io.object_store`, or an :class:`UnsupportedError` saying it is missing."""
-    try:
-        return importlib.import_module("iceduck.io.object_store")
-    except ModuleNotFoundError as e:
-        raise UnsupportedError(f"object storage is not available in this iceduck ({e})") from None
-
-
 def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
     """Hand the properties to the object stores, and for a warehouse in one check that it is
     reachable: a warehouse of a scheme no store serves is an :class:`UnsupportedError`."""
+    # here, not at the top: pyarrow's filesystems load only for a lake that uses them
+    from iceduck.io import object_store
+
     if not is_remote(warehouse):
-        if properties:
-            try:
-                module = object_store()
-            except UnsupportedError:
-                return  # nothing reads object storage without it: the properties have no reader
-            module.configure(properties)
+        if properties:  # a table may still be located in a bucket (CREATE TABLE ... LOCATION)
+            object_store.configure(properties)
         return
-    module = object_store()
-    if not module.is_object_store(warehouse):
+    if not object_store.is_object_store(warehouse):
         raise UnsupportedError(
             f"warehouse {warehouse}: its scheme is not supported; use a local folder or an "
             "object store location (s3://, s3a://, gs://, abfss://...)"
         )
-    module.configure(properties)
-    module.check_reachable(warehouse)
+    object_store.configure(properties)
+    object_store.check_reachable(warehouse)
 
 
 def open_catalog(
@@ -116,15 +104,6 @@ def open_catalog(
         db_path = parsed.db_path.expanduser().absolute()
         return SqliteCatalog(location, name, db_path=db_path, read_only=read_only)
     assert parsed.kind == POSTGRESQL
-    try:
-        postgres = importlib.import_module("iceduck.catalog.postgres")
-    except ModuleNotFoundError as e:
-        if e.name and e.name.startswith("iceduck"):
-            raise UnsupportedError(f"the PostgreSQL catalog is not available in this iceduck ({e})") from None
-        raise UnsupportedError(
-            f"the PostgreSQL catalog needs the psycopg driver: pip install 'psycopg[binary]' ({e})"
-        ) from None
-    catalog: Catalog = postgres.PostgresCatalog(
-        parsed.uri, location, name, properties=props, read_only=read_only
-    )
-    return catalog
+    from iceduck.catalog.postgres import PostgresCatalog
+
+    return PostgresCatalog(parsed.uri, location, name, properties=props, read_only=read_only)
