@@ -13,34 +13,24 @@ import iceduck
 from iceduck.catalog.uri import redact
 from iceduck.errors import IceduckError
 from tests.support.cli import one_error_line, property_flags, run_iceduck
-
-
-def _fixture(request: pytest.FixtureRequest, name: str) -> object:
-    try:
-        return request.getfixturevalue(name)
-    except pytest.FixtureLookupError:
-        pytest.skip(f"the {name} fixture (tests/support/) is not part of this tree")
+from tests.support.s3 import S3Server, list_keys
 
 
 @pytest.fixture(scope="module")
-def s3(request: pytest.FixtureRequest) -> tuple[str, dict[str, str], str]:
+def s3(s3_server: S3Server, s3_bucket: str) -> tuple[str, dict[str, str], str]:
     """The moto server's endpoint, its catalog properties, and this module's bucket."""
-    server = _fixture(request, "s3_server")
-    bucket = _fixture(request, "s3_bucket")
-    endpoint, properties = server  # type: ignore[misc]
-    return endpoint, dict(properties), str(bucket)
+    return s3_server.endpoint_url, dict(s3_server.properties), s3_bucket
 
 
 @pytest.fixture(scope="module")
-def postgres(request: pytest.FixtureRequest) -> str:
+def postgres(postgres_database: str) -> str:
     """A fresh PostgreSQL database of the run's server: its ``postgresql://`` URI."""
-    return str(_fixture(request, "postgres_database"))
+    return postgres_database
 
 
-def keys(endpoint: str, bucket: str, prefix: str) -> list[str]:
-    from tests.support.s3 import list_keys
-
-    return list_keys(endpoint, bucket, prefix)
+@pytest.fixture(autouse=True)
+def _restored(object_store_restored: None) -> None:
+    """connect(properties=...) configures the process's object stores: undone after each test."""
 
 
 def exercise(con: iceduck.Connection, table: str) -> None:
@@ -75,7 +65,7 @@ def test_connect_to_a_bucket_with_a_sqlite_catalog(s3: S3, tmp_path: Path) -> No
         exercise(con, "shop.orders")
         location = con.execute("SELECT file_path FROM shop.orders.files").fetchall()[0][0]
     assert location.startswith(f"{warehouse}/shop/orders/data/")
-    assert any(k.startswith("py/shop/orders/metadata/") for k in keys(endpoint, bucket, "py/"))
+    assert any(k.startswith("py/shop/orders/metadata/") for k in list_keys(endpoint, bucket, "py/"))
     assert not (tmp_path / "py").exists()
     # another connection, Spark's spelling of the catalog file, sees the same table
     spark_uri = f"jdbc:sqlite:{tmp_path}/catalog.db"
@@ -99,7 +89,7 @@ def test_the_shell_on_a_bucket_with_properties(s3: S3, tmp_path: Path) -> None:
     )
     assert (run.returncode, run.stdout) == (0, "s\n3\n"), run.stderr
     assert "Created warehouse folder" not in run.stderr  # a bucket location is no folder
-    assert any(k.startswith("cli/ns/t/data/") for k in keys(endpoint, bucket, "cli/"))
+    assert any(k.startswith("cli/ns/t/data/") for k in list_keys(endpoint, bucket, "cli/"))
     # the same lake from the environment alone, properties in PyIceberg's spelling
     env = {
         "ICEDUCK_CONFIG": "",
@@ -157,7 +147,7 @@ def test_connect_to_postgresql_and_a_bucket(
         assert shown == redact(postgres)
         password = urlsplit(postgres).password
         assert password is None or password not in (shown or "")
-    assert any(k.startswith("pg/pg/events/metadata/") for k in keys(endpoint, bucket, "pg/"))
+    assert any(k.startswith("pg/pg/events/metadata/") for k in list_keys(endpoint, bucket, "pg/"))
     # the shell on the same lake, Spark's JDBC URL with the credentials as properties
     jdbc = iceduck.spark_conf(warehouse, "team", catalog_uri=postgres)
     prefix = "spark.sql.catalog.team"

@@ -211,15 +211,12 @@ def test_spark_opens_a_sqlite_catalog_named_by_its_uri(spark: Any, tmp_path: Pat
 
 
 def test_spark_opens_a_postgresql_catalog_with_spark_conf_s_settings(
-    spark: Any, tmp_path: Path, request: pytest.FixtureRequest
+    spark: Any, tmp_path: Path, postgres_database: str
 ) -> None:
     """Spark's JdbcCatalog on the PostgreSQL database iceduck writes to, declared with
     spark_conf's settings (the libpq URI turned into a JDBC URL, its credentials into
     ``jdbc.user`` / ``jdbc.password``)."""
-    try:
-        uri = request.getfixturevalue("postgres_database")
-    except pytest.FixtureLookupError:
-        pytest.skip("the postgres_database fixture (tests/support/) is not part of this tree")
+    uri = postgres_database
     warehouse = tmp_path / "pglake"
     with iceduck.connect(warehouse, "pgconf", catalog_uri=uri) as con:
         con.execute("CREATE NAMESPACE ns")
