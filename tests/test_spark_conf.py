@@ -188,44 +188,33 @@ def test_jars_adds_the_postgresql_driver_for_a_postgresql_catalog(
         iceduck.spark_conf("s3://lake/wh", catalog_uri="postgresql://h/db", jars=True)
 
 
-def test_spark_opens_a_sqlite_catalog_named_by_its_uri(spark: Any, tmp_path: Path) -> None:
-    """A second catalog, declared on the running session with spark_conf's catalog settings
-    (a Spark catalog may be added before its first use), over a catalog file outside the
-    warehouse, named by PyIceberg's URI form."""
-    db = tmp_path / "shared" / "catalog.db"
-    uri = f"sqlite:///{db}"
-    warehouse = tmp_path / "lake"
-    with iceduck.connect(warehouse, "lakecfg", catalog_uri=uri) as con:
+def share_with_spark(spark: Any, warehouse: Path, name: str, uri: str) -> None:
+    """iceduck writes a table of catalog ``name`` at ``uri``; Spark, given spark_conf's catalog
+    settings on its running session (a Spark catalog may be added before its first use), reads
+    it and appends a row iceduck reads back; the data files lie under ``warehouse``."""
+    with iceduck.connect(warehouse, name, catalog_uri=uri) as con:
         con.execute("CREATE NAMESPACE ns")
         con.execute("CREATE TABLE ns.t (id bigint, kind string) PARTITIONED BY (kind)")
         con.executemany("INSERT INTO ns.t VALUES (?, ?)", [(1, "a"), (2, "b")])
-        for key, value in iceduck.spark_conf(warehouse, "lakecfg", catalog_uri=uri).items():
-            if key.startswith("spark.sql.catalog.lakecfg"):
+        for key, value in iceduck.spark_conf(warehouse, name, catalog_uri=uri).items():
+            if key.startswith(f"spark.sql.catalog.{name}"):
                 spark.conf.set(key, value)
-        rows = spark.sql("SELECT id, kind FROM lakecfg.ns.t ORDER BY id").collect()
+        rows = spark.sql(f"SELECT id, kind FROM {name}.ns.t ORDER BY id").collect()
         assert [tuple(r) for r in rows] == [(1, "a"), (2, "b")]
-        spark.sql("INSERT INTO lakecfg.ns.t VALUES (3, 'c')")
+        spark.sql(f"INSERT INTO {name}.ns.t VALUES (3, 'c')")
         assert con.execute("SELECT count(*), max(id) FROM ns.t").fetchone() == (3, 3)
         files = con.execute("SELECT file_path FROM ns.t.files").fetchall()
         assert all(str(path).split(":")[-1].startswith(str(warehouse)) for (path,) in files)
 
 
+def test_spark_opens_a_sqlite_catalog_named_by_its_uri(spark: Any, tmp_path: Path) -> None:
+    """A catalog file outside the warehouse, named by PyIceberg's URI form."""
+    share_with_spark(spark, tmp_path / "lake", "lakecfg", f"sqlite:///{tmp_path}/shared/catalog.db")
+
+
 def test_spark_opens_a_postgresql_catalog_with_spark_conf_s_settings(
     spark: Any, tmp_path: Path, postgres_database: str
 ) -> None:
-    """Spark's JdbcCatalog on the PostgreSQL database iceduck writes to, declared with
-    spark_conf's settings (the libpq URI turned into a JDBC URL, its credentials into
-    ``jdbc.user`` / ``jdbc.password``)."""
-    uri = postgres_database
-    warehouse = tmp_path / "pglake"
-    with iceduck.connect(warehouse, "pgconf", catalog_uri=uri) as con:
-        con.execute("CREATE NAMESPACE ns")
-        con.execute("CREATE TABLE ns.t (id bigint, kind string)")
-        con.executemany("INSERT INTO ns.t VALUES (?, ?)", [(1, "a"), (2, "b")])
-        for key, value in iceduck.spark_conf(warehouse, "pgconf", catalog_uri=uri).items():
-            if key.startswith("spark.sql.catalog.pgconf"):
-                spark.conf.set(key, value)
-        rows = spark.sql("SELECT id, kind FROM pgconf.ns.t ORDER BY id").collect()
-        assert [tuple(r) for r in rows] == [(1, "a"), (2, "b")]
-        spark.sql("INSERT INTO pgconf.ns.t VALUES (3, 'c')")
-        assert con.execute("SELECT count(*), max(id) FROM ns.t").fetchone() == (3, 3)
+    """The PostgreSQL database iceduck writes to, its libpq URI turned into a JDBC URL and its
+    credentials into ``jdbc.user`` / ``jdbc.password``."""
+    share_with_spark(spark, tmp_path / "pglake", "pgconf", postgres_database)
