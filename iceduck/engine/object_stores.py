@@ -30,12 +30,14 @@ import threading
 from typing import Any
 
 import duckdb
+import pyarrow.fs as pafs
 from fsspec.implementations.arrow import ArrowFSWrapper
 
 from iceduck.engine.connection import Duck
 from iceduck.engine.types import quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io import fileio, object_store
+from iceduck.lru import LRUCache
 
 #: the property choosing how DuckDB reads object stores
 DUCKDB_IO = "iceduck.duckdb-io"
@@ -44,6 +46,8 @@ MODES = ("auto", "httpfs", "fsspec")
 _lock = threading.Lock()
 #: why httpfs did not load in this process (tried once), or None
 _httpfs_failure: list[str] = []
+#: how many object descriptions (size, mtime) the fsspec path remembers, about 200 bytes each
+MAX_CACHED_INFOS = 100_000
 
 
 class _StoreFileSystem(ArrowFSWrapper):
@@ -77,6 +81,33 @@ class _StoreFileSystem(ArrowFSWrapper):
     @fs.setter
     def fs(self, value: Any) -> None:
         pass
+
+    # DuckDB asks about each file it reads several times (glob, exists, info, size and
+    # modified, each one HEAD request through pyarrow: about 7 per file and scan, counted
+    # against moto). Table files are immutable once written (the spec: "Data files are
+    # immutable"; Iceberg never rewrites a file under the same name), so what one HEAD said
+    # of a file holds until the configuration changes: it is kept, keyed by the
+    # configuration's generation. Only files are kept; a missing object is asked again.
+
+    def info(self, path: Any, **kwargs: Any) -> dict[str, Any]:
+        return self._make_entry(self._file_info(self._strip_protocol(path)))
+
+    def modified(self, path: Any) -> Any:
+        return self._file_info(self._strip_protocol(path)).mtime
+
+    def _file_info(self, path: str) -> Any:
+        key = (object_store.generation(), self.location.partition("://")[0], path)
+        found = _INFOS.get(key)
+        if found is not None:
+            return found
+        [info] = self.fs.get_file_info([path])
+        if info.type == pafs.FileType.File:
+            _INFOS.put(key, info)
+        return info
+
+
+#: object descriptions the fsspec path read, by (configuration generation, scheme, path)
+_INFOS: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_CACHED_INFOS)
 
 
 class _S3(_StoreFileSystem):

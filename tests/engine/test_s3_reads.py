@@ -187,3 +187,54 @@ def test_paths_handed_to_pyarrow_drop_the_scheme_and_the_adls_account() -> None:
     assert _S3._strip_protocol("s3://b/t/data/f.parquet") == "b/t/data/f.parquet"
     assert _ABFS._strip_protocol("abfss://box@acct.dfs.core.windows.net/t/f") == "box/t/f"
     assert object_stores.duck_location("s3a://b/t/f") == "s3://b/t/f"
+
+
+def test_duckdb_asks_the_store_about_a_file_once(
+    con: Connection, s3_bucket: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB asks the fsspec path about each file it reads several times per scan (glob,
+    exists, info, size, modified); files are immutable, so after the first scan a second
+    one describes no file again: no HEAD request per file and scan."""
+    object_store.configure({object_stores.DUCKDB_IO: "fsspec"})
+    make(con, s3_bucket, "heads", "'format-version'='2'")
+    asked: list[str] = []
+    original = object_stores._StoreFileSystem.fs
+
+    class Counting:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def get_file_info(self, paths: Any) -> Any:
+            asked.extend(paths if isinstance(paths, list) else [paths])
+            return self.inner.get_file_info(paths)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(
+        object_stores._StoreFileSystem,
+        "fs",
+        property(lambda self: Counting(original.fget(self)), original.fset),
+    )
+    expected = [(i,) for i in range(50)]
+    assert rows(con, "SELECT id FROM db.heads") == expected
+    first = len(asked)
+    assert first > 0  # the first scan describes every file it reads
+    asked.clear()
+    assert rows(con, "SELECT id FROM db.heads") == expected
+    assert asked == []
+
+
+def test_a_file_deleted_after_it_was_read_is_still_named(
+    con: Connection, s3_configured: S3Server, s3_bucket: str
+) -> None:
+    """What the store said of a file is kept (above); a file removed behind iceduck's back
+    afterwards is still one clear error naming it, never stale rows."""
+    object_store.configure({object_stores.DUCKDB_IO: "fsspec"})
+    make(con, s3_bucket, "gone", "'format-version'='2'", partitioned=False)
+    assert len(rows(con, "SELECT id FROM db.gone")) == 50
+    (path,) = con.execute("SELECT file_path FROM db.gone.files").fetchone()
+    client(s3_configured.endpoint_url).delete_object(Bucket=s3_bucket, Key=path.split("/", 3)[3])
+    with pytest.raises(IceduckError) as caught:
+        con.execute("SELECT id FROM db.gone WHERE s <> 'x'").fetchall()
+    assert path in str(caught.value)
