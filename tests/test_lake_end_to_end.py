@@ -13,7 +13,7 @@ import iceduck
 from iceduck.catalog.uri import redact
 from iceduck.errors import IceduckError
 from tests.support.cli import one_error_line, property_flags, run_iceduck
-from tests.support.s3 import S3Server, list_keys
+from tests.support.s3 import AUTH_BUCKET, S3Server, auth_server, list_keys, loopback_name
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +127,63 @@ def test_a_wrong_bucket_or_endpoint_is_one_clear_error_at_connect(
     one_error_line(run, expected)
 
 
+#: no retries and short timeouts: a refused request fails at once
+FAST = {"s3.retry.num-retries": "0", "s3.connect-timeout": "1", "s3.request-timeout": "2"}
+
+
+def test_wrong_credentials_are_one_error_line_in_the_shell(tmp_path: Path) -> None:
+    """A store that checks credentials (moto with authentication on): an unknown access key
+    and a wrong secret are each one ``Error:`` line naming the warehouse and the property to
+    check, never the secret; the right ones open the lake."""
+    uri = f"sqlite:///{tmp_path}/catalog.db"
+    with auth_server() as server:
+        warehouse = f"s3://{AUTH_BUCKET}/wh"
+        good = {**server.properties, **FAST}
+        run = run_iceduck(
+            "--catalog",
+            uri,
+            "--warehouse",
+            warehouse,
+            *property_flags(good),
+            "-c",
+            "SELECT 1 AS x",
+            "--csv",
+            home=tmp_path,
+        )
+        assert (run.returncode, run.stdout) == (0, "x\n1\n"), run.stderr
+        for change, expected in (
+            ({"s3.access-key-id": "AKIAWRONGWRONGWRONG"}, "s3.access-key-id"),
+            ({"s3.secret-access-key": "not-the-secret"}, "s3.secret-access-key"),
+        ):
+            flags = property_flags({**good, **change})
+            run = run_iceduck(
+                "--catalog", uri, "--warehouse", warehouse, *flags, "-c", "SELECT 1", home=tmp_path
+            )
+            line = one_error_line(run, warehouse, expected)
+            assert "not-the-secret" not in line and good["s3.secret-access-key"] not in line
+
+
+def test_a_path_style_mismatch_is_one_error_line_in_the_shell(s3: S3, tmp_path: Path) -> None:
+    """An endpoint that takes path-style requests, reached with virtual-hosted ones (the
+    bucket in the host name): one line saying to set ``s3.path-style-access=true``."""
+    endpoint, properties, bucket = s3
+    name = loopback_name()
+    if name is None:
+        pytest.skip("no host name of this machine resolves to loopback without resolving its subdomains")
+    virtual = {
+        **properties,
+        **FAST,
+        "s3.endpoint": endpoint.replace("127.0.0.1", name),
+        "s3.path-style-access": "false",
+    }
+    uri = f"sqlite:///{tmp_path}/catalog.db"
+    warehouse = f"s3://{bucket}/virtual"
+    run = run_iceduck(
+        "--catalog", uri, "--warehouse", warehouse, *property_flags(virtual), "-c", "SELECT 1", home=tmp_path
+    )
+    one_error_line(run, warehouse, "s3.path-style-access=true")
+
+
 def test_the_hadoop_catalog_refuses_a_bucket(s3: S3) -> None:
     _, properties, bucket = s3
     with pytest.raises(IceduckError, match=f"s3://{bucket}/hadoop"):
@@ -136,9 +193,7 @@ def test_the_hadoop_catalog_refuses_a_bucket(s3: S3) -> None:
 # -- S3 with the JDBC catalog on PostgreSQL -----------------------------------------------------
 
 
-def test_connect_to_postgresql_and_a_bucket(
-    postgres: str, s3: S3, tmp_path: Path
-) -> None:
+def test_connect_to_postgresql_and_a_bucket(postgres: str, s3: S3, tmp_path: Path) -> None:
     endpoint, properties, bucket = s3
     warehouse = f"s3://{bucket}/pg"
     with iceduck.connect(warehouse, "team", catalog_uri=postgres, properties=properties) as con:
@@ -177,8 +232,15 @@ def test_postgresql_uri_on_the_command_line(postgres: str, s3: S3, tmp_path: Pat
     _, properties, bucket = s3
     flags = property_flags(properties)
     lake = ["--catalog", postgres, "--warehouse", f"s3://{bucket}/pgcli", *flags]
-    run = run_iceduck(*lake, "--csv", "-c", "CREATE NAMESPACE c; CREATE TABLE c.t (x int); "
-                      "INSERT INTO c.t VALUES (7);", "-c", "SELECT x FROM c.t", home=tmp_path)
+    run = run_iceduck(
+        *lake,
+        "--csv",
+        "-c",
+        "CREATE NAMESPACE c; CREATE TABLE c.t (x int); INSERT INTO c.t VALUES (7);",
+        "-c",
+        "SELECT x FROM c.t",
+        home=tmp_path,
+    )
     assert (run.returncode, run.stdout) == (0, "x\n7\n"), run.stderr
 
 

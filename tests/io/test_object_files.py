@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import time
 
 import pytest
@@ -20,7 +19,15 @@ from iceduck.errors import AlreadyExistsError, IceduckError, NotFoundError, Stor
 from iceduck.io import fileio, object_store
 from iceduck.io.fileio import MissingFileError
 from iceduck.io.listing import list_files
-from tests.support.s3 import AUTH_BUCKET, S3Server, auth_server, free_port, list_keys, moto_missing
+from tests.support.s3 import (
+    AUTH_BUCKET,
+    S3Server,
+    auth_server,
+    free_port,
+    list_keys,
+    loopback_name,
+    moto_missing,
+)
 
 #: fail fast: a closed port is refused at once, retries would only wait
 FAST = {"s3.retry.num-retries": "0", "s3.connect-timeout": "1", "s3.request-timeout": "2"}
@@ -120,27 +127,11 @@ def test_an_unreachable_endpoint_is_named(object_store_restored: None) -> None:
         fileio.read_bytes(f"{location}/metadata/v1.metadata.json")
 
 
-def _loopback_name() -> str | None:
-    """A name of this machine resolving to loopback whose subdomains do not resolve (not
-    "localhost": curl resolves every ``*.localhost`` itself)."""
-    name = socket.gethostname()
-    try:
-        if not socket.gethostbyname(name).startswith("127."):
-            return None
-    except OSError:
-        return None
-    try:
-        socket.gethostbyname(f"bucket.{name}")
-    except OSError:
-        return name
-    return None
-
-
 def test_a_path_style_mismatch_is_named(
     s3_server: S3Server, s3_bucket: str, object_store_restored: None
 ) -> None:
     # the endpoint's host resolves, "<bucket>.<host>" does not: virtual-hosted requests go nowhere
-    name = _loopback_name()
+    name = loopback_name()
     if name is None:
         pytest.skip("no host name of this machine resolves to loopback without resolving its subdomains")
     endpoint = s3_server.endpoint_url.replace("127.0.0.1", name)

@@ -208,3 +208,19 @@ def age_objects(bucket: str, days: float = 10) -> None:
                 continue
             for key in found.keys.values():
                 key.last_modified = key.last_modified - timedelta(days=days)
+
+
+def loopback_name() -> str | None:
+    """A name of this machine resolving to loopback whose subdomains do not resolve (not
+    "localhost": curl resolves every ``*.localhost`` itself)."""
+    name = socket.gethostname()
+    try:
+        if not socket.gethostbyname(name).startswith("127."):
+            return None
+    except OSError:
+        return None
+    try:
+        socket.gethostbyname(f"bucket.{name}")
+    except OSError:
+        return name
+    return None
