@@ -8,6 +8,7 @@
     echo "SHOW TABLES;" | iceduck WAREHOUSE   # SQL on stdin
     iceduck --catalog postgresql://me@pg/lake --warehouse s3://lake/wh -p s3.endpoint=http://...
     iceduck                                   # the lake of ~/.iceduck/config.toml, if there is one
+    iceduck serve [WAREHOUSE] --port 8181     # serve it as an Iceberg REST catalog (iceduck.rest.serve)
 
 ``--catalog`` takes a catalog URI (``scheme://...``, ``jdbc:...``, ``sqlite:...``) or, as
 before, a catalog name (also ``--catalog-name``). Without a warehouse or a catalog URI on the
@@ -80,7 +81,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:
+        from iceduck.rest.serve import main as serve
+
+        return serve(arguments[1:])
+    args = parser().parse_args(arguments)
     interactive = not args.command and not args.file and sys.stdin.isatty()
     from iceduck.errors import IceduckError
 

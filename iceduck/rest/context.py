@@ -1,0 +1,38 @@
+"""What every handler serves from: the catalog, the warehouse it may write under, the prefix."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from iceduck.catalog.base import Catalog
+from iceduck.errors import UserError
+from iceduck.io.fileio import to_local_path
+
+
+@dataclass(frozen=True)
+class ServeContext:
+    catalog: Catalog
+    #: the warehouse location as the catalog records it (iceduck.catalog.open.warehouse_location)
+    warehouse: str
+    #: the spec's optional ``{prefix}`` path segment, advertised in ``GET /v1/config``
+    prefix: str | None = None
+
+    def check_within_warehouse(self, location: str, what: str) -> str:
+        """``location`` when it lies under the warehouse: a client-chosen table location or
+        registered metadata file must not make the server write or read elsewhere."""
+        if not _within(location, self.warehouse):
+            raise UserError(f"{what} {location} is outside the warehouse {self.warehouse}")
+        return location
+
+
+def _normal(location: str) -> str:
+    if "://" in location and not location.lower().startswith("file:"):
+        scheme, _, rest = location.partition("://")
+        return f"{scheme.lower()}://{posixpath.normpath('/' + rest).lstrip('/')}"
+    return posixpath.normpath(to_local_path(location))
+
+
+def _within(location: str, warehouse: str) -> bool:
+    loc, root = _normal(location), _normal(warehouse).rstrip("/")
+    return loc == root or loc.startswith(root + "/")

@@ -1,0 +1,87 @@
+"""The REST spec's error model: every failure is ``{"error": {"message", "type", "code"}}``.
+
+The OpenAPI spec (``ErrorModel``, ``IcebergErrorResponse``) names the exception types
+clients switch on: Java's ``ErrorHandlers`` turns a 404 whose type is
+``NoSuchNamespaceException`` into ``NoSuchNamespaceException`` and any other 404 on a table
+route into ``NoSuchTableException``; a 409 on a commit is ``CommitFailedException`` (the
+client refreshes and retries). So the type is chosen per kind of iceduck error and, for a
+plain :class:`~iceduck.errors.NotFoundError`, per the resource the route serves.
+
+A 500 carries the exception's class name only: a traceback or a path in a message of an
+unexpected error could tell a remote client about the server's files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    CommitStateUnknownError,
+    CorruptDataError,
+    IceduckError,
+    NotFoundError,
+    StorageError,
+    UnsupportedError,
+    UserError,
+)
+
+
+class HttpRefusal(UserError):
+    """A refusal the iceduck kinds do not say by themselves: its status and spec type are
+    given (a namespace that is not empty, an unauthorised request, a body too large...)."""
+
+    def __init__(self, status: int, error_type: str, message: str) -> None:
+        self.status = status
+        self.error_type = error_type
+        super().__init__(message)
+
+
+def no_such_namespace(message: str) -> HttpRefusal:
+    """A 404 typed ``NoSuchNamespaceException`` even on a table route (Java's
+    ``ErrorHandlers.tableErrorHandler`` reads the type to tell the two apart)."""
+    return HttpRefusal(404, "NoSuchNamespaceException", message)
+
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    status: int
+    error_type: str
+    message: str
+
+    def body(self) -> dict[str, Any]:
+        """The spec's ``IcebergErrorResponse``."""
+        return {"error": {"message": self.message, "type": self.error_type, "code": self.status}}
+
+
+#: what a plain NotFoundError is on a route serving each resource
+_NOT_FOUND = {"table": "NoSuchTableException", "namespace": "NoSuchNamespaceException"}
+
+
+def error_response(error: BaseException, resource: str | None = None) -> ErrorResponse:
+    """The response for ``error`` raised while serving a route on ``resource``."""
+    message = str(error)
+    if isinstance(error, HttpRefusal):
+        return ErrorResponse(error.status, error.error_type, message)
+    if isinstance(error, NotFoundError):
+        return ErrorResponse(404, _NOT_FOUND.get(resource or "", "NotFoundException"), message)
+    if isinstance(error, AlreadyExistsError):
+        return ErrorResponse(409, "AlreadyExistsException", message)
+    if isinstance(error, CommitConflictError):
+        return ErrorResponse(409, "CommitFailedException", message)
+    if isinstance(error, CommitStateUnknownError):
+        # the spec's 500/502/504 on a commit: "the commit state is unknown"
+        return ErrorResponse(500, "CommitStateUnknownException", message)
+    if isinstance(error, UnsupportedError):
+        return ErrorResponse(406, "UnsupportedOperationException", message)
+    if isinstance(error, UserError):
+        return ErrorResponse(400, "BadRequestException", message)
+    if isinstance(error, CorruptDataError):
+        return ErrorResponse(500, "CorruptDataException", message)
+    if isinstance(error, StorageError):
+        return ErrorResponse(503, "ServiceUnavailableException", message)
+    if isinstance(error, IceduckError):
+        return ErrorResponse(500, "InternalServerError", message)
+    return ErrorResponse(500, "InternalServerError", f"internal error ({type(error).__name__})")

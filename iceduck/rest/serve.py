@@ -1,0 +1,72 @@
+"""``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]``.
+
+Opens the warehouse's catalog as the shell would (``<warehouse>/catalog.db`` by default, or
+the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`) and serves it until
+interrupted. Loopback by default: serving another interface is a choice to make on purpose,
+with ``--token`` (every request then needs ``Authorization: Bearer <token>``). A warehouse
+folder really named ``serve`` is still reachable as ``iceduck ./serve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from iceduck.catalog.open import is_remote, open_catalog, warehouse_location
+from iceduck.errors import IceduckError
+from iceduck.rest.context import ServeContext
+from iceduck.rest.server import CatalogServer
+
+DEFAULT_PORT = 8181
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="iceduck serve", description="Serve a warehouse as an Iceberg REST catalog."
+    )
+    p.add_argument(
+        "warehouse", nargs="?", default="warehouse", help="warehouse location (default ./warehouse)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
+    p.add_argument("--catalog", metavar="URI", help="catalog URI (default <warehouse>/catalog.db)")
+    p.add_argument("--catalog-name", default="iceduck", metavar="NAME", help="catalog name (default iceduck)")
+    p.add_argument("--prefix", help="the REST {prefix} path segment clients are told to use (default none)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("ICEDUCK_SERVE_TOKEN"),
+        help="require 'Authorization: Bearer TOKEN' on every request (default $ICEDUCK_SERVE_TOKEN)",
+    )
+    return p
+
+
+def build_server(args: argparse.Namespace) -> CatalogServer:
+    """The server the arguments describe, bound but not yet serving."""
+    location = warehouse_location(args.warehouse)
+    if not is_remote(location) and args.catalog is None:
+        Path(location).mkdir(parents=True, exist_ok=True)
+    catalog = open_catalog(location, args.catalog_name, catalog_uri=args.catalog)
+    context = ServeContext(catalog, location, prefix=args.prefix or None)
+    return CatalogServer((args.host, args.port), context, token=args.token or None)
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        server = build_server(args)
+    except (IceduckError, OSError) as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    print(f"Serving {args.warehouse} as an Iceberg REST catalog at {server.url}", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

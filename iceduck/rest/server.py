@@ -1,0 +1,171 @@
+"""The transport: the standard library's ``ThreadingHTTPServer``, one thread per request.
+
+Why the standard library: a catalog on a laptop or a small server answers a few requests
+a second, each a catalog row lookup plus a metadata file read or write; a thread per
+request is plenty, and the catalog's compare-and-swap (``commit_table``), not the server,
+decides between concurrent commits. No dependency to install or keep up to date, and
+nothing between the socket and the handlers that this module does not show. Not for the
+open internet: there is no TLS (put a reverse proxy in front) and HTTP/1.0-style
+connection handling (one request per connection).
+
+Per request, in order: the path must be under ``/v1/``; a ``--token`` server wants
+``Authorization: Bearer <token>`` (401 otherwise, before the body is read); a body larger
+than :data:`MAX_BODY_BYTES` is refused with 413 before it is read; then the route's
+handler runs and any error becomes the spec's error model (:mod:`iceduck.rest.errors`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from iceduck.errors import UserError
+from iceduck.rest.api import ROUTES
+from iceduck.rest.context import ServeContext
+from iceduck.rest.errors import HttpRefusal, error_response
+from iceduck.rest.request import Request, Response
+from iceduck.rest.routes import Route, find_route
+
+#: the largest request body accepted: a commit of thousands of updates is well under it
+MAX_BODY_BYTES = 10 * 1024 * 1024
+
+log = logging.getLogger("iceduck.rest")
+
+
+class CatalogServer(ThreadingHTTPServer):
+    """An HTTP server serving ``context`` on ``(host, port)``; port 0 picks a free one."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], context: ServeContext, token: str | None = None) -> None:
+        self.context = context
+        self.token = token
+        super().__init__(address, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> threading.Thread:
+        """Serve in a daemon thread (tests, embedding); :meth:`stop` ends it."""
+        thread = threading.Thread(target=self.serve_forever, name="iceduck-rest", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: CatalogServer
+    server_version = "iceduck-rest"
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.info("%s %s", self.address_string(), format % args)
+
+    # -- one request -------------------------------------------------------------------------
+
+    def _serve(self, method: str) -> None:
+        route: Route | None = None
+        try:
+            self._check_token()
+            url = urlsplit(self.path)
+            route, params = self._route(method, url.path)
+            body = self._body()
+            query = dict(parse_qsl(url.query, keep_blank_values=True))
+            response = route.handler(self.server.context, Request(method, params, query, body))
+        except Exception as e:  # every failure is an answer in the spec's model
+            problem = error_response(e, route.resource if route is not None else None)
+            if problem.status >= 500:
+                log.exception("%s %s failed", method, self.path)
+            response = Response(problem.status, problem.body())
+            if problem.status == 413:
+                self.close_connection = True  # the unread body must not be taken as a request
+        self._send(method, response)
+
+    def _check_token(self) -> None:
+        token = self.server.token
+        if token is None:
+            return
+        given = self.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            self.close_connection = True
+            raise HttpRefusal(401, "NotAuthorizedException", "a valid bearer token is required")
+
+    def _route(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
+        if not path.startswith("/v1/"):
+            raise HttpRefusal(404, "NotFoundException", f"no such endpoint: {path}")
+        try:
+            segments = [unquote(s, errors="strict") for s in path[len("/v1/") :].split("/")]
+        except UnicodeDecodeError:
+            raise UserError("the path is not valid UTF-8 once percent-decoded") from None
+        prefix = self.server.context.prefix
+        unprefixed = [r for r in ROUTES if not r.prefixed]
+        found, params_or_known = find_route(unprefixed, method, segments)
+        if found is None:
+            rest = segments
+            if prefix:
+                rest = segments[1:] if segments and segments[0] == prefix else []
+            found, params_or_known = find_route([r for r in ROUTES if r.prefixed], method, rest)
+        if found is None:
+            if params_or_known:
+                raise HttpRefusal(405, "MethodNotAllowedException", f"{method} is not allowed on {path}")
+            raise HttpRefusal(404, "NotFoundException", f"no such endpoint: {method} {path}")
+        assert isinstance(params_or_known, dict)
+        return found, params_or_known
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
+            self.close_connection = True
+            raise HttpRefusal(411, "LengthRequiredException", "send the body with a Content-Length")
+        text = self.headers.get("Content-Length")
+        if text is None:
+            return b""
+        if not text.strip().isdigit():
+            self.close_connection = True
+            raise UserError(f"invalid Content-Length {text!r}")
+        length = int(text)
+        if length > MAX_BODY_BYTES:
+            raise HttpRefusal(
+                413, "RequestTooLargeException", f"the body of {length} bytes exceeds {MAX_BODY_BYTES} bytes"
+            )
+        return self.rfile.read(length)
+
+    def _send(self, method: str, response: Response) -> None:
+        data = b"" if response.body is None else json.dumps(response.body).encode()
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        if response.status == 401:
+            self.send_header("WWW-Authenticate", 'Bearer realm="iceduck"')
+        if data:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if method != "HEAD" and data:
+            self.wfile.write(data)

@@ -1,0 +1,130 @@
+"""Table handlers: list (paging), create (staged too), load, exists, drop, rename, register,
+metrics.
+
+Every name is checked (:mod:`iceduck.rest.names`) and every client-chosen location must
+lie under the warehouse (:meth:`ServeContext.check_within_warehouse`), so a request can
+make the server neither write nor read files elsewhere. A missing namespace is a 404 typed
+``NoSuchNamespaceException`` (Java's ``ErrorHandlers.tableErrorHandler`` tells it from
+``NoSuchTableException`` by that type).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from iceduck.catalog.base import Namespace, TableIdentifier
+from iceduck.errors import AlreadyExistsError, UnsupportedError, UserError
+from iceduck.rest.context import ServeContext
+from iceduck.rest.errors import no_such_namespace
+from iceduck.rest.names import (
+    check_name,
+    identifier_from_json,
+    identifier_to_json,
+    namespace_from_path,
+)
+from iceduck.rest.paging import page
+from iceduck.rest.request import NO_CONTENT, Request, Response
+from iceduck.rest.table_json import create_table_request, load_table_result, loaded_result
+from iceduck.txn.builder import new_table_metadata
+
+
+def _namespace(ctx: ServeContext, req: Request) -> Namespace:
+    namespace = namespace_from_path(req.params["namespace"])
+    if not ctx.catalog.namespace_exists(namespace):
+        raise no_such_namespace(f"namespace {'.'.join(namespace)} does not exist")
+    return namespace
+
+
+def _identifier(req: Request) -> TableIdentifier:
+    return TableIdentifier(
+        namespace_from_path(req.params["namespace"]), check_name(req.params["table"], "table")
+    )
+
+
+def list_tables(ctx: ServeContext, req: Request) -> Response:
+    namespace = _namespace(ctx, req)
+    identifiers = sorted(ctx.catalog.list_tables(namespace), key=lambda t: (t.namespace, t.name))
+    items, token = page(identifiers, req.query)
+    body: dict[str, Any] = {"identifiers": [identifier_to_json(t) for t in items]}
+    if token is not None:
+        body["next-page-token"] = token
+    return Response(200, body)
+
+
+def create_table(ctx: ServeContext, req: Request) -> Response:
+    """Create the table, or with ``stage-create`` only build its first metadata: "the table
+    is created when the transaction is committed" (spec), by a commit asserting
+    ``assert-create``."""
+    namespace = _namespace(ctx, req)
+    request = create_table_request(req.json())
+    identifier = TableIdentifier(namespace, request.name)
+    if request.location is not None:
+        location = ctx.check_within_warehouse(request.location.rstrip("/"), "table location")
+    else:
+        location = ctx.catalog.default_table_location(identifier)
+    metadata = new_table_metadata(
+        request.schema, request.spec, request.sort_order, location, request.properties
+    )
+    if request.stage_create:
+        if ctx.catalog.table_exists(identifier):
+            raise AlreadyExistsError(f"table {identifier} already exists")
+        return Response(200, load_table_result(metadata, None))
+    return Response(200, loaded_result(ctx.catalog.create_table(identifier, metadata)))
+
+
+def load_table(ctx: ServeContext, req: Request) -> Response:
+    snapshots = req.query.get("snapshots", "all")
+    if snapshots not in ("all", "refs"):
+        raise UserError(f"snapshots must be all or refs, not {snapshots!r}")
+    return Response(200, loaded_result(ctx.catalog.load_table(_identifier(req)), snapshots))
+
+
+def table_exists(ctx: ServeContext, req: Request) -> Response:
+    return NO_CONTENT if ctx.catalog.table_exists(_identifier(req)) else Response(404)
+
+
+def drop_table(ctx: ServeContext, req: Request) -> Response:
+    identifier = _identifier(req)
+    purge = req.flag("purgeRequested")
+    if not ctx.catalog.table_exists(identifier):
+        ctx.catalog.load_table(identifier)  # the catalog's own not-found error
+    ctx.catalog.drop_table(identifier, purge=purge)
+    return NO_CONTENT
+
+
+def rename_table(ctx: ServeContext, req: Request) -> Response:
+    """``POST /v1/{prefix}/tables/rename``: ``RenameTableRequest`` (source, destination)."""
+    body = req.json()
+    source = identifier_from_json(body.get("source"), "source")
+    destination = identifier_from_json(body.get("destination"), "destination")
+    if not ctx.catalog.namespace_exists(destination.namespace):
+        raise no_such_namespace(f"namespace {'.'.join(destination.namespace)} does not exist")
+    ctx.catalog.rename_table(source, destination)
+    return NO_CONTENT
+
+
+def register_table(ctx: ServeContext, req: Request) -> Response:
+    """``RegisterTableRequest``: name, metadata-location (under the warehouse), overwrite."""
+    namespace = _namespace(ctx, req)
+    body = req.json()
+    name, location = body.get("name"), body.get("metadata-location")
+    if not isinstance(name, str) or not isinstance(location, str):
+        raise UserError("RegisterTableRequest: name and metadata-location must be strings")
+    if body.get("overwrite", False) is not False:
+        raise UnsupportedError("RegisterTableRequest: overwrite is not supported")
+    ctx.check_within_warehouse(location, "metadata-location")
+    identifier = TableIdentifier(namespace, check_name(name, "table"))
+    return Response(200, loaded_result(ctx.catalog.register_table(identifier, location)))
+
+
+def report_metrics(ctx: ServeContext, req: Request) -> Response:
+    """Accepted and not kept (spec: "Send a metrics report to this endpoint to be processed
+    by the backend"); the body must still be a ``ReportMetricsRequest`` of a table that
+    exists."""
+    body = req.json()
+    if not isinstance(body.get("report-type"), str):
+        raise UserError("ReportMetricsRequest: report-type must be a string")
+    identifier = _identifier(req)
+    if not ctx.catalog.table_exists(identifier):
+        ctx.catalog.load_table(identifier)
+    return NO_CONTENT
