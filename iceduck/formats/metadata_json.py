@@ -174,7 +174,7 @@ def _parse(obj: dict[str, Any], v: int) -> TableMetadata:
     if current_snapshot_id == NO_SNAPSHOT_ID:
         current_snapshot_id = None
     snapshots = tuple(
-        _snapshot_from_json(s, f"snapshots[{i}]")
+        snapshot_from_json(s, f"snapshots[{i}]")
         for i, s in enumerate(get_list(obj, "snapshots", _WHERE, required=False) or ())
     )
     refs = _refs(obj, current_snapshot_id)
@@ -207,7 +207,7 @@ def _parse(obj: dict[str, Any], v: int) -> TableMetadata:
             for e, w in _objects(obj, "metadata-log")
         ),
         refs=refs,
-        statistics=tuple(_statistics_from_json(e, w) for e, w in _objects(obj, "statistics")),
+        statistics=tuple(statistics_from_json(e, w) for e, w in _objects(obj, "statistics")),
         partition_statistics=tuple(
             PartitionStatisticsFile(
                 get_long(e, "snapshot-id", w),
@@ -217,7 +217,7 @@ def _parse(obj: dict[str, Any], v: int) -> TableMetadata:
             for e, w in _objects(obj, "partition-statistics")
         ),
         next_row_id=get_long(obj, "next-row-id", _WHERE) if v >= 3 else None,
-        encryption_keys=tuple(_encryption_key_from_json(e, w) for e, w in _objects(obj, "encryption-keys")),
+        encryption_keys=tuple(encryption_key_from_json(e, w) for e, w in _objects(obj, "encryption-keys")),
     )
     _validate(md)
     return md
@@ -270,10 +270,10 @@ def _refs(obj: dict[str, Any], current_snapshot_id: int | None) -> dict[str, Sna
         if current_snapshot_id is None:
             return {}
         return {MAIN_BRANCH: SnapshotRef(current_snapshot_id, RefType.BRANCH)}
-    return {name: _ref_from_json(ref, f"refs[{name!r}]") for name, ref in raw.items()}
+    return {name: snapshot_ref_from_json(ref, f"refs[{name!r}]") for name, ref in raw.items()}
 
 
-def _ref_from_json(obj: Any, where: str) -> SnapshotRef:
+def snapshot_ref_from_json(obj: Any, where: str) -> SnapshotRef:
     obj = require_object(obj, where)
     kind = get_str(obj, "type", where)
     try:
@@ -289,7 +289,7 @@ def _ref_from_json(obj: Any, where: str) -> SnapshotRef:
     )
 
 
-def _snapshot_from_json(obj: Any, where: str) -> Snapshot:
+def snapshot_from_json(obj: Any, where: str) -> Snapshot:
     """A snapshot. Like Java, ``sequence-number`` defaults to 0 in every version (Java
     omits it when 0, e.g. for snapshots of a table upgraded from v1), and v3 row lineage
     fields may be absent (snapshots committed before an upgrade to v3)."""
@@ -316,7 +316,7 @@ def _snapshot_from_json(obj: Any, where: str) -> Snapshot:
     )
 
 
-def _statistics_from_json(obj: dict[str, Any], where: str) -> StatisticsFile:
+def statistics_from_json(obj: dict[str, Any], where: str) -> StatisticsFile:
     blobs = []
     for i, blob in enumerate(get_list(obj, "blob-metadata", where)):
         bw = f"{where}.blob-metadata[{i}]"
@@ -340,7 +340,7 @@ def _statistics_from_json(obj: dict[str, Any], where: str) -> StatisticsFile:
     )
 
 
-def _encryption_key_from_json(obj: dict[str, Any], where: str) -> EncryptedKey:
+def encryption_key_from_json(obj: dict[str, Any], where: str) -> EncryptedKey:
     """An encryption key. The spec's table names the wrapping key's id
     ``encrypted-by-id-metadata``; Java (the only writer) uses ``encrypted-by-id``."""
     return EncryptedKey(
@@ -423,10 +423,10 @@ def table_metadata_to_json(md: TableMetadata) -> dict[str, Any]:
     if v >= 3:
         out["next-row-id"] = INITIAL_ROW_ID if md.next_row_id is None else md.next_row_id
     if md.encryption_keys:
-        out["encryption-keys"] = [_encryption_key_to_json(k) for k in md.encryption_keys]
+        out["encryption-keys"] = [encryption_key_to_json(k) for k in md.encryption_keys]
     out["refs"] = {name: snapshot_ref_to_json(ref) for name, ref in md.refs.items()}
     out["snapshots"] = [snapshot_to_json(s) for s in md.snapshots]
-    out["statistics"] = [_statistics_to_json(s) for s in md.statistics]
+    out["statistics"] = [statistics_to_json(s) for s in md.statistics]
     out["partition-statistics"] = [
         {
             "snapshot-id": s.snapshot_id,
@@ -485,7 +485,7 @@ def snapshot_ref_to_json(ref: SnapshotRef) -> dict[str, Any]:
     return out
 
 
-def _statistics_to_json(s: StatisticsFile) -> dict[str, Any]:
+def statistics_to_json(s: StatisticsFile) -> dict[str, Any]:
     out: dict[str, Any] = {
         "snapshot-id": s.snapshot_id,
         "statistics-path": s.statistics_path,
@@ -509,7 +509,7 @@ def _statistics_to_json(s: StatisticsFile) -> dict[str, Any]:
     return out
 
 
-def _encryption_key_to_json(k: EncryptedKey) -> dict[str, Any]:
+def encryption_key_to_json(k: EncryptedKey) -> dict[str, Any]:
     out: dict[str, Any] = {"key-id": k.key_id, "encrypted-key-metadata": k.encrypted_key_metadata}
     if k.encrypted_by_id is not None:
         out["encrypted-by-id"] = k.encrypted_by_id

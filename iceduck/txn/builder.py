@@ -46,6 +46,7 @@ from iceduck.spec.partition import (
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import (
     MAIN_BRANCH,
+    EncryptedKey,
     PartitionStatisticsFile,
     Snapshot,
     SnapshotLogEntry,
@@ -107,6 +108,9 @@ class MetadataBuilder:
         self._added_snapshot_ids: set[int] = set()
         self._removed_snapshot_ids: set[int] = set()
         self._statistics = list(base.statistics)
+        self._table_uuid = base.table_uuid
+        self._location = base.location
+        self._encryption_keys = list(base.encryption_keys)
         self._changed = False
 
     @property
@@ -234,6 +238,40 @@ class MetadataBuilder:
         self._format_version = version
         self._changed = True
 
+    # -- identity, location and encryption keys ----------------------------------------
+
+    def assign_uuid(self, table_uuid: str) -> None:
+        """Set the table UUID (Java's ``assignUUID``: a REST ``assign-uuid`` update, sent when
+        a table is created; v1 tables written before UUIDs existed get one on commit)."""
+        if not table_uuid:
+            raise ValidationError("a table UUID cannot be empty")
+        if table_uuid != self._table_uuid:
+            self._table_uuid, self._changed = table_uuid, True
+
+    def set_location(self, location: str) -> None:
+        """Move the table's base location; trailing slashes are dropped as on read (writers
+        append ``/data`` and ``/metadata``)."""
+        location = location.rstrip("/") if not location.endswith("://") else location
+        if not location:
+            raise ValidationError("a table location cannot be empty")
+        if location != self._location:
+            self._location, self._changed = location, True
+
+    def add_encryption_key(self, key: EncryptedKey) -> None:
+        """Add or replace (by ``key-id``) an entry of v3 ``encryption-keys``: iceduck keeps the
+        keys in the metadata as given and never uses them."""
+        new = [key if k.key_id == key.key_id else k for k in self._encryption_keys]
+        if key not in new:
+            new.append(key)
+        if new != self._encryption_keys:
+            self._encryption_keys, self._changed = new, True
+
+    def remove_encryption_key(self, key_id: str) -> None:
+        """Remove the encryption key with ``key_id``; an unknown id changes nothing (Java)."""
+        kept = [k for k in self._encryption_keys if k.key_id != key_id]
+        if len(kept) != len(self._encryption_keys):
+            self._encryption_keys, self._changed = kept, True
+
     # -- snapshots and refs ------------------------------------------------------------
 
     def add_snapshot(self, snapshot: Snapshot) -> None:
@@ -310,6 +348,19 @@ class MetadataBuilder:
         self._statistics.append(statistics)
         self._changed = True
 
+    def remove_statistics(self, snapshot_id: int) -> None:
+        """Drop the statistics file of ``snapshot_id``; none there changes nothing (Java's
+        ``removeStatistics``)."""
+        kept = [s for s in self._statistics if s.snapshot_id != snapshot_id]
+        if len(kept) != len(self._statistics):
+            self._statistics, self._changed = kept, True
+
+    def remove_partition_statistics(self, snapshot_id: int) -> None:
+        """Drop the partition statistics file of ``snapshot_id``; none there changes nothing."""
+        kept = [s for s in self._partition_statistics if s.snapshot_id != snapshot_id]
+        if len(kept) != len(self._partition_statistics):
+            self._partition_statistics, self._changed = kept, True
+
     def set_partition_statistics(self, stats: PartitionStatisticsFile) -> None:
         """Register a snapshot's partition statistics file, replacing the one it had: the
         spec allows "at most one partition statistics file" per snapshot (Java's
@@ -372,6 +423,9 @@ class MetadataBuilder:
         return dataclasses.replace(
             self._base,
             format_version=self._format_version,
+            table_uuid=self._table_uuid,
+            location=self._location,
+            encryption_keys=tuple(self._encryption_keys),
             last_updated_ms=now,
             last_column_id=self._last_column_id,
             schemas=tuple(self._schemas),
