@@ -8,7 +8,7 @@ them (Java's ``RESTSessionCatalog`` since 1.7) only calls what is served.
 
 from __future__ import annotations
 
-from iceduck.rest import namespaces, tables
+from iceduck.rest import commits, namespaces, tables
 from iceduck.rest.context import ServeContext
 from iceduck.rest.request import Request, Response
 from iceduck.rest.routes import Handler, Route, parse_pattern
@@ -44,6 +44,7 @@ ROUTES: list[Route] = [
     _r("POST", f"{NS}/tables", "table", tables.create_table),
     _r("POST", f"{NS}/register", "table", tables.register_table),
     _r("GET", TABLE, "table", tables.load_table),
+    _r("POST", TABLE, "table", commits.commit_table),
     _r("HEAD", TABLE, "table", tables.table_exists),
     _r("DELETE", TABLE, "table", tables.drop_table),
     _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics),
