@@ -1,0 +1,108 @@
+"""Table commits over HTTP: requirements checked (409 on a failed one), updates applied,
+staged creates completed by ``assert-create``, bad changes refused, concurrent commits
+never lost."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from tests.rest.conftest import RestClient
+
+SCHEMA: dict[str, Any] = {
+    "type": "struct",
+    "schema-id": 0,
+    "fields": [{"id": 1, "name": "id", "required": True, "type": "long"}],
+}
+TABLE = "/v1/namespaces/shop/tables/t"
+
+
+def _table(client: RestClient) -> dict[str, Any]:
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    created = client.post("/v1/namespaces/shop/tables", {"name": "t", "schema": SCHEMA})
+    assert created.status == 200
+    return dict(created.body["metadata"])
+
+
+def test_requirements_then_updates(client: RestClient) -> None:
+    metadata = _table(client)
+    commit = {
+        "requirements": [
+            {"type": "assert-table-uuid", "uuid": metadata["table-uuid"]},
+            {"type": "assert-current-schema-id", "current-schema-id": 0},
+        ],
+        "updates": [{"action": "set-properties", "updates": {"owner": "ana"}}],
+    }
+    done = client.post(TABLE, commit)
+    assert done.status == 200, done.body
+    assert done.body["metadata"]["properties"]["owner"] == "ana"
+    assert Path(done.body["metadata-location"]).is_file()
+    assert client.get(TABLE).body["metadata-location"] == done.body["metadata-location"]
+
+    stale = client.post(
+        TABLE,
+        {
+            "requirements": [{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}],
+            "updates": [{"action": "set-properties", "updates": {"owner": "bob"}}],
+        },
+    )
+    assert stale.status == 409 and stale.body["error"]["type"] == "CommitFailedException"
+    assert client.get(TABLE).body["metadata"]["properties"]["owner"] == "ana"
+
+
+def test_bad_changes_are_400(client: RestClient, warehouse: Path) -> None:
+    _table(client)
+    unknown = client.post(TABLE, {"updates": [{"action": "make-it-fast"}]})
+    assert unknown.status == 400 and "make-it-fast" in unknown.body["error"]["message"]
+    missing_field = client.post(TABLE, {"updates": [{"action": "set-current-schema"}]})
+    assert missing_field.status == 400
+    outside = client.post(TABLE, {"updates": [{"action": "set-location", "location": str(warehouse.parent)}]})
+    assert outside.status == 400 and "outside the warehouse" in outside.body["error"]["message"]
+    not_a_list = client.post(TABLE, {"updates": {"action": "set-properties"}})
+    assert not_a_list.status == 400
+    missing = client.post("/v1/namespaces/shop/tables/none", {"updates": []})
+    assert missing.status == 404 and missing.body["error"]["type"] == "NoSuchTableException"
+
+
+def test_staged_create_completed_by_assert_create(client: RestClient) -> None:
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    staged = client.post("/v1/namespaces/shop/tables", {"name": "t", "schema": SCHEMA, "stage-create": True})
+    md = staged.body["metadata"]
+    updates = [
+        {"action": "assign-uuid", "uuid": md["table-uuid"]},
+        {"action": "upgrade-format-version", "format-version": md["format-version"]},
+        {"action": "add-schema", "schema": md["schemas"][0], "last-column-id": md["last-column-id"]},
+        {"action": "set-current-schema", "schema-id": -1},
+        {"action": "add-spec", "spec": md["partition-specs"][0]},
+        {"action": "set-default-spec", "spec-id": -1},
+        {"action": "add-sort-order", "sort-order": md["sort-orders"][0]},
+        {"action": "set-default-sort-order", "sort-order-id": -1},
+        {"action": "set-location", "location": md["location"]},
+    ]
+    created = client.post(TABLE, {"requirements": [{"type": "assert-create"}], "updates": updates})
+    assert created.status == 200, created.body
+    assert created.body["metadata"]["table-uuid"] == md["table-uuid"]
+    again = client.post(TABLE, {"requirements": [{"type": "assert-create"}], "updates": updates})
+    assert again.status == 409 and again.body["error"]["type"] == "CommitFailedException"
+
+
+def test_concurrent_commits_are_never_lost(client: RestClient) -> None:
+    _table(client)
+    outcomes: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def commit(i: int) -> None:
+        reply = client.post(TABLE, {"updates": [{"action": "set-properties", "updates": {f"k{i}": "v"}}]})
+        with lock:
+            outcomes[f"k{i}"] = reply.status
+
+    threads = [threading.Thread(target=commit, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(outcomes.values()) <= {200, 409}
+    properties = client.get(TABLE).body["metadata"]["properties"]
+    landed = {k for k, status in outcomes.items() if status == 200}
+    assert landed and landed == {k for k in properties if k.startswith("k")}
