@@ -66,6 +66,13 @@ class Catalog(Protocol):
         """Create an empty namespace; AlreadyExistsError if it exists."""
         ...
 
+    def update_namespace_properties(
+        self, namespace: Namespace, updates: dict[str, str], removals: list[str]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """Set ``updates`` and remove ``removals`` at once; the keys (updated, removed,
+        missing). NotFoundError if the namespace is missing, ValidationError for a key in both."""
+        ...
+
     def drop_namespace(self, namespace: Namespace) -> None:
         """Drop an empty namespace; NotFoundError if missing, ValidationError if not empty."""
         ...

@@ -104,6 +104,12 @@ class HadoopCatalog:
             raise self._namespace_not_found(namespace)
         return {NAMESPACE_LOCATION_PROPERTY: str(self._folder(namespace))}
 
+    def update_namespace_properties(
+        self, namespace: Namespace, updates: dict[str, str], removals: list[str]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """Refused, as Java's ``HadoopCatalog.setProperties``: a folder keeps no properties."""
+        raise UnsupportedError("a Hadoop catalog keeps no namespace properties: they cannot be changed")
+
     # -- tables ------------------------------------------------------------------------
 
     def list_tables(self, namespace: Namespace) -> list[TableIdentifier]:

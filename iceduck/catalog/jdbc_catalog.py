@@ -164,6 +164,29 @@ class JdbcCatalog:
                 namespace, [*properties.items(), (NAMESPACE_EXISTS_PROPERTY, "true")]
             )
 
+    def update_namespace_properties(
+        self, namespace: Namespace, updates: dict[str, str], removals: list[str]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """Java's ``setProperties`` then ``removeProperties``, in one transaction: the keys
+        (updated, removed, missing), missing being removals that were not set. The reserved
+        ``exists`` row cannot be set or removed."""
+        self._check_writable(f"alter namespace '{namespace_display(namespace)}'")
+        if NAMESPACE_EXISTS_PROPERTY in updates or NAMESPACE_EXISTS_PROPERTY in removals:
+            raise ValidationError(f"cannot change reserved namespace property {NAMESPACE_EXISTS_PROPERTY!r}")
+        both = sorted(set(updates) & set(removals))
+        if both:
+            raise ValidationError(f"properties both set and removed: {', '.join(both)}")
+        with self._store.transaction():
+            if not namespace or not self.namespace_exists(namespace):
+                raise self._namespace_not_found(namespace)
+            stored = self._store.namespace_properties(namespace)
+            removed = [key for key in removals if key in stored]
+            missing = [key for key in removals if key not in stored]
+            replaced = [key for key in updates if key in stored]
+            self._store.delete_namespace_properties(namespace, [*removed, *replaced])
+            self._store.insert_namespace(namespace, list(updates.items()))
+        return sorted(updates), removed, missing
+
     def drop_namespace(self, namespace: Namespace) -> None:
         """Java's ``dropNamespace`` (delete the property rows), refusing a namespace that still
         holds tables, views or (unlike Java, whose parent would silently live on through its

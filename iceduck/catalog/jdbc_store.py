@@ -237,6 +237,16 @@ class JdbcStore:
                 duplicate=f"namespace '{namespace_display(namespace)}'",
             )
 
+    def delete_namespace_properties(self, namespace: Namespace, keys: Sequence[str]) -> None:
+        """Delete the property rows of ``keys`` (Java's ``JdbcCatalog.deleteProperties``)."""
+        name = namespace_to_string(namespace)
+        for key in keys:
+            self._execute(
+                f"DELETE FROM {NAMESPACE_PROPERTIES} "
+                "WHERE catalog_name = ? AND namespace = ? AND property_key = ?",
+                (self.catalog_name, name, key),
+            )
+
     def delete_namespace(self, namespace: Namespace) -> None:
         """Delete the property rows of ``namespace`` (Java's ``dropNamespace``)."""
         self._execute(

@@ -40,6 +40,7 @@ ROUTES: list[Route] = [
     _r("GET", NS, "namespace", namespaces.load_namespace),
     _r("HEAD", NS, "namespace", namespaces.namespace_exists),
     _r("DELETE", NS, "namespace", namespaces.drop_namespace),
+    _r("POST", f"{NS}/properties", "namespace", namespaces.update_properties),
     _r("GET", f"{NS}/tables", "table", tables.list_tables),
     _r("POST", f"{NS}/tables", "table", tables.create_table),
     _r("POST", f"{NS}/register", "table", tables.register_table),

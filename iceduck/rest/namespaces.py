@@ -1,4 +1,5 @@
-"""Namespace handlers: list (with ``parent`` and paging), create, load, exists, drop.
+"""Namespace handlers: list (with ``parent`` and paging), create, load, exists, update
+properties, drop.
 
 Shapes from the spec: ``ListNamespacesResponse`` (``namespaces``, ``next-page-token``),
 ``CreateNamespaceRequest``/``Response`` (``namespace``, ``properties``),
@@ -54,6 +55,25 @@ def namespace_exists(ctx: ServeContext, req: Request) -> Response:
     """``HEAD``: 204 when it exists, 404 (no body) when not."""
     namespace = namespace_from_path(req.params["namespace"])
     return NO_CONTENT if ctx.catalog.namespace_exists(namespace) else Response(404)
+
+
+def update_properties(ctx: ServeContext, req: Request) -> Response:
+    """``UpdateNamespacePropertiesRequest`` -> ``UpdateNamespacePropertiesResponse``
+    (``updated``, ``removed``, ``missing``); a key both set and removed is a 422
+    ``UnprocessableEntityException`` (spec, ``updateProperties``)."""
+    namespace = namespace_from_path(req.params["namespace"])
+    body = req.json()
+    updates = _string_map(body.get("updates") or {}, "updates")
+    removals = body.get("removals") or []
+    if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
+        raise UserError("removals must be an array of strings")
+    both = sorted(set(updates) & set(removals))
+    if both:
+        raise HttpRefusal(
+            422, "UnprocessableEntityException", f"properties both set and removed: {', '.join(both)}"
+        )
+    updated, removed, missing = ctx.catalog.update_namespace_properties(namespace, updates, removals)
+    return Response(200, {"updated": updated, "removed": removed, "missing": missing})
 
 
 def drop_namespace(ctx: ServeContext, req: Request) -> Response:

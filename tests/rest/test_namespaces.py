@@ -72,3 +72,20 @@ def test_namespace_paging(client: RestClient) -> None:
     assert seen == [["n1"], ["n2"], ["n3"], ["n4"], ["n5"]]
     bad = client.get("/v1/namespaces?pageSize=0")
     assert bad.status == 400 and bad.body["error"]["type"] == "BadRequestException"
+
+
+def test_update_namespace_properties(client: RestClient) -> None:
+    client.post("/v1/namespaces", {"namespace": ["p"], "properties": {"a": "1", "b": "2"}})
+    reply = client.post(
+        "/v1/namespaces/p/properties", {"updates": {"a": "10", "c": "3"}, "removals": ["b", "zz"]}
+    )
+    assert reply.status == 200, reply.body
+    assert reply.body == {"updated": ["a", "c"], "removed": ["b"], "missing": ["zz"]}
+    properties = client.get("/v1/namespaces/p").body["properties"]
+    assert {k: v for k, v in properties.items() if k != "location"} == {"a": "10", "c": "3"}
+    both = client.post("/v1/namespaces/p/properties", {"updates": {"a": "1"}, "removals": ["a"]})
+    assert both.status == 422 and both.body["error"]["type"] == "UnprocessableEntityException"
+    reserved = client.post("/v1/namespaces/p/properties", {"updates": {"exists": "false"}})
+    assert reserved.status == 400
+    missing = client.post("/v1/namespaces/nope/properties", {"updates": {"a": "1"}})
+    assert missing.status == 404 and missing.body["error"]["type"] == "NoSuchNamespaceException"
