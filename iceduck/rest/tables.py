@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from iceduck.catalog.base import Namespace, TableIdentifier
+from iceduck.catalog.purge import reachable_files
 from iceduck.errors import AlreadyExistsError, UnsupportedError, UserError
 from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
@@ -86,8 +87,12 @@ def table_exists(ctx: ServeContext, req: Request) -> Response:
 def drop_table(ctx: ServeContext, req: Request) -> Response:
     identifier = _identifier(req)
     purge = req.flag("purgeRequested")
-    if not ctx.catalog.table_exists(identifier):
-        ctx.catalog.load_table(identifier)  # the catalog's own not-found error
+    table = ctx.catalog.load_table(identifier)  # the catalog's own not-found error
+    if purge:
+        # a purge deletes every file the metadata reaches, which a client wrote: refuse it
+        # rather than delete anything outside the warehouse
+        for location in reachable_files(table.metadata, table.metadata_location):
+            ctx.check_within_warehouse(location, "a file of the table,")
     ctx.catalog.drop_table(identifier, purge=purge)
     return NO_CONTENT
 

@@ -4,10 +4,15 @@ never lost."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
 
+import iceduck
+from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.open import open_catalog
+from iceduck.spec.snapshot import StatisticsFile
 from tests.rest.conftest import RestClient
 
 SCHEMA: dict[str, Any] = {
@@ -106,3 +111,24 @@ def test_concurrent_commits_are_never_lost(client: RestClient) -> None:
     properties = client.get(TABLE).body["metadata"]["properties"]
     landed = {k for k, status in outcomes.items() if status == 200}
     assert landed and landed == {k for k in properties if k.startswith("k")}
+
+
+def test_purge_refuses_files_outside_the_warehouse(client: RestClient, warehouse: Path) -> None:
+    """A client can commit a snapshot whose data files lie anywhere; purging must not delete
+    them, so a purge of such a table is refused and the table stays."""
+    metadata = _table(client)
+    outside = warehouse.parent / "precious.parquet"
+    outside.write_bytes(b"PAR1")
+
+    with iceduck.connect(warehouse) as con:
+        con.execute("INSERT INTO shop.t VALUES (1)")
+    # committed behind the server's back: its metadata names a file outside as a statistics file
+    catalog = open_catalog(warehouse, "iceduck")
+    loaded = catalog.load_table(TableIdentifier(("shop",), "t"))
+    assert loaded.metadata.current_snapshot_id is not None
+    stats = StatisticsFile(loaded.metadata.current_snapshot_id, str(outside), 4, 0)
+    catalog.commit_table(loaded, dataclasses.replace(loaded.metadata, statistics=(stats,)))
+    refused = client.call("DELETE", f"{TABLE}?purgeRequested=true")
+    assert refused.status == 400 and "outside the warehouse" in refused.body["error"]["message"]
+    assert outside.exists() and client.call("HEAD", TABLE).status == 204
+    assert metadata["table-uuid"] == client.get(TABLE).body["metadata"]["table-uuid"]
