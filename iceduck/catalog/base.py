@@ -14,6 +14,7 @@ Writes on a catalog opened read-only raise :class:`~iceduck.errors.UserError`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -98,6 +99,11 @@ class Catalog(Protocol):
         anything else (``CommitStateUnknownError``, an interrupt) means it may have, and
         then no file the new metadata references may be deleted.
         """
+        ...
+
+    def commit_tables(self, changes: Sequence[tuple[LoadedTable, TableMetadata]]) -> list[LoadedTable]:
+        """:meth:`commit_table` for several tables, atomically: all land or none does
+        (CommitConflictError when any base is no longer current)."""
         ...
 
     def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
@@ -244,6 +245,11 @@ class HadoopCatalog:
                 f"table '{base.identifier}' changed since it was loaded (base {base.metadata_location} "
                 f"is no longer current, now {current}): cannot commit changes based on stale table metadata"
             )
+
+    def commit_tables(self, changes: Sequence[tuple[LoadedTable, TableMetadata]]) -> list[LoadedTable]:
+        """Refused: each table's commit is its own file rename, and no rename moves two
+        tables at once (Java's ``HadoopCatalog`` has no multi-table commit either)."""
+        raise UnsupportedError("a Hadoop catalog cannot commit to several tables atomically")
 
     def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
         """Java's ``HadoopCatalog`` refuses: a table here is its folder, whose newest metadata

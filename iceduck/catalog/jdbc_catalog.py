@@ -35,7 +35,7 @@ class given a way to connect and a :class:`~iceduck.catalog.sql_dialect.SqlDiale
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Self
 
@@ -57,6 +57,7 @@ from iceduck.catalog.sql_dialect import Connection, SqlDialect
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
+    CommitStateUnknownError,
     CorruptDataError,
     IceduckError,
     NotFoundError,
@@ -310,6 +311,45 @@ class JdbcCatalog:
             )
         delete_removed_metadata_files(base.metadata, metadata)
         return LoadedTable(identifier, location, metadata)
+
+    def commit_tables(self, changes: Sequence[tuple[LoadedTable, TableMetadata]]) -> list[LoadedTable]:
+        """Commit to several tables at once: every metadata file is written, then every row
+        is swapped in one database transaction, so either all tables move or none does.
+
+        A swap that finds its base no longer current rolls the whole transaction back:
+        :class:`CommitConflictError`, and the new files are deleted. When the connection was
+        lost during the transaction, the outcome is unknown: :class:`CommitStateUnknownError`,
+        and the files stay (a landed swap may reference them).
+        """
+        self._check_writable("commit to several tables")
+        identifiers = [base.identifier for base, _ in changes]
+        if len(set(identifiers)) != len(identifiers):
+            raise ValidationError("a multi-table commit names a table twice")
+        prepared: list[tuple[LoadedTable, TableMetadata, str]] = []
+        try:
+            for base, metadata in changes:
+                metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
+                location = next_metadata_location(metadata, base.metadata_location)
+                write_metadata_file(location, metadata)
+                prepared.append((base, metadata, location))
+            with self._store.transaction():
+                for base, _, location in prepared:
+                    if not self._store.swap(base.identifier, base.metadata_location, location):
+                        raise CommitConflictError(
+                            f"table '{base.identifier}' changed since it was loaded (or was dropped): "
+                            "another writer committed first; no table of the commit changed"
+                        )
+        except IceduckError as e:
+            if isinstance(e, CommitConflictError) or not self._store.may_have_run(e):
+                for _, _, location in prepared:
+                    delete_quietly(location)
+                raise
+            raise CommitStateUnknownError(
+                f"the multi-table commit may or may not have landed ({e}); its files were kept"
+            ) from e
+        for base, metadata, _ in prepared:
+            delete_removed_metadata_files(base.metadata, metadata)
+        return [LoadedTable(base.identifier, location, metadata) for base, metadata, location in prepared]
 
     def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
         """Java's ``BaseMetastoreCatalog.registerTable`` with ``JdbcTableOperations``: the

@@ -50,4 +50,5 @@ ROUTES: list[Route] = [
     _r("DELETE", TABLE, "table", tables.drop_table),
     _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics),
     _r("POST", "tables/rename", "table", tables.rename_table),
+    _r("POST", "transactions/commit", "table", commits.commit_transaction),
 ]

@@ -1,5 +1,5 @@
 """``POST .../tables/{table}``: a ``CommitTableRequest`` (requirements + updates) applied
-through the catalog's compare-and-swap.
+through the catalog's compare-and-swap; ``POST .../transactions/commit``: several at once.
 
 The spec: "The server must check that the requirements are met" and "If any of the
 requirements are not met, the server must respond with a 409 (Conflict)"; then "the server
@@ -22,11 +22,17 @@ from __future__ import annotations
 from typing import Any
 
 from iceduck.catalog.base import LoadedTable, TableIdentifier
-from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+)
 from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
 from iceduck.rest.names import check_name, identifier_from_json, namespace_from_path
-from iceduck.rest.request import Request, Response
+from iceduck.rest.request import NO_CONTENT, Request, Response
 from iceduck.rest.table_json import load_table_result
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.apply_updates import apply_updates
@@ -47,6 +53,32 @@ def commit_table(ctx: ServeContext, req: Request) -> Response:
     requirements, updates = parse_changes(body)
     committed = commit(ctx, identifier, requirements, updates)
     return Response(200, load_table_result(committed.metadata, committed.metadata_location))
+
+
+def commit_transaction(ctx: ServeContext, req: Request) -> Response:
+    """``POST /v1/{prefix}/transactions/commit``: a ``CommitTransactionRequest`` whose
+    ``table-changes`` "must be applied atomically" (spec): every table's requirements are
+    checked and updates applied first, then the catalog swaps all tables in one database
+    transaction (:meth:`Catalog.commit_tables`). 204 on success, 409 when any table moved."""
+    body = req.json()
+    changes = body.get("table-changes")
+    if not isinstance(changes, list) or not changes:
+        raise UserError("CommitTransactionRequest: table-changes must be a non-empty array")
+    staged: list[tuple[LoadedTable, TableMetadata]] = []
+    for i, change in enumerate(changes):
+        if not isinstance(change, dict) or change.get("identifier") is None:
+            raise UserError(f"CommitTransactionRequest: table-changes[{i}] needs an identifier")
+        identifier = identifier_from_json(change["identifier"], f"table-changes[{i}].identifier")
+        requirements, updates = parse_changes(change)
+        if any(isinstance(r, AssertCreate) for r in requirements):
+            raise UnsupportedError("a multi-table commit cannot create a table (assert-create)")
+        base = ctx.catalog.load_table(identifier)
+        check_requirements(base.metadata, requirements)
+        new = apply_updates(base.metadata, updates)
+        _check_locations(ctx, new, updates)
+        staged.append((base, new))
+    ctx.catalog.commit_tables(staged)
+    return NO_CONTENT
 
 
 def parse_changes(body: dict[str, Any]) -> tuple[list[Requirement], list[Update]]:

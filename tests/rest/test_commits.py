@@ -9,9 +9,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.catalog.open import open_catalog
+from iceduck.errors import CommitConflictError
 from iceduck.spec.snapshot import StatisticsFile
 from tests.rest.conftest import RestClient
 
@@ -132,3 +135,49 @@ def test_purge_refuses_files_outside_the_warehouse(client: RestClient, warehouse
     assert refused.status == 400 and "outside the warehouse" in refused.body["error"]["message"]
     assert outside.exists() and client.call("HEAD", TABLE).status == 204
     assert metadata["table-uuid"] == client.get(TABLE).body["metadata"]["table-uuid"]
+
+
+def _props(name: str, key: str) -> dict[str, Any]:
+    return {
+        "identifier": {"namespace": ["shop"], "name": name},
+        "requirements": [],
+        "updates": [{"action": "set-properties", "updates": {key: "v"}}],
+    }
+
+
+def test_transaction_commits_all_tables_or_none(client: RestClient) -> None:
+    _table(client)
+    client.post("/v1/namespaces/shop/tables", {"name": "u", "schema": SCHEMA})
+    done = client.post("/v1/transactions/commit", {"table-changes": [_props("t", "x"), _props("u", "x")]})
+    assert done.status == 204
+    for name in ("t", "u"):
+        assert client.get(f"/v1/namespaces/shop/tables/{name}").body["metadata"]["properties"]["x"] == "v"
+
+    before = {n: client.get(f"/v1/namespaces/shop/tables/{n}").body["metadata-location"] for n in ("t", "u")}
+    failing = _props("u", "y")
+    failing["requirements"] = [{"type": "assert-current-schema-id", "current-schema-id": 7}]
+    refused = client.post("/v1/transactions/commit", {"table-changes": [_props("t", "y"), failing]})
+    assert refused.status == 409 and refused.body["error"]["type"] == "CommitFailedException"
+    after = {n: client.get(f"/v1/namespaces/shop/tables/{n}").body["metadata-location"] for n in ("t", "u")}
+    assert after == before
+    twice = client.post("/v1/transactions/commit", {"table-changes": [_props("t", "z"), _props("t", "w")]})
+    assert twice.status == 400
+    missing = client.post("/v1/transactions/commit", {"table-changes": [_props("nope", "z")]})
+    assert missing.status == 404
+
+
+def test_transaction_lost_race_rolls_back_every_table(client: RestClient, warehouse: Path) -> None:
+    """The catalog's atomic swap itself: the second table moved after its base was loaded,
+    so the first table's swap, already done in the same transaction, is rolled back."""
+    _table(client)
+    client.post("/v1/namespaces/shop/tables", {"name": "u", "schema": SCHEMA})
+    catalog = open_catalog(warehouse, "iceduck")
+    t, u = (catalog.load_table(TableIdentifier(("shop",), n)) for n in ("t", "u"))
+    assert client.post("/v1/namespaces/shop/tables/u", {"updates": _props("u", "k")["updates"]}).status == 200
+    changed = [(t, dataclasses.replace(t.metadata, properties={"a": "1"})), (u, u.metadata)]
+    with pytest.raises(CommitConflictError):
+        catalog.commit_tables(changed)
+    assert catalog.load_table(t.identifier).metadata_location == t.metadata_location
+    assert sorted(p.name for p in (warehouse / "shop" / "t" / "metadata").iterdir()) == [
+        Path(t.metadata_location).name
+    ]
