@@ -24,19 +24,19 @@ from iceduck.txn.change_json import bad_request, discriminator
 
 @dataclass(frozen=True)
 class AssertCreate:
-    """"The table must not already exist; used for create transactions"."""
+    """ "The table must not already exist; used for create transactions"."""
 
 
 @dataclass(frozen=True)
 class AssertTableUUID:
-    """"The table UUID must match the requirement's ``uuid``"."""
+    """ "The table UUID must match the requirement's ``uuid``"."""
 
     uuid: str
 
 
 @dataclass(frozen=True)
 class AssertRefSnapshotId:
-    """"The table branch or tag identified by the requirement's ``ref`` must reference the
+    """ "The table branch or tag identified by the requirement's ``ref`` must reference the
     requirement's ``snapshot-id``; if ``snapshot-id`` is ``null`` or missing, the ref must
     not already exist"."""
 
@@ -46,7 +46,7 @@ class AssertRefSnapshotId:
 
 @dataclass(frozen=True)
 class AssertLastAssignedFieldId:
-    """"The table's last assigned column id must match the requirement's
+    """ "The table's last assigned column id must match the requirement's
     ``last-assigned-field-id``"."""
 
     last_assigned_field_id: int
@@ -54,14 +54,14 @@ class AssertLastAssignedFieldId:
 
 @dataclass(frozen=True)
 class AssertCurrentSchemaId:
-    """"The table's current schema id must match the requirement's ``current-schema-id``"."""
+    """ "The table's current schema id must match the requirement's ``current-schema-id``"."""
 
     current_schema_id: int
 
 
 @dataclass(frozen=True)
 class AssertLastAssignedPartitionId:
-    """"The table's last assigned partition id must match the requirement's
+    """ "The table's last assigned partition id must match the requirement's
     ``last-assigned-partition-id``"."""
 
     last_assigned_partition_id: int
@@ -69,14 +69,14 @@ class AssertLastAssignedPartitionId:
 
 @dataclass(frozen=True)
 class AssertDefaultSpecId:
-    """"The table's default spec id must match the requirement's ``default-spec-id``"."""
+    """ "The table's default spec id must match the requirement's ``default-spec-id``"."""
 
     default_spec_id: int
 
 
 @dataclass(frozen=True)
 class AssertDefaultSortOrderId:
-    """"The table's default sort order id must match the requirement's
+    """ "The table's default sort order id must match the requirement's
     ``default-sort-order-id``"."""
 
     default_sort_order_id: int
@@ -95,22 +95,20 @@ Requirement = (
 
 # -- JSON -------------------------------------------------------------------------------------
 
-#: type name -> (class, JSON field, attribute, parsed as a long); AssertCreate has no field
-_SINGLE_FIELD: dict[str, tuple[type, str, str, bool]] = {
-    "assert-table-uuid": (AssertTableUUID, "uuid", "uuid", False),
-    "assert-last-assigned-field-id": (
-        AssertLastAssignedFieldId, "last-assigned-field-id", "last_assigned_field_id", False
-    ),
-    "assert-current-schema-id": (AssertCurrentSchemaId, "current-schema-id", "current_schema_id", False),
-    "assert-last-assigned-partition-id": (
-        AssertLastAssignedPartitionId, "last-assigned-partition-id", "last_assigned_partition_id", False
-    ),
-    "assert-default-spec-id": (AssertDefaultSpecId, "default-spec-id", "default_spec_id", False),
-    "assert-default-sort-order-id": (
-        AssertDefaultSortOrderId, "default-sort-order-id", "default_sort_order_id", False
-    ),
+#: type name -> (class, its one JSON field); the attribute is the field's name in snake case
+_SINGLE_FIELD: dict[str, tuple[type, str]] = {
+    "assert-table-uuid": (AssertTableUUID, "uuid"),
+    "assert-last-assigned-field-id": (AssertLastAssignedFieldId, "last-assigned-field-id"),
+    "assert-current-schema-id": (AssertCurrentSchemaId, "current-schema-id"),
+    "assert-last-assigned-partition-id": (AssertLastAssignedPartitionId, "last-assigned-partition-id"),
+    "assert-default-spec-id": (AssertDefaultSpecId, "default-spec-id"),
+    "assert-default-sort-order-id": (AssertDefaultSortOrderId, "default-sort-order-id"),
 }
-_TYPE_NAMES: dict[type, str] = {cls: name for name, (cls, *_rest) in _SINGLE_FIELD.items()}
+def _attribute(json_field: str) -> str:
+    return json_field.replace("-", "_")
+
+
+_TYPE_NAMES: dict[type, str] = {cls: name for name, (cls, _key) in _SINGLE_FIELD.items()}
 _TYPE_NAMES[AssertCreate] = "assert-create"
 _TYPE_NAMES[AssertRefSnapshotId] = "assert-ref-snapshot-id"
 
@@ -128,7 +126,7 @@ def parse_requirement(obj: Any) -> Requirement:
                 get_str(obj, "ref", where), get_long(obj, "snapshot-id", where, required=False)
             )
         if kind in _SINGLE_FIELD:
-            cls, key, _attr, _long = _SINGLE_FIELD[kind]
+            cls, key = _SINGLE_FIELD[kind]
             value: Any = get_str(obj, key, where) if key == "uuid" else get_int(obj, key, where)
             result: Requirement = cls(value)
             return result
@@ -142,8 +140,8 @@ def requirement_json(req: Requirement) -> dict[str, Any]:
         out["ref"] = req.ref
         out["snapshot-id"] = req.snapshot_id
     elif not isinstance(req, AssertCreate):
-        _cls, key, attr, _long = _SINGLE_FIELD[out["type"]]
-        out[key] = getattr(req, attr)
+        _cls, key = _SINGLE_FIELD[out["type"]]
+        out[key] = getattr(req, _attribute(key))
     return out
 
 
@@ -176,9 +174,9 @@ def _check(base: TableMetadata | None, req: Requirement) -> None:
     elif isinstance(req, AssertRefSnapshotId):
         _check_ref(base, req)
     else:
-        _cls, _key, attr, _long = _SINGLE_FIELD[_TYPE_NAMES[type(req)]]
+        _cls, key = _SINGLE_FIELD[_TYPE_NAMES[type(req)]]
         actual = getattr(base, _BASE_ATTR[type(req)])
-        expected = getattr(req, attr)
+        expected = getattr(req, _attribute(key))
         if actual != expected:
             raise CommitConflictError(
                 f"Requirement failed: {_WHAT[type(req)]} changed: expected id {expected} != {actual}"

@@ -9,6 +9,7 @@ log times of non-snapshot moves, metadata-log).
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def replay_all(versions: list[TableMetadata]) -> int:
     """Diff and replay each consecutive pair (and the create from nothing); the number of
     commits checked."""
     pairs: list[tuple[TableMetadata | None, TableMetadata]] = [(None, versions[0])]
-    pairs += list(zip(versions, versions[1:], strict=False))
+    pairs += list(itertools.pairwise(versions))
     for base, new in pairs:
         requirements, updates = diff(base, new)
         check_requirements(base, requirements)
@@ -155,7 +156,10 @@ def test_commit_requirements_assert_uuid_and_the_moved_ref(tmp_path: Path) -> No
     assert reqs == [AssertTableUUID(str(created.table_uuid)), AssertRefSnapshotId("main", None)]
     assert [type(u) for u in updates] == [AddSnapshot, SetSnapshotRef]
     reqs, _ = diff(first, second)
-    assert reqs == [AssertTableUUID(str(first.table_uuid)), AssertRefSnapshotId("main", first.current_snapshot_id)]
+    assert reqs == [
+        AssertTableUUID(str(first.table_uuid)),
+        AssertRefSnapshotId("main", first.current_snapshot_id),
+    ]
     # a concurrent commit already moved main: the second commit's requirements fail
     with pytest.raises(CommitConflictError, match="main has changed"):
         check_requirements(second, reqs)
