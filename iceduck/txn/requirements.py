@@ -104,6 +104,8 @@ _SINGLE_FIELD: dict[str, tuple[type, str]] = {
     "assert-default-spec-id": (AssertDefaultSpecId, "default-spec-id"),
     "assert-default-sort-order-id": (AssertDefaultSortOrderId, "default-sort-order-id"),
 }
+
+
 def _attribute(json_field: str) -> str:
     return json_field.replace("-", "_")
 
