@@ -8,8 +8,8 @@ lists by comparing ``base`` with ``new``:
 
 * requirements: ``assert-create`` for a new table; otherwise ``assert-table-uuid``, one
   ``assert-ref-snapshot-id`` per ref that changed or disappeared (its id in ``base``,
-  null when the ref is new: "if snapshot-id is null or missing, the ref must not already
-  exist"), ``assert-last-assigned-field-id`` when schemas are added,
+  null when the ref is new: "in the case of a null the ref must not already exist"),
+  ``assert-last-assigned-field-id`` when schemas are added,
   ``assert-current-schema-id`` when the current schema changes or schemas are removed,
   ``assert-last-assigned-partition-id`` when specs are added, ``assert-default-spec-id``
   when the default spec changes or specs are removed, ``assert-default-sort-order-id``

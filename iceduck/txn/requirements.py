@@ -1,10 +1,9 @@
 """Table requirements of a REST commit: assertions about the metadata a change was based on.
 
-The REST spec ("TableRequirement"): "Assertions from the client that must be valid for the
-commit to succeed. Assertions are identified by ``type``". A server checks every one
-against the table's current metadata before applying the updates; "If any of the
-requirements are not met, the server must respond with a 409 (Conflict)", so a failed
-requirement is a :class:`CommitConflictError` whose message follows Java's
+The REST spec's ``TableRequirement`` objects are told apart by their ``type``; a
+server checks every one against the table's current metadata before applying the updates,
+and a commit whose requirements fail is refused with 409 ``CommitFailedException``, so a
+failed requirement is a :class:`CommitConflictError` whose message follows Java's
 ``UpdateRequirement.validate`` ("Requirement failed: ...").
 
 This module knows no HTTP: it takes and returns plain objects and parsed JSON.
