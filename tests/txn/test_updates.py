@@ -277,9 +277,10 @@ def test_snapshots_refs_statistics_and_keys() -> None:
     assert removed.refs == {"main": SnapshotRef(sid, RefType.BRANCH)}
     # removing main (a REPLACE TABLE) leaves no current snapshot
     assert apply_updates(md, [RemoveSnapshotRef("main")]).current_snapshot_id is None
-    # a snapshot a ref still holds cannot go
-    with pytest.raises(ValidationError, match="still referenced"):
-        apply_updates(md, [parse_update({"action": "remove-snapshots", "snapshot-ids": [sid]})])
+    # removing a snapshot removes the refs that point at it (Java's removeSnapshots)
+    expired = apply_updates(md, [parse_update({"action": "remove-snapshots", "snapshot-ids": [sid]})])
+    assert (expired.snapshots, expired.refs, expired.current_snapshot_id) == ((), {}, None)
+    assert (expired.statistics, expired.partition_statistics, expired.snapshot_log) == ((), (), ())
 
 
 def test_a_snapshot_behind_the_table_is_a_conflict() -> None:
