@@ -134,6 +134,19 @@ def parse_requirement(obj: Any) -> Requirement:
     raise ValidationError(f"unknown requirement type {kind!r}")
 
 
+def parse_requirements(obj: Any) -> list[Requirement]:
+    """The ``requirements`` array of a commit request; an error names the bad element's index."""
+    if not isinstance(obj, list):
+        raise ValidationError(f"requirements must be a JSON array, got {type(obj).__name__}")
+    out = []
+    for i, item in enumerate(obj):
+        try:
+            out.append(parse_requirement(item))
+        except ValidationError as e:
+            raise ValidationError(f"requirements[{i}]: {e}") from e
+    return out
+
+
 def requirement_json(req: Requirement) -> dict[str, Any]:
     """The JSON object of ``req``, in the REST spec's shape."""
     out: dict[str, Any] = {"type": _TYPE_NAMES[type(req)]}

@@ -25,6 +25,7 @@ from iceduck.txn.requirements import (
     Requirement,
     check_requirements,
     parse_requirement,
+    parse_requirements,
     requirement_json,
 )
 
@@ -143,3 +144,11 @@ def test_failed_requirements_are_commit_conflicts(req: Requirement, message: str
 def test_requirements_on_a_missing_table() -> None:
     with pytest.raises(NotFoundError, match="table does not exist"):
         check_requirements(None, [AssertTableUUID(UUID)])
+
+
+def test_requirement_arrays_name_the_bad_element() -> None:
+    assert parse_requirements([{"type": "assert-create"}]) == [AssertCreate()]
+    with pytest.raises(ValidationError, match=r"requirements\[1\]: unknown requirement type 'x'"):
+        parse_requirements([{"type": "assert-create"}, {"type": "x"}])
+    with pytest.raises(ValidationError, match="requirements must be a JSON array, got dict"):
+        parse_requirements({"type": "assert-create"})

@@ -28,6 +28,7 @@ from iceduck.txn.updates import (
     SetSnapshotRef,
     Update,
     parse_update,
+    parse_updates,
     update_json,
 )
 
@@ -342,3 +343,13 @@ def test_diff_of_keys_and_location_replays() -> None:
         0,
     )
     assert not any(isinstance(u, AddSnapshot) for u in updates)
+
+
+def test_update_arrays_name_the_bad_element() -> None:
+    assert parse_updates(SPEC_EXAMPLES) == [parse_update(o) for o in SPEC_EXAMPLES]
+    with pytest.raises(
+        ValidationError, match=r"updates\[1\]: update 'set-location': missing required field 'location'"
+    ):
+        parse_updates([SPEC_EXAMPLES[0], {"action": "set-location"}])
+    with pytest.raises(ValidationError, match="updates must be a JSON array, got str"):
+        parse_updates("set-location")
