@@ -446,7 +446,9 @@ class MetadataBuilder:
             snapshot_log=log,
             refs=dict(self._refs),
             statistics=tuple(s for s in self._statistics if s.snapshot_id not in removed),
-            partition_statistics=tuple(s for s in self._partition_statistics if s.snapshot_id not in removed),
+            partition_statistics=tuple(
+                s for s in self._partition_statistics if s.snapshot_id not in removed
+            ),
             next_row_id=self._next_row_id if self._format_version >= ROW_LINEAGE_VERSION else None,
         )
 

@@ -78,7 +78,9 @@ class RetryPolicy:
             num_retries=read(props.COMMIT_NUM_RETRIES, props.COMMIT_NUM_RETRIES_DEFAULT),
             min_wait_ms=read(props.COMMIT_MIN_RETRY_WAIT_MS, props.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT),
             max_wait_ms=read(props.COMMIT_MAX_RETRY_WAIT_MS, props.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT),
-            total_timeout_ms=read(props.COMMIT_TOTAL_RETRY_TIME_MS, props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT),
+            total_timeout_ms=read(
+                props.COMMIT_TOTAL_RETRY_TIME_MS, props.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT
+            ),
         )
 
     def wait_ms(self, retry: int) -> float:
