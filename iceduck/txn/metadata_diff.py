@@ -85,7 +85,8 @@ def _requirements(base: TableMetadata | None, updates: list[Update], replace: bo
     appears), in the order of the updates, asserting the value ``base`` had."""
     if base is None:
         return [AssertCreate()]
-    reqs: list[Requirement] = [AssertTableUUID(base.table_uuid or "")]
+    # a v1 table written before UUIDs existed has none to assert (its commit assigns one)
+    reqs: list[Requirement] = [AssertTableUUID(base.table_uuid)] if base.table_uuid else []
     seen: set[object] = set()
 
     def once(key: object, req: Requirement) -> None:

@@ -229,3 +229,20 @@ def test_removing_specs_asserts_every_other_branch(tmp_path: Path) -> None:
         AssertRefSnapshotId("dev", dev),
     ]
     assert comparable(apply_updates(md, updates)) == comparable(smaller)
+
+
+def test_a_v1_table_without_uuid_gets_one_and_asserts_none(tmp_path: Path) -> None:
+    run(
+        tmp_path,
+        [
+            "CREATE NAMESPACE db",
+            "CREATE TABLE db.t (id int) USING iceberg TBLPROPERTIES ('format-version'='1')",
+        ],
+    )
+    (created,) = history(tmp_path, "db.t")
+    old = dataclasses.replace(created, table_uuid=None)
+    reqs, updates = diff(old, created)
+    assert reqs == []
+    assert [update_json(u) for u in updates] == [{"action": "assign-uuid", "uuid": created.table_uuid}]
+    check_requirements(old, reqs)
+    assert apply_updates(old, updates).table_uuid == created.table_uuid
