@@ -130,7 +130,7 @@ class _Applier:
         elif isinstance(u, SetSnapshotRef):
             b.set_ref(u.ref_name, u.ref)
         elif isinstance(u, RemoveSnapshots):
-            b.remove_snapshots(u.snapshot_ids)
+            self.remove_snapshots(u.snapshot_ids)
         elif isinstance(u, RemoveSnapshotRef):
             # Java's removeRef accepts main: the table then has no current snapshot
             # (what a REPLACE TABLE sends); iceduck's own remove_ref keeps refusing it
@@ -162,6 +162,20 @@ class _Applier:
             b.remove_encryption_key(u.key_id)
         else:  # pragma: no cover - the Update union is closed
             raise ValidationError(f"unknown update {u!r}")
+
+    def remove_snapshots(self, snapshot_ids: tuple[int, ...]) -> None:
+        """Java's ``removeSnapshots`` also removes the refs left pointing at a removed
+        snapshot ("remove any refs that are no longer valid"), so a client's expiry is
+        accepted as Java's server accepts it; iceduck's own expiry drops refs first and
+        keeps the builder's stricter check."""
+        removing = set(snapshot_ids)
+        for name, ref in self.b.refs().items():
+            if ref.snapshot_id in removing:
+                if name == MAIN_BRANCH:
+                    self.b.clear_main()
+                else:
+                    self.b.remove_ref(name)
+        self.b.remove_snapshots(snapshot_ids)
 
 
 def _resolve(requested: int, last_added: int | None, what: str) -> int:

@@ -120,6 +120,10 @@ class MetadataBuilder:
     def current_schema(self) -> Schema:
         return self._schema_by_id(self._current_schema_id)
 
+    def refs(self) -> dict[str, SnapshotRef]:
+        """The branches and tags as built so far (a copy)."""
+        return dict(self._refs)
+
     # -- schemas ---------------------------------------------------------------------
 
     def add_schema(self, schema: Schema, last_column_id: int | None = None) -> int:

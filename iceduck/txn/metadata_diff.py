@@ -7,9 +7,10 @@ iceduck's operations build new metadata directly, so :func:`diff` reconstructs t
 lists by comparing ``base`` with ``new``:
 
 * requirements: ``assert-create`` for a new table; otherwise ``assert-table-uuid``, one
-  ``assert-ref-snapshot-id`` per ref that changed or disappeared (its id in ``base``,
-  null when the ref is new: "if snapshot-id is null or missing, the ref must not already
-  exist"), ``assert-last-assigned-field-id`` when schemas are added,
+  ``assert-ref-snapshot-id`` per ref that is set (its id in ``base``, null when the ref
+  is new: "in the case of a null the ref must not already exist"; a removed ref is not
+  asserted, as in Java), every other branch when specs or schemas are removed,
+  ``assert-last-assigned-field-id`` when schemas are added,
   ``assert-current-schema-id`` when the current schema changes or schemas are removed,
   ``assert-last-assigned-partition-id`` when specs are added, ``assert-default-spec-id``
   when the default spec changes or specs are removed, ``assert-default-sort-order-id``
@@ -69,31 +70,52 @@ from iceduck.txn.updates import (
 )
 
 
-def diff(base: TableMetadata | None, new: TableMetadata) -> tuple[list[Requirement], list[Update]]:
-    """The requirements and updates that turn ``base`` (None: no table yet) into ``new``."""
+def diff(
+    base: TableMetadata | None, new: TableMetadata, replace: bool = False
+) -> tuple[list[Requirement], list[Update]]:
+    """The requirements and updates that turn ``base`` (None: no table yet) into ``new``;
+    ``replace`` for a ``REPLACE TABLE`` transaction (Java's ``forReplaceTable``: only the
+    UUID is asserted, since the replacement does not depend on the old refs or ids)."""
     updates = _updates(base, new)
-    return _requirements(base, new, updates), updates
+    return _requirements(base, updates, replace), updates
 
 
-def _requirements(base: TableMetadata | None, new: TableMetadata, updates: list[Update]) -> list[Requirement]:
+def _requirements(base: TableMetadata | None, updates: list[Update], replace: bool) -> list[Requirement]:
+    """Java's ``UpdateRequirements``: one requirement per kind of update (the first time it
+    appears), in the order of the updates, asserting the value ``base`` had."""
     if base is None:
         return [AssertCreate()]
-    reqs: list[Requirement] = [AssertTableUUID(base.table_uuid or "")]
-    refs = [u.ref_name for u in updates if isinstance(u, SetSnapshotRef | RemoveSnapshotRef)]
-    for name in dict.fromkeys(refs):
-        old = base.refs.get(name)
-        reqs.append(AssertRefSnapshotId(name, old.snapshot_id if old else None))
-    kinds = {type(u) for u in updates}
-    if AddSchema in kinds:
-        reqs.append(AssertLastAssignedFieldId(base.last_column_id))
-    if SetCurrentSchema in kinds or RemoveSchemas in kinds:
-        reqs.append(AssertCurrentSchemaId(base.current_schema_id))
-    if AddPartitionSpec in kinds:
-        reqs.append(AssertLastAssignedPartitionId(base.last_partition_id))
-    if SetDefaultSpec in kinds or RemovePartitionSpecs in kinds:
-        reqs.append(AssertDefaultSpecId(base.default_spec_id))
-    if SetDefaultSortOrder in kinds:
-        reqs.append(AssertDefaultSortOrderId(base.default_sort_order_id))
+    # a v1 table written before UUIDs existed has none to assert (its commit assigns one)
+    reqs: list[Requirement] = [AssertTableUUID(base.table_uuid)] if base.table_uuid else []
+    seen: set[object] = set()
+
+    def once(key: object, req: Requirement) -> None:
+        if key not in seen:
+            seen.add(key)
+            if not replace or isinstance(req, AssertLastAssignedFieldId | AssertLastAssignedPartitionId):
+                reqs.append(req)
+
+    for u in updates:
+        if isinstance(u, SetSnapshotRef):
+            old = base.refs.get(u.ref_name)
+            once(("ref", u.ref_name), AssertRefSnapshotId(u.ref_name, old.snapshot_id if old else None))
+        elif isinstance(u, AddSchema):
+            once(AddSchema, AssertLastAssignedFieldId(base.last_column_id))
+        elif isinstance(u, SetCurrentSchema | RemoveSchemas):
+            once(SetCurrentSchema, AssertCurrentSchemaId(base.current_schema_id))
+        elif isinstance(u, AddPartitionSpec):
+            once(AddPartitionSpec, AssertLastAssignedPartitionId(base.last_partition_id))
+        elif isinstance(u, SetDefaultSpec | RemovePartitionSpecs):
+            once(SetDefaultSpec, AssertDefaultSpecId(base.default_spec_id))
+        elif isinstance(u, SetDefaultSortOrder):
+            once(SetDefaultSortOrder, AssertDefaultSortOrderId(base.default_sort_order_id))
+        if isinstance(u, RemoveSchemas | RemovePartitionSpecs) and not replace:
+            # "require that no branches have changed, so that old specs/schemas won't be written"
+            reqs += [
+                AssertRefSnapshotId(name, ref.snapshot_id)
+                for name, ref in base.refs.items()
+                if ref.is_branch and name != MAIN_BRANCH
+            ]
     return reqs
 
 

@@ -1,10 +1,9 @@
 """Table requirements of a REST commit: assertions about the metadata a change was based on.
 
-The REST spec ("TableRequirement"): "Assertions from the client that must be valid for the
-commit to succeed. Assertions are identified by ``type``". A server checks every one
-against the table's current metadata before applying the updates; "If any of the
-requirements are not met, the server must respond with a 409 (Conflict)", so a failed
-requirement is a :class:`CommitConflictError` whose message follows Java's
+The REST spec's ``TableRequirement`` objects are told apart by their ``type``; a
+server checks every one against the table's current metadata before applying the updates,
+and a commit whose requirements fail is refused with 409 ``CommitFailedException``, so a
+failed requirement is a :class:`CommitConflictError` whose message follows Java's
 ``UpdateRequirement.validate`` ("Requirement failed: ...").
 
 This module knows no HTTP: it takes and returns plain objects and parsed JSON.
@@ -24,19 +23,19 @@ from iceduck.txn.change_json import bad_request, discriminator
 
 @dataclass(frozen=True)
 class AssertCreate:
-    """"The table must not already exist; used for create transactions"."""
+    """ "The table must not already exist; used for create transactions"."""
 
 
 @dataclass(frozen=True)
 class AssertTableUUID:
-    """"The table UUID must match the requirement's ``uuid``"."""
+    """ "The table UUID must match the requirement's ``uuid``"."""
 
     uuid: str
 
 
 @dataclass(frozen=True)
 class AssertRefSnapshotId:
-    """"The table branch or tag identified by the requirement's ``ref`` must reference the
+    """ "The table branch or tag identified by the requirement's ``ref`` must reference the
     requirement's ``snapshot-id``; if ``snapshot-id`` is ``null`` or missing, the ref must
     not already exist"."""
 
@@ -46,7 +45,7 @@ class AssertRefSnapshotId:
 
 @dataclass(frozen=True)
 class AssertLastAssignedFieldId:
-    """"The table's last assigned column id must match the requirement's
+    """ "The table's last assigned column id must match the requirement's
     ``last-assigned-field-id``"."""
 
     last_assigned_field_id: int
@@ -54,14 +53,14 @@ class AssertLastAssignedFieldId:
 
 @dataclass(frozen=True)
 class AssertCurrentSchemaId:
-    """"The table's current schema id must match the requirement's ``current-schema-id``"."""
+    """ "The table's current schema id must match the requirement's ``current-schema-id``"."""
 
     current_schema_id: int
 
 
 @dataclass(frozen=True)
 class AssertLastAssignedPartitionId:
-    """"The table's last assigned partition id must match the requirement's
+    """ "The table's last assigned partition id must match the requirement's
     ``last-assigned-partition-id``"."""
 
     last_assigned_partition_id: int
@@ -69,14 +68,14 @@ class AssertLastAssignedPartitionId:
 
 @dataclass(frozen=True)
 class AssertDefaultSpecId:
-    """"The table's default spec id must match the requirement's ``default-spec-id``"."""
+    """ "The table's default spec id must match the requirement's ``default-spec-id``"."""
 
     default_spec_id: int
 
 
 @dataclass(frozen=True)
 class AssertDefaultSortOrderId:
-    """"The table's default sort order id must match the requirement's
+    """ "The table's default sort order id must match the requirement's
     ``default-sort-order-id``"."""
 
     default_sort_order_id: int
@@ -95,22 +94,22 @@ Requirement = (
 
 # -- JSON -------------------------------------------------------------------------------------
 
-#: type name -> (class, JSON field, attribute, parsed as a long); AssertCreate has no field
-_SINGLE_FIELD: dict[str, tuple[type, str, str, bool]] = {
-    "assert-table-uuid": (AssertTableUUID, "uuid", "uuid", False),
-    "assert-last-assigned-field-id": (
-        AssertLastAssignedFieldId, "last-assigned-field-id", "last_assigned_field_id", False
-    ),
-    "assert-current-schema-id": (AssertCurrentSchemaId, "current-schema-id", "current_schema_id", False),
-    "assert-last-assigned-partition-id": (
-        AssertLastAssignedPartitionId, "last-assigned-partition-id", "last_assigned_partition_id", False
-    ),
-    "assert-default-spec-id": (AssertDefaultSpecId, "default-spec-id", "default_spec_id", False),
-    "assert-default-sort-order-id": (
-        AssertDefaultSortOrderId, "default-sort-order-id", "default_sort_order_id", False
-    ),
+#: type name -> (class, its one JSON field); the attribute is the field's name in snake case
+_SINGLE_FIELD: dict[str, tuple[type, str]] = {
+    "assert-table-uuid": (AssertTableUUID, "uuid"),
+    "assert-last-assigned-field-id": (AssertLastAssignedFieldId, "last-assigned-field-id"),
+    "assert-current-schema-id": (AssertCurrentSchemaId, "current-schema-id"),
+    "assert-last-assigned-partition-id": (AssertLastAssignedPartitionId, "last-assigned-partition-id"),
+    "assert-default-spec-id": (AssertDefaultSpecId, "default-spec-id"),
+    "assert-default-sort-order-id": (AssertDefaultSortOrderId, "default-sort-order-id"),
 }
-_TYPE_NAMES: dict[type, str] = {cls: name for name, (cls, *_rest) in _SINGLE_FIELD.items()}
+
+
+def _attribute(json_field: str) -> str:
+    return json_field.replace("-", "_")
+
+
+_TYPE_NAMES: dict[type, str] = {cls: name for name, (cls, _key) in _SINGLE_FIELD.items()}
 _TYPE_NAMES[AssertCreate] = "assert-create"
 _TYPE_NAMES[AssertRefSnapshotId] = "assert-ref-snapshot-id"
 
@@ -128,11 +127,24 @@ def parse_requirement(obj: Any) -> Requirement:
                 get_str(obj, "ref", where), get_long(obj, "snapshot-id", where, required=False)
             )
         if kind in _SINGLE_FIELD:
-            cls, key, _attr, _long = _SINGLE_FIELD[kind]
+            cls, key = _SINGLE_FIELD[kind]
             value: Any = get_str(obj, key, where) if key == "uuid" else get_int(obj, key, where)
             result: Requirement = cls(value)
             return result
     raise ValidationError(f"unknown requirement type {kind!r}")
+
+
+def parse_requirements(obj: Any) -> list[Requirement]:
+    """The ``requirements`` array of a commit request; an error names the bad element's index."""
+    if not isinstance(obj, list):
+        raise ValidationError(f"requirements must be a JSON array, got {type(obj).__name__}")
+    out = []
+    for i, item in enumerate(obj):
+        try:
+            out.append(parse_requirement(item))
+        except ValidationError as e:
+            raise ValidationError(f"requirements[{i}]: {e}") from e
+    return out
 
 
 def requirement_json(req: Requirement) -> dict[str, Any]:
@@ -142,8 +154,8 @@ def requirement_json(req: Requirement) -> dict[str, Any]:
         out["ref"] = req.ref
         out["snapshot-id"] = req.snapshot_id
     elif not isinstance(req, AssertCreate):
-        _cls, key, attr, _long = _SINGLE_FIELD[out["type"]]
-        out[key] = getattr(req, attr)
+        _cls, key = _SINGLE_FIELD[out["type"]]
+        out[key] = getattr(req, _attribute(key))
     return out
 
 
@@ -176,9 +188,9 @@ def _check(base: TableMetadata | None, req: Requirement) -> None:
     elif isinstance(req, AssertRefSnapshotId):
         _check_ref(base, req)
     else:
-        _cls, _key, attr, _long = _SINGLE_FIELD[_TYPE_NAMES[type(req)]]
+        _cls, key = _SINGLE_FIELD[_TYPE_NAMES[type(req)]]
         actual = getattr(base, _BASE_ATTR[type(req)])
-        expected = getattr(req, attr)
+        expected = getattr(req, _attribute(key))
         if actual != expected:
             raise CommitConflictError(
                 f"Requirement failed: {_WHAT[type(req)]} changed: expected id {expected} != {actual}"

@@ -246,6 +246,19 @@ def parse_update(obj: Any) -> Update:
         return _parse(obj, action, f"update {action!r}")
 
 
+def parse_updates(obj: Any) -> list[Update]:
+    """The ``updates`` array of a commit request; an error names the bad element's index."""
+    if not isinstance(obj, list):
+        raise ValidationError(f"updates must be a JSON array, got {type(obj).__name__}")
+    out = []
+    for i, item in enumerate(obj):
+        try:
+            out.append(parse_update(item))
+        except ValidationError as e:
+            raise ValidationError(f"updates[{i}]: {e}") from e
+    return out
+
+
 def _parse(obj: dict[str, Any], action: str, where: str) -> Update:
     cls = _BY_ACTION[action]
     if cls is AssignUUID:

@@ -9,6 +9,8 @@ log times of non-snapshot moves, metadata-log).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from pathlib import Path
 
 import pytest
@@ -21,13 +23,24 @@ from iceduck.txn.apply_updates import apply_updates
 from iceduck.txn.metadata_diff import diff
 from iceduck.txn.requirements import (
     AssertCreate,
+    AssertCurrentSchemaId,
+    AssertDefaultSpecId,
+    AssertLastAssignedFieldId,
+    AssertLastAssignedPartitionId,
     AssertRefSnapshotId,
     AssertTableUUID,
     check_requirements,
     parse_requirement,
     requirement_json,
 )
-from iceduck.txn.updates import AddSnapshot, SetSnapshotRef, parse_update, update_json
+from iceduck.txn.updates import (
+    AddSnapshot,
+    RemovePartitionSpecs,
+    RemoveSnapshotRef,
+    SetSnapshotRef,
+    parse_update,
+    update_json,
+)
 
 
 def comparable(md: TableMetadata) -> dict[str, object]:
@@ -67,7 +80,7 @@ def replay_all(versions: list[TableMetadata]) -> int:
     """Diff and replay each consecutive pair (and the create from nothing); the number of
     commits checked."""
     pairs: list[tuple[TableMetadata | None, TableMetadata]] = [(None, versions[0])]
-    pairs += list(zip(versions, versions[1:], strict=False))
+    pairs += list(itertools.pairwise(versions))
     for base, new in pairs:
         requirements, updates = diff(base, new)
         check_requirements(base, requirements)
@@ -155,9 +168,81 @@ def test_commit_requirements_assert_uuid_and_the_moved_ref(tmp_path: Path) -> No
     assert reqs == [AssertTableUUID(str(created.table_uuid)), AssertRefSnapshotId("main", None)]
     assert [type(u) for u in updates] == [AddSnapshot, SetSnapshotRef]
     reqs, _ = diff(first, second)
-    assert reqs == [AssertTableUUID(str(first.table_uuid)), AssertRefSnapshotId("main", first.current_snapshot_id)]
+    assert reqs == [
+        AssertTableUUID(str(first.table_uuid)),
+        AssertRefSnapshotId("main", first.current_snapshot_id),
+    ]
     # a concurrent commit already moved main: the second commit's requirements fail
     with pytest.raises(CommitConflictError, match="main has changed"):
         check_requirements(second, reqs)
     with pytest.raises(CommitConflictError, match="table already exists"):
         check_requirements(second, [AssertCreate()])
+
+
+def test_replace_asserts_only_the_uuid_and_the_last_ids(tmp_path: Path) -> None:
+    run(
+        tmp_path,
+        [
+            "CREATE NAMESPACE db",
+            "CREATE TABLE db.t (id int) USING iceberg",
+            "INSERT INTO db.t VALUES (1)",
+            "CREATE OR REPLACE TABLE db.t (id int, s string) USING iceberg PARTITIONED BY (s)",
+        ],
+    )
+    _, base, replaced = history(tmp_path, "db.t")
+    reqs, updates = diff(base, replaced, replace=True)
+    assert reqs == [
+        AssertTableUUID(str(base.table_uuid)),
+        AssertLastAssignedFieldId(base.last_column_id),
+        AssertLastAssignedPartitionId(base.last_partition_id),
+    ]
+    assert RemoveSnapshotRef("main") in updates
+    assert apply_updates(base, updates).current_snapshot_id is None
+    # as a plain update the same change asserts the current ids too
+    plain, _ = diff(base, replaced)
+    assert AssertCurrentSchemaId(base.current_schema_id) in plain
+    assert AssertDefaultSpecId(base.default_spec_id) in plain
+
+
+def test_removing_specs_asserts_every_other_branch(tmp_path: Path) -> None:
+    run(
+        tmp_path,
+        [
+            "CREATE NAMESPACE db",
+            "CREATE TABLE db.t (id int, s string) USING iceberg PARTITIONED BY (s)",
+            "INSERT INTO db.t VALUES (1, 'a')",
+            "ALTER TABLE db.t CREATE BRANCH dev",
+            "ALTER TABLE db.t CREATE TAG v1",
+            "ALTER TABLE db.t DROP PARTITION FIELD s",
+        ],
+    )
+    md = history(tmp_path, "db.t")[-1]
+    unused = [s for s in md.partition_specs if s.spec_id != md.default_spec_id]
+    assert unused
+    smaller = dataclasses.replace(md, partition_specs=tuple(s for s in md.partition_specs if s not in unused))
+    reqs, updates = diff(md, smaller)
+    assert updates == [RemovePartitionSpecs(tuple(s.spec_id for s in unused))]
+    dev = md.refs["dev"].snapshot_id
+    assert reqs == [
+        AssertTableUUID(str(md.table_uuid)),
+        AssertDefaultSpecId(md.default_spec_id),
+        AssertRefSnapshotId("dev", dev),
+    ]
+    assert comparable(apply_updates(md, updates)) == comparable(smaller)
+
+
+def test_a_v1_table_without_uuid_gets_one_and_asserts_none(tmp_path: Path) -> None:
+    run(
+        tmp_path,
+        [
+            "CREATE NAMESPACE db",
+            "CREATE TABLE db.t (id int) USING iceberg TBLPROPERTIES ('format-version'='1')",
+        ],
+    )
+    (created,) = history(tmp_path, "db.t")
+    old = dataclasses.replace(created, table_uuid=None)
+    reqs, updates = diff(old, created)
+    assert reqs == []
+    assert [update_json(u) for u in updates] == [{"action": "assign-uuid", "uuid": created.table_uuid}]
+    check_requirements(old, reqs)
+    assert apply_updates(old, updates).table_uuid == created.table_uuid
