@@ -36,8 +36,8 @@ from iceduck.rest.request import NO_CONTENT, Request, Response
 from iceduck.rest.table_json import load_table_result
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.apply_updates import apply_updates
-from iceduck.txn.requirements import AssertCreate, Requirement, check_requirements, parse_requirement
-from iceduck.txn.updates import AddSnapshot, SetPartitionStatistics, SetStatistics, Update, parse_update
+from iceduck.txn.requirements import AssertCreate, Requirement, check_requirements, parse_requirements
+from iceduck.txn.updates import AddSnapshot, SetPartitionStatistics, SetStatistics, Update, parse_updates
 
 
 def commit_table(ctx: ServeContext, req: Request) -> Response:
@@ -82,14 +82,9 @@ def commit_transaction(ctx: ServeContext, req: Request) -> Response:
 
 
 def parse_changes(body: dict[str, Any]) -> tuple[list[Requirement], list[Update]]:
-    """The ``requirements`` and ``updates`` arrays of a ``CommitTableRequest``."""
-    lists = []
-    for key in ("requirements", "updates"):
-        value = body.get(key, [])
-        if not isinstance(value, list):
-            raise UserError(f"CommitTableRequest: {key} must be an array")
-        lists.append(value)
-    return [parse_requirement(r) for r in lists[0]], [parse_update(u) for u in lists[1]]
+    """The ``requirements`` and ``updates`` arrays of a ``CommitTableRequest`` (either may
+    be absent: nothing to assert, or nothing to change)."""
+    return parse_requirements(body.get("requirements", [])), parse_updates(body.get("updates", []))
 
 
 def commit(
