@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os.path
 import posixpath
 from dataclasses import dataclass
 
@@ -20,7 +21,9 @@ class ServeContext:
 
     def check_within_warehouse(self, location: str, what: str) -> str:
         """``location`` when it lies under the warehouse: a client-chosen table location or
-        registered metadata file must not make the server write or read elsewhere."""
+        registered metadata file must not make the server write or read elsewhere. Local
+        paths are compared resolved (``..`` and symbolic links); other locations by their
+        normalised text, scheme included (``s3a://`` is not ``s3://``)."""
         if not _within(location, self.warehouse):
             raise UserError(f"{what} {location} is outside the warehouse {self.warehouse}")
         return location
@@ -30,7 +33,8 @@ def _normal(location: str) -> str:
     if "://" in location and not location.lower().startswith("file:"):
         scheme, _, rest = location.partition("://")
         return f"{scheme.lower()}://{posixpath.normpath('/' + rest).lstrip('/')}"
-    return posixpath.normpath(to_local_path(location))
+    # a symbolic link inside the warehouse may point elsewhere: compare resolved paths
+    return os.path.realpath(to_local_path(location))
 
 
 def _within(location: str, warehouse: str) -> bool:

@@ -122,3 +122,13 @@ def test_list_rename_register_metrics_drop(client: RestClient, warehouse: Path) 
     assert not Path(location).exists()
     gone = client.call("DELETE", "/v1/namespaces/shop/tables/b")
     assert gone.status == 404 and gone.body["error"]["type"] == "NoSuchTableException"
+
+
+def test_a_symbolic_link_out_of_the_warehouse_is_outside(client: RestClient, warehouse: Path) -> None:
+    elsewhere = warehouse.parent / "elsewhere"
+    elsewhere.mkdir()
+    (warehouse / "link").symlink_to(elsewhere)
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    reply = _create(client, "t", location=str(warehouse / "link" / "t"))
+    assert reply.status == 400 and "outside the warehouse" in reply.body["error"]["message"]
+    assert list(elsewhere.iterdir()) == []
