@@ -11,8 +11,10 @@ import pytest
 
 import iceduck
 from iceduck.rest.server import CatalogServer
+from tests.rest.conftest import start_server
 
 rest = pytest.importorskip("pyiceberg.catalog.rest")
+UnauthorizedError = pytest.importorskip("pyiceberg.exceptions").UnauthorizedError
 
 
 def test_pyiceberg_creates_appends_and_iceduck_reads(server: CatalogServer, warehouse: Path) -> None:
@@ -48,3 +50,15 @@ def test_pyiceberg_conflicting_commit_is_retried_not_lost(server: CatalogServer)
     table = second.load_table("c.t")
     assert len(table.metadata.snapshots) == 2
     assert table.scan().to_arrow().column("id").to_pylist() == [1, 1]
+
+
+def test_pyiceberg_with_a_bearer_token(warehouse: Path) -> None:
+    served = start_server(warehouse, token="tok3n")
+    try:
+        catalog = rest.RestCatalog("tokened", uri=served.url, token="tok3n")
+        catalog.create_namespace("t")
+        assert catalog.list_namespaces() == [("t",)]
+        with pytest.raises(UnauthorizedError, match="bearer token"):
+            rest.RestCatalog("anonymous", uri=served.url).list_namespaces()
+    finally:
+        served.stop()
