@@ -23,6 +23,12 @@ from iceduck.rest.server import CatalogServer
 DEFAULT_PORT = 8181
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {text!r}")
+    return int(text)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="iceduck serve", description="Serve a warehouse as an Iceberg REST catalog."
@@ -32,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     p.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
     )
     p.add_argument("--catalog", metavar="URI", help="catalog URI (default <warehouse>/catalog.db)")
     p.add_argument("--catalog-name", default="iceduck", metavar="NAME", help="catalog name (default iceduck)")
