@@ -31,14 +31,16 @@ import re
 import resource
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from iceduck.errors import AlreadyExistsError, CorruptDataError, StorageError, UnsupportedError, UserError
 from iceduck.io import object_files
 from iceduck.io.object_store import is_object_store
+
+T = TypeVar("T")
 
 #: a URI scheme (two letters at least, so a Windows drive letter "C:" is not one)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
@@ -183,10 +185,7 @@ def _file_too_large() -> str:
 def read_bytes(location: str) -> bytes:
     """The whole file; a missing file raises :class:`MissingFileError` naming it."""
     if is_object_store(location):
-        try:
-            return object_files.read_bytes(location)
-        except FileNotFoundError:
-            raise MissingFileError("file does not exist", location) from None
+        return _read_object(object_files.read_bytes, location)
     path = to_local_path(location)
     try:
         with open(path, "rb") as f:
@@ -198,10 +197,7 @@ def read_bytes(location: str) -> bytes:
 def open_input(location: str) -> BinaryIO:
     """A seekable binary stream, for reading parts of a file (a Puffin blob, a footer)."""
     if is_object_store(location):
-        try:
-            return object_files.open_input(location)
-        except FileNotFoundError:
-            raise MissingFileError("file does not exist", location) from None
+        return _read_object(object_files.open_input, location)
     path = to_local_path(location)
     try:
         return open(path, "rb")  # the caller owns the stream
@@ -211,14 +207,20 @@ def open_input(location: str) -> BinaryIO:
 
 def file_size(location: str) -> int:
     if is_object_store(location):
-        try:
-            return object_files.file_size(location)
-        except FileNotFoundError:
-            raise MissingFileError("file does not exist", location) from None
+        return _read_object(object_files.file_size, location)
     try:
         return os.path.getsize(to_local_path(location))
     except OSError as e:
         raise _read_error(e, location) from e
+
+
+def _read_object(read: Callable[[str], T], location: str) -> T:
+    """``read(location)`` of an object; a missing object is the table's problem, as a
+    missing local file is (:class:`MissingFileError` naming it)."""
+    try:
+        return read(location)
+    except FileNotFoundError:
+        raise MissingFileError("file does not exist", location) from None
 
 
 def _read_error(error: OSError, location: str) -> CorruptDataError | StorageError:
