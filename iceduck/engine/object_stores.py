@@ -8,9 +8,9 @@ the database is given a way to read it, chosen by the property ``iceduck.duckdb-
   iceduck turns ``autoinstall_known_extensions`` off, so this is the one place that
   installs it) with a ``SECRET`` made of the same Iceberg properties (:func:`s3_secret_sql`);
 * ``fsspec``: fsspec's ``ArrowFSWrapper`` around the pyarrow filesystem
-  :mod:`iceduck.io.object_store` builds, registered with DuckDB's
-  ``register_filesystem`` -- slower than httpfs (Python serves every read) but needs no
-  extension, so it works wherever pyarrow does;
+  :mod:`iceduck.io.object_store` builds (:mod:`iceduck.engine.store_filesystem`, imported
+  only then), registered with DuckDB's ``register_filesystem`` -- slower than httpfs
+  (Python serves every read) but needs no extension, so it works wherever pyarrow does;
 * ``auto`` (the default): httpfs for S3 when it loads, fsspec otherwise. A failure to
   load httpfs is remembered for the process, so it is tried once.
 
@@ -27,17 +27,13 @@ from __future__ import annotations
 import glob
 import os
 import threading
-from typing import Any
 
 import duckdb
-import pyarrow.fs as pafs
-from fsspec.implementations.arrow import ArrowFSWrapper
 
 from iceduck.engine.connection import Duck
 from iceduck.engine.types import quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io import fileio, object_store
-from iceduck.lru import LRUCache
 
 #: the property choosing how DuckDB reads object stores
 DUCKDB_IO = "iceduck.duckdb-io"
@@ -46,84 +42,6 @@ MODES = ("auto", "httpfs", "fsspec")
 _lock = threading.Lock()
 #: why httpfs did not load in this process (tried once), or None
 _httpfs_failure: list[str] = []
-#: how many object descriptions (size, mtime) the fsspec path remembers, about 200 bytes each
-MAX_CACHED_INFOS = 100_000
-
-
-class _StoreFileSystem(ArrowFSWrapper):
-    """fsspec's wrapper of a pyarrow filesystem, taking the store's filesystem from
-    :mod:`iceduck.io.object_store` at each use: a later ``configure`` applies to a
-    database that registered it earlier. DuckDB dispatches on the scheme alone, so one
-    database reads ADLS through the account of the first location it met (one account
-    per process is the supported set-up)."""
-
-    location = ""
-
-    def __init__(self, location: str) -> None:
-        super().__init__(object_store.filesystem(location)[0])
-        self.location = location
-
-    @classmethod
-    def _strip_protocol(cls, path: Any) -> Any:
-        """The pyarrow path of a location: ``bucket/key``; for ADLS ``container/key`` (the
-        account is the filesystem's, not part of the path as fsspec would leave it)."""
-        if isinstance(path, list):
-            return [cls._strip_protocol(p) for p in path]
-        text = str(path)
-        if object_store.is_object_store(text):
-            return object_store.parse(text).path
-        return super()._strip_protocol(text)
-
-    @property
-    def fs(self) -> Any:
-        return object_store.filesystem(self.location)[0]
-
-    @fs.setter
-    def fs(self, value: Any) -> None:
-        pass
-
-    # DuckDB asks about each file it reads several times (glob, exists, info, size and
-    # modified, each one HEAD request through pyarrow: about 7 per file and scan, counted
-    # against moto). Table files are immutable once written (the spec: "Data files are
-    # immutable"; Iceberg never rewrites a file under the same name), so what one HEAD said
-    # of a file holds until the configuration changes: it is kept, keyed by the
-    # configuration's generation. Only files are kept; a missing object is asked again.
-
-    def info(self, path: Any, **kwargs: Any) -> dict[str, Any]:
-        return self._make_entry(self._file_info(self._strip_protocol(path)))
-
-    def modified(self, path: Any) -> Any:
-        return self._file_info(self._strip_protocol(path)).mtime
-
-    def _file_info(self, path: str) -> Any:
-        key = (object_store.generation(), self.location.partition("://")[0], path)
-        found = _INFOS.get(key)
-        if found is not None:
-            return found
-        [info] = self.fs.get_file_info([path])
-        if info.type == pafs.FileType.File:
-            _INFOS.put(key, info)
-        return info
-
-
-#: object descriptions the fsspec path read, by (configuration generation, scheme, path)
-_INFOS: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_CACHED_INFOS)
-
-
-class _S3(_StoreFileSystem):
-    protocol = ("s3",)
-
-
-class _GS(_StoreFileSystem):
-    protocol = ("gs", "gcs")
-
-
-class _ABFS(_StoreFileSystem):
-    protocol = ("abfss", "abfs")
-
-
-_WRAPPERS: dict[str, type[_StoreFileSystem]] = {"s3": _S3, "gs": _GS, "abfs": _ABFS}
-
 
 def duck_path(con: Duck, location: str) -> str:
     """The path DuckDB reads ``location`` by: the local path of a local file; for an
@@ -170,7 +88,9 @@ def prepare(con: Duck, store: str, location: str) -> None:
     """
     chosen = mode()
     with _lock:
-        wrapper = _WRAPPERS[store]
+        from iceduck.engine.store_filesystem import WRAPPERS  # fsspec: only once a store is read
+
+        wrapper = WRAPPERS[store]
         if wrapper.protocol[0] in con.list_filesystems():
             return
         if store == "s3" and chosen != "fsspec" and (chosen == "httpfs" or not _httpfs_failure):

@@ -13,7 +13,7 @@ import pytest
 
 import iceduck
 from iceduck.connection import Connection
-from iceduck.engine import object_stores
+from iceduck.engine import object_stores, store_filesystem
 from iceduck.errors import CorruptDataError, IceduckError, UnsupportedError, UserError
 from iceduck.io import object_store
 from iceduck.io.fileio import MissingFileError
@@ -182,10 +182,10 @@ def test_a_refused_read_inside_duckdb_is_one_storage_error(s3_server: S3Server) 
 
 
 def test_paths_handed_to_pyarrow_drop_the_scheme_and_the_adls_account() -> None:
-    from iceduck.engine.object_stores import _ABFS, _S3
+    from iceduck.engine.store_filesystem import ABFS, S3
 
-    assert _S3._strip_protocol("s3://b/t/data/f.parquet") == "b/t/data/f.parquet"
-    assert _ABFS._strip_protocol("abfss://box@acct.dfs.core.windows.net/t/f") == "box/t/f"
+    assert S3._strip_protocol("s3://b/t/data/f.parquet") == "b/t/data/f.parquet"
+    assert ABFS._strip_protocol("abfss://box@acct.dfs.core.windows.net/t/f") == "box/t/f"
     assert object_stores.duck_location("s3a://b/t/f") == "s3://b/t/f"
 
 
@@ -198,7 +198,7 @@ def test_duckdb_asks_the_store_about_a_file_once(
     object_store.configure({object_stores.DUCKDB_IO: "fsspec"})
     make(con, s3_bucket, "heads", "'format-version'='2'")
     asked: list[str] = []
-    original = object_stores._StoreFileSystem.fs
+    original = store_filesystem.StoreFileSystem.fs
 
     class Counting:
         def __init__(self, inner: Any) -> None:
@@ -212,7 +212,7 @@ def test_duckdb_asks_the_store_about_a_file_once(
             return getattr(self.inner, name)
 
     monkeypatch.setattr(
-        object_stores._StoreFileSystem,
+        store_filesystem.StoreFileSystem,
         "fs",
         property(lambda self: Counting(original.fget(self)), original.fset),
     )
