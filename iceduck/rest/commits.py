@@ -4,7 +4,7 @@ through the catalog's compare-and-swap; ``POST .../transactions/commit``: severa
 The spec: "The server must check that the requirements are met" and "If any of the
 requirements are not met, the server must respond with a 409 (Conflict)"; then "the server
 applies the updates in order". Here: load the current table (or none, for a create with
-``assert-create``), :func:`~iceduck.txn.requirements.check_requirements`,
+``assert-create``), :func:`~iceduck.changes.requirements.check_requirements`,
 :func:`~iceduck.txn.apply_updates.apply_updates`, then
 :meth:`Catalog.commit_table <iceduck.catalog.base.Catalog.commit_table>` from the loaded
 metadata. A commit that lost the race (another request committed in between) is the
@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from iceduck.catalog.base import LoadedTable, TableIdentifier
+from iceduck.changes.requirements import AssertCreate, Requirement, check_requirements, parse_requirements
+from iceduck.changes.updates import AddSnapshot, SetPartitionStatistics, SetStatistics, Update, parse_updates
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -36,8 +38,6 @@ from iceduck.rest.request import NO_CONTENT, Request, Response
 from iceduck.rest.table_json import load_table_result
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.apply_updates import apply_updates
-from iceduck.txn.requirements import AssertCreate, Requirement, check_requirements, parse_requirements
-from iceduck.txn.updates import AddSnapshot, SetPartitionStatistics, SetStatistics, Update, parse_updates
 
 
 def commit_table(ctx: ServeContext, req: Request) -> Response:

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from iceduck.changes.change_json import bad_request, discriminator
 from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
 from iceduck.formats.schema_json import get_int, get_long, get_str
 from iceduck.spec.table_metadata import TableMetadata
-from iceduck.txn.change_json import bad_request, discriminator
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,8 @@ from pathlib import Path
 import pytest
 
 import iceduck
-from iceduck.errors import CommitConflictError
-from iceduck.formats.metadata_json import read_table_metadata
-from iceduck.spec.table_metadata import TableMetadata
-from iceduck.txn.apply_updates import apply_updates
-from iceduck.txn.metadata_diff import diff
-from iceduck.txn.requirements import (
+from iceduck.changes.metadata_diff import diff
+from iceduck.changes.requirements import (
     AssertCreate,
     AssertCurrentSchemaId,
     AssertDefaultSpecId,
@@ -33,7 +29,7 @@ from iceduck.txn.requirements import (
     parse_requirement,
     requirement_json,
 )
-from iceduck.txn.updates import (
+from iceduck.changes.updates import (
     AddSnapshot,
     RemovePartitionSpecs,
     RemoveSnapshotRef,
@@ -41,6 +37,10 @@ from iceduck.txn.updates import (
     parse_update,
     update_json,
 )
+from iceduck.errors import CommitConflictError
+from iceduck.formats.metadata_json import read_table_metadata
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.txn.apply_updates import apply_updates
 
 
 def comparable(md: TableMetadata) -> dict[str, object]:

@@ -6,14 +6,7 @@ from typing import Any
 
 import pytest
 
-from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
-from iceduck.spec.partition import PartitionSpec
-from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import RefType, Snapshot, SnapshotRef
-from iceduck.spec.sort import UNSORTED
-from iceduck.spec.table_metadata import TableMetadata
-from iceduck.spec.types import LongType, NestedField
-from iceduck.txn.requirements import (
+from iceduck.changes.requirements import (
     AssertCreate,
     AssertCurrentSchemaId,
     AssertDefaultSortOrderId,
@@ -28,6 +21,13 @@ from iceduck.txn.requirements import (
     parse_requirements,
     requirement_json,
 )
+from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
+from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.schema import Schema
+from iceduck.spec.snapshot import RefType, Snapshot, SnapshotRef
+from iceduck.spec.sort import UNSORTED
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.spec.types import LongType, NestedField
 
 UUID = "9c12d441-03fe-4693-9a96-a0705ddf69c1"
 

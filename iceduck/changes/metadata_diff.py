@@ -28,9 +28,7 @@ snapshots, and the ``metadata-log``.
 
 from __future__ import annotations
 
-from iceduck.spec.snapshot import MAIN_BRANCH
-from iceduck.spec.table_metadata import TableMetadata
-from iceduck.txn.requirements import (
+from iceduck.changes.requirements import (
     AssertCreate,
     AssertCurrentSchemaId,
     AssertDefaultSortOrderId,
@@ -41,7 +39,7 @@ from iceduck.txn.requirements import (
     AssertTableUUID,
     Requirement,
 )
-from iceduck.txn.updates import (
+from iceduck.changes.updates import (
     LAST_ADDED,
     AddEncryptionKey,
     AddPartitionSpec,
@@ -68,6 +66,8 @@ from iceduck.txn.updates import (
     Update,
     UpgradeFormatVersion,
 )
+from iceduck.spec.snapshot import MAIN_BRANCH
+from iceduck.spec.table_metadata import TableMetadata
 
 
 def diff(

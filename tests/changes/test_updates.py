@@ -8,16 +8,8 @@ from typing import Any
 
 import pytest
 
-from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
-from iceduck.spec.partition import PartitionSpec
-from iceduck.spec.schema import Schema
-from iceduck.spec.snapshot import EncryptedKey, RefType, SnapshotRef
-from iceduck.spec.sort import UNSORTED
-from iceduck.spec.types import LongType, NestedField, StringType
-from iceduck.txn.apply_updates import apply_updates
-from iceduck.txn.builder import new_table_metadata
-from iceduck.txn.metadata_diff import diff
-from iceduck.txn.updates import (
+from iceduck.changes.metadata_diff import diff
+from iceduck.changes.updates import (
     ACTIONS,
     AddSnapshot,
     RemoveEncryptionKey,
@@ -31,6 +23,14 @@ from iceduck.txn.updates import (
     parse_updates,
     update_json,
 )
+from iceduck.errors import CommitConflictError, NotFoundError, ValidationError
+from iceduck.spec.partition import PartitionSpec
+from iceduck.spec.schema import Schema
+from iceduck.spec.snapshot import EncryptedKey, RefType, SnapshotRef
+from iceduck.spec.sort import UNSORTED
+from iceduck.spec.types import LongType, NestedField, StringType
+from iceduck.txn.apply_updates import apply_updates
+from iceduck.txn.builder import new_table_metadata
 
 UUID = "9c12d441-03fe-4693-9a96-a0705ddf69c1"
 SCHEMA = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from iceduck.changes.change_json import bad_request, discriminator
 from iceduck.errors import ValidationError
 from iceduck.formats.metadata_json import (
     encryption_key_from_json,
@@ -49,7 +50,6 @@ from iceduck.spec.snapshot import (
     StatisticsFile,
 )
 from iceduck.spec.sort import SortOrder
-from iceduck.txn.change_json import bad_request, discriminator
 
 #: "-1" in set-current-schema / set-default-spec / set-default-sort-order: "the last added"
 LAST_ADDED = -1
