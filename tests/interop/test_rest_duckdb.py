@@ -1,0 +1,240 @@
+"""DuckDB's own Iceberg REST client against ``iceduck serve``, and every reader agreeing.
+
+DuckDB 1.5.5's ``iceberg`` extension (bench/.venv, a subprocess: :mod:`tests.support.rest_duckdb`)
+attaches a real :class:`~iceduck.rest.server.CatalogServer` on loopback with
+``ATTACH '' AS r (TYPE iceberg, ENDPOINT 'http://127.0.0.1:PORT', AUTHORIZATION_TYPE 'none')``:
+
+* DuckDB creates a schema and tables (v2 and v3, partitioned), inserts, deletes and updates;
+  iceduck on the served warehouse (``iceduck.connect(warehouse)``) and PyIceberg's
+  ``RestCatalog`` read the same full results;
+* iceduck writes tables (v2 position deletes, v3 deletion vectors, partitioned, evolved
+  schema and spec, an equality delete) and PyIceberg writes one through the server;
+  DuckDB reads them through the server with iceduck's results;
+* snapshots and time travel: DuckDB's ``iceberg_snapshots`` and ``AT (VERSION => id)``
+  agree with iceduck's ``snapshots`` table and ``VERSION AS OF``.
+
+Results are compared as multisets of normalised rows, column names included
+(:func:`~tests.support.scenario_rows.assert_same`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import iceduck
+from iceduck.catalog.names import parse_table_identifier
+from iceduck.catalog.open import open_catalog, warehouse_location
+from iceduck.rest.server import CatalogServer
+from iceduck.spec.table_metadata import TableMetadata
+from tests.rest.conftest import start_server
+from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable
+from tests.support.scenario_peers import REPO
+from tests.support.scenario_rows import Rows, arrow_rows, assert_same, iceduck_rows
+
+UNAVAILABLE = duckdb_rest_unavailable()
+pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    folder = tmp_path / "warehouse"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def server(warehouse: Path) -> Iterator[CatalogServer]:
+    served = start_server(warehouse)
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def duck(server: CatalogServer) -> DuckRest:
+    return DuckRest(server.url)
+
+
+def iceduck_read(warehouse: Path, sql: str) -> Rows:
+    with iceduck.connect(warehouse) as con:
+        return iceduck_rows(con, sql)
+
+
+def iceduck_values(warehouse: Path, sql: str) -> list[tuple[Any, ...]]:
+    with iceduck.connect(warehouse) as con:
+        return con.execute(sql).fetchall()
+
+
+def table_metadata(warehouse: Path, table: str) -> TableMetadata:
+    """The table's current metadata, from the served warehouse's own catalog."""
+    catalog = open_catalog(warehouse_location(warehouse), "iceduck")
+    try:
+        return catalog.load_table(parse_table_identifier(table)).metadata
+    finally:
+        catalog.close()
+
+
+def pyiceberg_read(server: CatalogServer, table: str) -> Rows:
+    from pyiceberg.catalog.rest import RestCatalog
+
+    return arrow_rows(RestCatalog("served", uri=server.url).load_table(table).scan().to_arrow())
+
+
+# -- DuckDB writes ---------------------------------------------------------------------------------
+
+ORDERS = (
+    "CREATE TABLE r.lake.orders (id BIGINT, qty INTEGER, customer VARCHAR, amount DECIMAL(10,2), "
+    "price DOUBLE, paid BOOLEAN, day DATE, ts TIMESTAMP, tstz TIMESTAMPTZ)"
+)
+ORDER_ROWS = (
+    "INSERT INTO r.lake.orders SELECT i, (i % 7)::INTEGER, 'c' || (i % 13), (i % 97)::DECIMAL(10,2) / 4, "
+    "i / 3.0, i % 2 = 0, DATE '2024-01-01' + (i % 30)::INTEGER, TIMESTAMP '2024-01-01' + to_minutes(i), "
+    "TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i) FROM range(2000) t(i)"
+)
+NULL_ROWS = "INSERT INTO r.lake.orders (id) SELECT 5000 + i FROM range(10) t(i)"
+
+
+def test_duckdb_creates_and_writes_and_every_reader_agrees(
+    duck: DuckRest, server: CatalogServer, warehouse: Path
+) -> None:
+    counts = duck.execute(
+        "CREATE SCHEMA r.lake",
+        ORDERS,
+        ORDER_ROWS,
+        NULL_ROWS,
+        "DELETE FROM r.lake.orders WHERE id % 10 = 3",
+        "UPDATE r.lake.orders SET customer = 'vip', amount = amount + 1 WHERE id % 100 = 7",
+        "CREATE TABLE r.lake.events (id BIGINT, day DATE, v VARCHAR) PARTITIONED BY (day)",
+        "INSERT INTO r.lake.events SELECT i, DATE '2024-03-01' + (i % 5)::INTEGER, 'v' || i "
+        "FROM range(500) t(i)",
+        "DELETE FROM r.lake.events WHERE day = DATE '2024-03-02' AND id % 2 = 0",
+        "CREATE TABLE r.lake.v3 (id BIGINT, v VARCHAR) WITH ('format-version' = '3')",
+        "INSERT INTO r.lake.v3 SELECT i, 'v' || i FROM range(300) t(i)",
+        "DELETE FROM r.lake.v3 WHERE id < 30",
+        "UPDATE r.lake.v3 SET v = 'updated' WHERE id % 50 = 0",
+    )
+    assert counts[2:6] == [2000, 10, 201, 21]  # 5003 and 5007 too
+    assert counts[7:9] == [500, 50]
+    assert counts[10:] == [300, 30, 5]
+
+    tables = ("lake.orders", "lake.events", "lake.v3")
+    duck_answers = duck.queries(*(f"SELECT * FROM r.{t}" for t in tables))
+    assert len(duck_answers[0][1]) == 2010 - 201
+    for table, answer in zip(tables, duck_answers, strict=True):
+        assert_same(f"iceduck reading {table}", iceduck_read(warehouse, f"SELECT * FROM {table}"), answer)
+        assert_same(f"PyIceberg reading {table}", pyiceberg_read(server, table), answer)
+
+    loaded = {t: table_metadata(warehouse, t) for t in tables}
+    assert loaded["lake.v3"].format_version == 3
+    assert loaded["lake.orders"].format_version == 2
+    (field,) = loaded["lake.events"].spec().fields
+    assert str(field.transform) == "identity"
+    # the v3 table's deletes are deletion vectors, as the v3 spec requires of a writer
+    assert iceduck_values(warehouse, "SELECT DISTINCT file_format FROM lake.v3.delete_files") == [("PUFFIN",)]
+
+
+# -- iceduck and PyIceberg write, DuckDB reads through the server ------------------------------------
+
+ICEDUCK_TABLES = [
+    # v2, bucket-partitioned, merge-on-read: position-delete files
+    "CREATE TABLE lake.pos (id BIGINT NOT NULL, cat STRING, amount DECIMAL(10,2)) USING iceberg "
+    "PARTITIONED BY (bucket(4, id)) TBLPROPERTIES ('format-version' = '2', "
+    "'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read')",
+    "INSERT INTO lake.pos SELECT i, 'c' || (i % 5), (i % 89) / 4 FROM range(1000) r(i)",
+    "DELETE FROM lake.pos WHERE id % 7 = 0",
+    "UPDATE lake.pos SET amount = amount + 100 WHERE cat = 'c2'",
+    # v3, time and bucket partitioned, merge-on-read: deletion vectors
+    "CREATE TABLE lake.dv (id BIGINT NOT NULL, cat STRING, ts TIMESTAMP, d DATE) USING iceberg "
+    "PARTITIONED BY (days(ts), bucket(4, id)) TBLPROPERTIES ('format-version' = '3', "
+    "'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read')",
+    "INSERT INTO lake.dv SELECT i, 'c' || (i % 7), TIMESTAMP '2024-05-01' + to_minutes(i * 10), "
+    "DATE '2024-01-01' + (i % 40)::INTEGER FROM range(1000) r(i)",
+    "DELETE FROM lake.dv WHERE id % 5 = 0",
+    "UPDATE lake.dv SET cat = 'updated' WHERE id % 9 = 1",
+    # copy-on-write (the default), then schema and partition evolution
+    "CREATE TABLE lake.evolved (id BIGINT, name STRING, v DOUBLE) USING iceberg "
+    "PARTITIONED BY (truncate(2, name))",
+    "INSERT INTO lake.evolved SELECT i, 'n' || (i % 30), i / 7 FROM range(300) r(i)",
+    "ALTER TABLE lake.evolved ADD COLUMN extra INT",
+    "ALTER TABLE lake.evolved RENAME COLUMN v TO value",
+    "ALTER TABLE lake.evolved ADD PARTITION FIELD bucket(3, id)",
+    "INSERT INTO lake.evolved SELECT 1000 + i, 'm' || i, i * 1.5, i FROM range(50) r(i)",
+    "DELETE FROM lake.evolved WHERE id % 11 = 0",
+]
+
+
+def test_duckdb_reads_what_iceduck_wrote(duck: DuckRest, warehouse: Path) -> None:
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE NAMESPACE lake")
+        for statement in ICEDUCK_TABLES:
+            con.execute(statement)
+        tables = ("lake.pos", "lake.dv", "lake.evolved")
+        expected = [iceduck_rows(con, f"SELECT * FROM {t}") for t in tables]
+    assert table_metadata(warehouse, "lake.dv").format_version == 3
+    formats = "SELECT DISTINCT file_format FROM lake.{}.delete_files"
+    assert iceduck_values(warehouse, formats.format("dv")) == [("PUFFIN",)]
+    assert iceduck_values(warehouse, formats.format("pos")) == [("PARQUET",)]
+    got = duck.queries(*(f"SELECT * FROM r.{t}" for t in tables))
+    for table, answer, reference in zip(tables, got, expected, strict=True):
+        assert_same(f"DuckDB reading {table}", answer, reference)
+
+
+def test_duckdb_reads_equality_deletes(duck: DuckRest, warehouse: Path) -> None:
+    """An equality-delete file on ``id`` (iceduck's SQL writes none: bench/mor.py commits one
+    through iceduck's lower layers), read by DuckDB through the server."""
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    import mor
+
+    variant = mor.Variant("equality", "scattered", 10)
+    with iceduck.connect(warehouse) as con:
+        con.execute(f"CREATE NAMESPACE {mor.NAMESPACE}")
+        con.execute(
+            f"CREATE TABLE {mor.NAMESPACE}.{variant.table} TBLPROPERTIES ('format-version' = '2') "
+            f"AS {mor.DATA.format(rows=2000)}"
+        )
+    mor.commit_equality_deletes(warehouse, variant, 2000)
+    table = f"{mor.NAMESPACE}.{variant.table}"
+    expected = iceduck_read(warehouse, f"SELECT * FROM {table}")
+    assert len(expected[1]) == 1800
+    assert iceduck_values(warehouse, f"SELECT content FROM {table}.delete_files") == [(2,)]
+    assert_same("DuckDB reading equality deletes", duck.rows(f"SELECT * FROM r.{table}"), expected)
+
+
+def test_duckdb_reads_what_pyiceberg_wrote(duck: DuckRest, server: CatalogServer, warehouse: Path) -> None:
+    from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import IdentityTransform
+    from pyiceberg.types import LongType, NestedField, StringType, TimestamptzType
+
+    catalog = RestCatalog("served", uri=server.url)
+    catalog.create_namespace("py")
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False),
+        NestedField(2, "region", StringType(), required=False),
+        NestedField(3, "ts", TimestamptzType(), required=False),
+    )
+    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region"))
+    table = catalog.create_table("py.visits", schema=schema, partition_spec=spec)
+    for k in range(3):
+        ids = list(range(k * 100, k * 100 + 100))
+        table.append(
+            pa.table(
+                {
+                    "id": pa.array(ids, pa.int64()),
+                    "region": pa.array([f"r{i % 4}" for i in ids], pa.string()),
+                    "ts": pa.array([i * 1_000_000 for i in ids], pa.timestamp("us", tz="UTC")),
+                }
+            )
+        )
+    table.delete("id < 50")  # copy-on-write: rewrites the data files holding those rows
+    expected = pyiceberg_read(server, "py.visits")
+    assert len(expected[1]) == 250
+    assert_same("iceduck reading py.visits", iceduck_read(warehouse, "SELECT * FROM py.visits"), expected)
+    assert_same("DuckDB reading py.visits", duck.rows("SELECT * FROM r.py.visits"), expected)
