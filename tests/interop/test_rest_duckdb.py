@@ -33,7 +33,7 @@ from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.rest.server import CatalogServer
 from iceduck.spec.table_metadata import TableMetadata
 from tests.rest.conftest import start_server
-from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable
+from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable
 from tests.support.scenario_peers import REPO
 from tests.support.scenario_rows import Rows, arrow_rows, assert_same, iceduck_rows
 
@@ -238,3 +238,82 @@ def test_duckdb_reads_what_pyiceberg_wrote(duck: DuckRest, server: CatalogServer
     assert len(expected[1]) == 250
     assert_same("iceduck reading py.visits", iceduck_read(warehouse, "SELECT * FROM py.visits"), expected)
     assert_same("DuckDB reading py.visits", duck.rows("SELECT * FROM r.py.visits"), expected)
+
+
+# -- snapshots and time travel -------------------------------------------------------------------
+
+
+def test_snapshots_and_time_travel_agree(duck: DuckRest, warehouse: Path) -> None:
+    """Commits by both engines on one table; DuckDB's ``iceberg_snapshots`` lists what the
+    metadata and iceduck's ``snapshots`` table list, and every snapshot reads the same in
+    DuckDB (``AT (VERSION => id)``, ``AT (TIMESTAMP => ...)``) as in iceduck (``VERSION AS OF``,
+    ``TIMESTAMP AS OF``)."""
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE NAMESPACE tt")
+        con.execute(
+            "CREATE TABLE tt.t (id BIGINT, cat STRING) USING iceberg PARTITIONED BY (cat) "
+            "TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+        )
+        con.execute("INSERT INTO tt.t SELECT i, 'c' || (i % 3) FROM range(100) r(i)")
+    duck.execute("INSERT INTO r.tt.t SELECT 100 + i, 'd' FROM range(50) t(i)")
+    with iceduck.connect(warehouse) as con:
+        con.execute("DELETE FROM tt.t WHERE id % 4 = 0")
+    duck.execute("UPDATE r.tt.t SET cat = 'e' WHERE id % 5 = 1", "DELETE FROM r.tt.t WHERE cat = 'c2'")
+
+    metadata = table_metadata(warehouse, "tt.t")
+    snapshots = sorted(metadata.snapshots, key=lambda s: s.sequence_number)
+    assert len(snapshots) == 5
+    listed = {
+        (s.snapshot_id, s.sequence_number, s.timestamp_ms, s.manifest_list, s.operation) for s in snapshots
+    }
+    duck_listed = duck.run(
+        [
+            Step(
+                "SELECT snapshot_id, sequence_number, epoch_ms(timestamp_ms), manifest_list, operation "
+                "FROM iceberg_snapshots(r.tt.t)",
+                query=True,
+            )
+        ]
+    )[0].check("iceberg_snapshots")
+    assert {tuple(row.values()) for row in duck_listed.rows.to_pylist()} == listed
+    iceduck_listed = iceduck_values(
+        warehouse, "SELECT snapshot_id, epoch_ms(committed_at), manifest_list, operation FROM tt.t.snapshots"
+    )
+    assert {(sid, ms, ml, op) for sid, _, ms, ml, op in listed} == set(iceduck_listed)
+
+    steps = [Step(f"SELECT * FROM r.tt.t AT (VERSION => {s.snapshot_id})", query=True) for s in snapshots]
+    second = snapshots[1]  # read by time: the moment of the second commit
+    when = f"make_timestamp({second.timestamp_ms * 1000})"
+    steps.append(Step(f"SELECT * FROM r.tt.t AT (TIMESTAMP => {when})", query=True))
+    outcomes = duck.run(steps)
+    with iceduck.connect(warehouse) as con:
+        for snapshot, outcome in zip(snapshots, outcomes, strict=False):
+            expected = iceduck_rows(con, f"SELECT * FROM tt.t VERSION AS OF {snapshot.snapshot_id}")
+            got = arrow_rows(outcome.check(steps[0].sql).rows)
+            assert_same(f"DuckDB at snapshot {snapshot.snapshot_id}", got, expected)
+        by_time = iceduck_rows(con, f"SELECT * FROM tt.t TIMESTAMP AS OF {when}")
+    assert_same("DuckDB AT (TIMESTAMP => ...)", arrow_rows(outcomes[-1].check(steps[-1].sql).rows), by_time)
+    assert len(by_time[1]) == 150
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="DuckDB 1.5.5 DELETE/UPDATE on a v3 table drops every deletion vector of the Puffin "
+    "file whose DV it replaces: iceduck (like Iceberg Java) writes one Puffin per commit holding "
+    "the DVs of many data files, so rows deleted in the other files come back",
+)
+def test_duckdb_delete_keeps_the_other_dvs_of_a_shared_puffin(duck: DuckRest, warehouse: Path) -> None:
+    """Pins a DuckDB 1.5.5 bug (strict xfail: passes once DuckDB keeps those DVs). The
+    README tells users not to DELETE/UPDATE with DuckDB on such v3 tables."""
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE NAMESPACE v3")
+        con.execute(
+            "CREATE TABLE v3.t (id BIGINT) USING iceberg PARTITIONED BY (bucket(4, id)) "
+            "TBLPROPERTIES ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')"
+        )
+        con.execute("INSERT INTO v3.t SELECT i FROM range(400) r(i)")
+        con.execute("DELETE FROM v3.t WHERE id % 10 = 0")  # DVs for 4 data files, in one Puffin
+    shared = iceduck_values(warehouse, "SELECT count(*), count(DISTINCT file_path) FROM v3.t.delete_files")
+    assert shared == [(4, 1)]
+    assert duck.execute("DELETE FROM r.v3.t WHERE id = 1") == [1]
+    assert iceduck_values(warehouse, "SELECT count(*) FROM v3.t") == [(359,)]
