@@ -4,7 +4,7 @@ Not imported by the test process (that one has DuckDB 2.0.1, which cannot load t
 extensions); :mod:`tests.support.rest_duckdb` starts it as a subprocess. It must not import
 iceduck: the venv has only DuckDB and the extension wheels.
 
-Protocol: a JSON job on stdin, a JSON answer on stdout.
+Protocol: a JSON job in the file named by the first argument, a JSON answer on stdout.
 
 * job: ``setup`` (statements before the ATTACH: a ``CREATE SECRET``), ``attach`` (the
   ATTACH statement), ``steps``: ``{"sql", "out", "attempts", "retry_on", "repeat"}``.
@@ -12,7 +12,8 @@ Protocol: a JSON job on stdin, a JSON answer on stdout.
   ``attempts``: how many times a statement failing with a message containing ``retry_on``
   is tried (a commit that lost a race: DuckDB does not retry by itself); ``repeat``: run
   the query that many more times and report each run's milliseconds (a measurement);
-  ``wait_file``: before the step, create ``<wait_file>.ready`` and wait for ``wait_file``.
+  ``wait_file``: before the step, create ``<wait_file>.ready`` and wait for ``wait_file``;
+  ``pause_ms``: sleep that long before the step (a writer paced among others).
 * answer: ``{"steps": [{"rowcount", "error", "errors", "ms"}]}``: ``error`` is the last
   failure of a step that never succeeded, ``errors`` every failed attempt's message.
 """
@@ -45,6 +46,7 @@ def wait_for(path: str, timeout_s: float = 120.0) -> None:
 def run_step(con: Any, step: dict[str, Any]) -> dict[str, Any]:
     if step.get("wait_file"):
         wait_for(step["wait_file"])
+    time.sleep(float(step.get("pause_ms", 0)) / 1000)
     sql = step["sql"]
     if step.get("out"):
         sql = "COPY (" + sql + ") TO '" + step["out"].replace("'", "''") + "' (FORMAT parquet)"
@@ -68,7 +70,8 @@ def run_step(con: Any, step: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    job = json.load(sys.stdin)
+    with open(sys.argv[1]) as f:
+        job = json.load(f)
     con = connect(True)
     con.load_extension(extension_path("duckdb_extension_httpfs", "httpfs"))
     answer: dict[str, Any] = {"steps": []}

@@ -56,6 +56,8 @@ class Step:
     repeat: int = 0
     #: before the step, create ``<wait_file>.ready`` and wait until ``wait_file`` exists
     wait_file: str | None = None
+    #: sleep before the step (milliseconds)
+    pause_ms: int = 0
 
     def job(self, out: str | None) -> dict[str, Any]:
         return {
@@ -65,6 +67,7 @@ class Step:
             "retry_on": self.retry_on,
             "repeat": self.repeat,
             "wait_file": self.wait_file,
+            "pause_ms": self.pause_ms,
         }
 
 
@@ -101,33 +104,27 @@ class DuckRest:
 
     def run(self, steps: Sequence[Step]) -> list[Outcome]:
         """Run ``steps`` in one DuckDB session; a failed ATTACH raises :class:`PeerError`."""
-        with tempfile.TemporaryDirectory(prefix="iceduck-duckrest-") as tmp:
-            outs = [str(Path(tmp) / f"q{i}.parquet") if s.query else None for i, s in enumerate(steps)]
-            job = {
-                "setup": list(self.setup),
-                "attach": self.attach_sql(),
-                "steps": [s.job(o) for s, o in zip(steps, outs, strict=True)],
-            }
-            done = subprocess.run(
-                [str(PEER_PYTHON), str(PEER_SCRIPT)],
-                input=json.dumps(job),
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT_S,
-            )
-            if done.returncode != 0:
-                tail = done.stderr.strip().splitlines()[-1:] or [str(done.returncode)]
-                raise PeerError(f"DuckDB's REST session crashed: {tail[0]}")
-            answer = json.loads(done.stdout)
-            if "error" in answer:
-                raise PeerError(f"DuckDB could not attach {self.endpoint}: {answer['error']}")
-            outcomes = []
-            for raw, out in zip(answer["steps"], outs, strict=True):
-                outcome = Outcome(raw["rowcount"], raw["error"], raw["errors"], raw["ms"])
-                if out is not None and outcome.error is None:
-                    outcome.rows = pq.read_table(out)
-                outcomes.append(outcome)
-            return outcomes
+        return self.start(steps).wait()
+
+    def start(self, steps: Sequence[Step]) -> Running:
+        """Start ``steps`` in a DuckDB session and return at once (a concurrent writer)."""
+        tmp = tempfile.TemporaryDirectory(prefix="iceduck-duckrest-")
+        outs = [str(Path(tmp.name) / f"q{i}.parquet") if s.query else None for i, s in enumerate(steps)]
+        job = {
+            "setup": list(self.setup),
+            "attach": self.attach_sql(),
+            "steps": [s.job(o) for s, o in zip(steps, outs, strict=True)],
+        }
+        job_file = Path(tmp.name) / "job.json"
+        job_file.write_text(json.dumps(job))
+        process = subprocess.Popen(
+            [str(PEER_PYTHON), str(PEER_SCRIPT), str(job_file)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        return Running(self.endpoint, process, tmp, outs)
 
     def execute(self, *sqls: str) -> list[int | None]:
         """Run statements in one session, each must succeed; their row counts."""
@@ -143,3 +140,39 @@ class DuckRest:
         """Several queries in one session."""
         outcomes = self.run([Step(s, query=True) for s in sqls])
         return [arrow_rows(o.check(s).rows) for o, s in zip(outcomes, sqls, strict=True)]
+
+
+@dataclass
+class Running:
+    """A DuckDB session started by :meth:`DuckRest.start`."""
+
+    endpoint: str
+    process: subprocess.Popen[str]
+    tmp: tempfile.TemporaryDirectory[str]
+    outs: list[str | None]
+
+    def done(self) -> bool:
+        return self.process.poll() is not None
+
+    def wait(self) -> list[Outcome]:
+        """The outcome of every step once the session ends (:class:`PeerError` if it crashed)."""
+        try:
+            stdout, stderr = self.process.communicate(timeout=TIMEOUT_S)
+            if self.process.returncode != 0:
+                tail = stderr.strip().splitlines()[-1:] or [str(self.process.returncode)]
+                raise PeerError(f"DuckDB's REST session crashed: {tail[0]}")
+            answer = json.loads(stdout)
+            if "error" in answer:
+                raise PeerError(f"DuckDB could not attach {self.endpoint}: {answer['error']}")
+            outcomes = []
+            for raw, out in zip(answer["steps"], self.outs, strict=True):
+                outcome = Outcome(raw["rowcount"], raw["error"], raw["errors"], raw["ms"])
+                if out is not None and outcome.error is None:
+                    outcome.rows = pq.read_table(out)
+                outcomes.append(outcome)
+            return outcomes
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.tmp.cleanup()
