@@ -317,3 +317,30 @@ def test_duckdb_delete_keeps_the_other_dvs_of_a_shared_puffin(duck: DuckRest, wa
     assert shared == [(4, 1)]
     assert duck.execute("DELETE FROM r.v3.t WHERE id = 1") == [1]
     assert iceduck_values(warehouse, "SELECT count(*) FROM v3.t") == [(359,)]
+
+
+# -- what DuckDB sends: the warehouse parameter, the prefix, nested namespaces -----------------------
+
+
+def test_duckdb_attaches_by_any_warehouse_name_and_follows_the_prefix(tmp_path: Path) -> None:
+    """DuckDB sends ATTACH's first argument as ``GET /v1/config?warehouse=...``: empty, the
+    catalog's name or the warehouse location all attach; a server with ``--prefix`` gets
+    every later request under ``/v1/<prefix>/`` (the config's ``overrides``)."""
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    served = start_server(warehouse, prefix="cat1")
+    try:
+        for name in ("", "iceduck", str(warehouse)):
+            DuckRest(served.url, warehouse=name).execute(
+                "CREATE SCHEMA IF NOT EXISTS r.a",
+                "CREATE TABLE IF NOT EXISTS r.a.t (i INTEGER)",
+                "INSERT INTO r.a.t VALUES (1)",
+            )
+        nested = DuckRest(served.url, options="AUTHORIZATION_TYPE 'none', SUPPORT_NESTED_NAMESPACES true")
+        nested.execute(
+            'CREATE SCHEMA r."x.y"', 'CREATE TABLE r."x.y".t (i INTEGER)', 'INSERT INTO r."x.y".t VALUES (7)'
+        )
+    finally:
+        served.stop()
+    assert iceduck_values(warehouse, "SELECT count(*) FROM a.t") == [(3,)]
+    assert iceduck_values(warehouse, "SELECT i FROM x.y.t") == [(7,)]
