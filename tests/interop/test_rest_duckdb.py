@@ -138,6 +138,39 @@ def test_duckdb_creates_and_writes_and_every_reader_agrees(
     assert iceduck_values(warehouse, "SELECT DISTINCT file_format FROM lake.v3.delete_files") == [("PUFFIN",)]
 
 
+def test_duckdb_ctas_alter_merge_truncate_rename_drop(duck: DuckRest, warehouse: Path) -> None:
+    """The rest of DuckDB 1.5.5's Iceberg DDL and DML through the server. ``CREATE TABLE ...
+    AS`` writes its first manifest into the staged table's ``metadata/`` folder before the
+    commit that creates the table (the server makes that folder in a local warehouse)."""
+    counts = duck.execute(
+        "CREATE SCHEMA r.d",
+        "CREATE TABLE r.d.copy AS SELECT i AS id, 'v' || i AS v FROM range(50) t(i)",
+        "CREATE TABLE r.d.t (id BIGINT, v VARCHAR)",
+        "INSERT INTO r.d.t VALUES (1, 'a'), (2, 'b')",
+        "ALTER TABLE r.d.t ADD COLUMN x INTEGER",
+        "ALTER TABLE r.d.t RENAME COLUMN v TO w",
+        "MERGE INTO r.d.t USING (SELECT 2 AS id, 'z' AS w UNION ALL SELECT 3, 'n') s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET w = s.w WHEN NOT MATCHED THEN INSERT (id, w, x) VALUES (s.id, s.w, 9)",
+        "ALTER TABLE r.d.t SET PARTITIONED BY (x)",
+        "INSERT INTO r.d.t SELECT 10 + i, 'p', (i % 2)::INTEGER FROM range(6) t(i)",
+        "ALTER TABLE r.d.t RENAME TO renamed",
+        "TRUNCATE r.d.copy",
+        "INSERT INTO r.d.copy SELECT 100, 'again'",
+        "CREATE TABLE r.d.gone (i INTEGER)",
+        "DROP TABLE r.d.gone",
+    )
+    assert counts[1] == 50 and counts[6] == 2 and counts[10] == 50
+    got = duck.queries("SELECT * FROM r.d.renamed", "SELECT * FROM r.d.copy")
+    assert len(got[0][1]) == 9 and len(got[1][1]) == 1
+    assert_same("iceduck reading r.d.renamed", iceduck_read(warehouse, "SELECT * FROM d.renamed"), got[0])
+    assert_same("iceduck reading r.d.copy", iceduck_read(warehouse, "SELECT * FROM d.copy"), got[1])
+    assert iceduck_values(warehouse, "SHOW TABLES IN d") == [("d", "copy"), ("d", "renamed")]
+    metadata = table_metadata(warehouse, "d.renamed")
+    assert [f.name for f in metadata.schema().fields] == ["id", "w", "x"]
+    x = metadata.schema().find_field("x").field_id
+    assert [(f.source_id, str(f.transform)) for f in metadata.spec().fields] == [(x, "identity")]
+
+
 TYPES = (
     "CREATE TABLE r.lake.types (u UUID, b BLOB, tm TIME, f FLOAT, dd DECIMAL(38,10), "
     "st STRUCT(a INTEGER, b VARCHAR), li INTEGER[], m MAP(VARCHAR, BIGINT))"
