@@ -35,7 +35,7 @@ from typing import Any
 
 import engines
 import events
-from common import WAREHOUSE_ROOT, Section, peer_missing
+from common import WAREHOUSE_ROOT, Section, add_runs_option, peer_missing, print_section
 from engines import EngineResult, Query
 
 #: (point cold, point warm, full cold, full warm) runs
@@ -134,22 +134,11 @@ def run_section(
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--days", type=int, default=DEFAULT_DAYS, help="daily appends of 16,000 rows")
-    p.add_argument(
-        "--runs",
-        default=",".join(map(str, RUNS)),
-        help="point cold, point warm, full cold, full warm runs (default %(default)s)",
-    )
+    add_runs_option(p, RUNS)
     p.add_argument("--warehouse", type=Path, help="default bench/.warehouse/rest-<days>")
     p.add_argument("--rebuild", action="store_true", help="rebuild the table even if cached")
     args = p.parse_args(argv)
-    runs = tuple(int(n) for n in args.runs.split(","))
-    if len(runs) != 4:
-        p.error("--runs takes four numbers")
-    sec = run_section(args.days, runs, args.warehouse, args.rebuild)  # type: ignore[arg-type]
-    print("\n".join(sec.lines))
-    for m in sec.mismatches:
-        print("MISMATCH:", m)
-    return 1 if sec.mismatches else 0
+    return print_section(run_section(args.days, args.runs, args.warehouse, args.rebuild))
 
 
 if __name__ == "__main__":

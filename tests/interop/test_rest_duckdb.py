@@ -32,8 +32,7 @@ from iceduck.catalog.names import parse_table_identifier
 from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.rest.server import CatalogServer
 from iceduck.spec.table_metadata import TableMetadata
-from tests.rest.conftest import start_server
-from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable
+from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, fresh_warehouse, served
 from tests.support.scenario_peers import REPO
 from tests.support.scenario_rows import Rows, arrow_rows, assert_same, iceduck_rows
 
@@ -43,16 +42,13 @@ pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "
 
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Path:
-    folder = tmp_path / "warehouse"
-    folder.mkdir()
-    return folder
+    return fresh_warehouse(tmp_path)
 
 
 @pytest.fixture
 def server(warehouse: Path) -> Iterator[CatalogServer]:
-    served = start_server(warehouse)
-    yield served
-    served.stop()
+    with served(warehouse) as server:
+        yield server
 
 
 @pytest.fixture
@@ -284,31 +280,15 @@ def test_duckdb_reads_equality_deletes(duck: DuckRest, warehouse: Path) -> None:
 
 def test_duckdb_reads_what_pyiceberg_wrote(duck: DuckRest, server: CatalogServer, warehouse: Path) -> None:
     from pyiceberg.catalog.rest import RestCatalog
-    from pyiceberg.partitioning import PartitionField, PartitionSpec
-    from pyiceberg.schema import Schema
-    from pyiceberg.transforms import IdentityTransform
-    from pyiceberg.types import LongType, NestedField, StringType, TimestamptzType
+
+    from tests.rest.test_pyiceberg_tables import batch, region_schema
 
     catalog = RestCatalog("served", uri=server.url)
     catalog.create_namespace("py")
-    schema = Schema(
-        NestedField(1, "id", LongType(), required=False),
-        NestedField(2, "region", StringType(), required=False),
-        NestedField(3, "ts", TimestamptzType(), required=False),
-    )
-    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region"))
+    schema, spec = region_schema()
     table = catalog.create_table("py.visits", schema=schema, partition_spec=spec)
     for k in range(3):
-        ids = list(range(k * 100, k * 100 + 100))
-        table.append(
-            pa.table(
-                {
-                    "id": pa.array(ids, pa.int64()),
-                    "region": pa.array([f"r{i % 4}" for i in ids], pa.string()),
-                    "ts": pa.array([i * 1_000_000 for i in ids], pa.timestamp("us", tz="UTC")),
-                }
-            )
-        )
+        table.append(batch(range(k * 100, k * 100 + 100)))
     table.delete("id < 50")  # copy-on-write: rewrites the data files holding those rows
     expected = pyiceberg_read(server, "py.visits")
     assert len(expected[1]) == 250
@@ -398,25 +378,20 @@ def test_duckdb_delete_keeps_the_other_dvs_of_a_shared_puffin(duck: DuckRest, wa
 # -- what DuckDB sends: the warehouse parameter, the prefix, nested namespaces -----------------------
 
 
-def test_duckdb_attaches_by_any_warehouse_name_and_follows_the_prefix(tmp_path: Path) -> None:
+def test_duckdb_attaches_by_any_warehouse_name_and_follows_the_prefix(warehouse: Path) -> None:
     """DuckDB sends ATTACH's first argument as ``GET /v1/config?warehouse=...``: empty, the
     catalog's name or the warehouse location all attach; a server with ``--prefix`` gets
     every later request under ``/v1/<prefix>/`` (the config's ``overrides``)."""
-    warehouse = tmp_path / "warehouse"
-    warehouse.mkdir()
-    served = start_server(warehouse, prefix="cat1")
-    try:
+    with served(warehouse, prefix="cat1") as server:
         for name in ("", "iceduck", str(warehouse)):
-            DuckRest(served.url, warehouse=name).execute(
+            DuckRest(server.url, warehouse=name).execute(
                 "CREATE SCHEMA IF NOT EXISTS r.a",
                 "CREATE TABLE IF NOT EXISTS r.a.t (i INTEGER)",
                 "INSERT INTO r.a.t VALUES (1)",
             )
-        nested = DuckRest(served.url, options="AUTHORIZATION_TYPE 'none', SUPPORT_NESTED_NAMESPACES true")
+        nested = DuckRest(server.url, options="AUTHORIZATION_TYPE 'none', SUPPORT_NESTED_NAMESPACES true")
         nested.execute(
             'CREATE SCHEMA r."x.y"', 'CREATE TABLE r."x.y".t (i INTEGER)', 'INSERT INTO r."x.y".t VALUES (7)'
         )
-    finally:
-        served.stop()
     assert iceduck_values(warehouse, "SELECT count(*) FROM a.t") == [(3,)]
     assert iceduck_values(warehouse, "SELECT i FROM x.y.t") == [(7,)]

@@ -15,8 +15,7 @@ import pytest
 
 from iceduck.rest.server import CatalogServer
 from tests.interop.test_rest_duckdb import iceduck_read, iceduck_values
-from tests.rest.conftest import start_server
-from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable
+from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable, fresh_warehouse, served
 from tests.support.scenario_peers import PeerError
 from tests.support.scenario_rows import assert_same
 
@@ -29,16 +28,13 @@ WRITES = ("CREATE SCHEMA r.a", "CREATE TABLE r.a.t (i INTEGER)", "INSERT INTO r.
 
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Path:
-    folder = tmp_path / "warehouse"
-    folder.mkdir()
-    return folder
+    return fresh_warehouse(tmp_path)
 
 
 @pytest.fixture
 def server(warehouse: Path) -> Iterator[CatalogServer]:
-    served = start_server(warehouse, token=TOKEN)
-    yield served
-    served.stop()
+    with served(warehouse, token=TOKEN) as server:
+        yield server
 
 
 def test_duckdb_with_a_token_secret(server: CatalogServer, warehouse: Path) -> None:

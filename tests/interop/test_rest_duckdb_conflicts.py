@@ -27,14 +27,20 @@ import iceduck
 from iceduck.errors import CommitConflictError
 from iceduck.rest.server import CatalogServer
 from tests.interop.test_rest_duckdb import iceduck_values, table_metadata
-from tests.rest.conftest import start_server
-from tests.support.rest_duckdb import CONFLICT, DuckRest, Step, duckdb_rest_unavailable
+from tests.support.rest_duckdb import (
+    CONFLICT,
+    DuckRest,
+    Step,
+    duckdb_rest_unavailable,
+    fresh_warehouse,
+    served,
+)
 
 UNAVAILABLE = duckdb_rest_unavailable()
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")
 
 ROWS_PER_BATCH = 3
-DUCK_ROUNDS = 10
+DUCK_ROUNDS = 20
 #: DuckDB's tries of one batch: the other writers commit every few milliseconds
 DUCK_ATTEMPTS = 50
 #: DuckDB's pause between batches: it retries at once where iceduck and PyIceberg back off
@@ -47,8 +53,7 @@ WRITER_PAUSE_S = 0.03
 
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Path:
-    folder = tmp_path / "warehouse"
-    folder.mkdir()
+    folder = fresh_warehouse(tmp_path)
     with iceduck.connect(folder) as con:
         con.execute("CREATE NAMESPACE c")
         con.execute("CREATE TABLE c.t (writer STRING, batch INT, k INT) USING iceberg")
@@ -57,16 +62,12 @@ def warehouse(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(warehouse: Path) -> Iterator[CatalogServer]:
-    served = start_server(warehouse)
-    yield served
-    served.stop()
+    with served(warehouse) as server:
+        yield server
 
 
 def batch_sql(table: str, writer: str, batch: int) -> str:
-    return (
-        f"INSERT INTO {table} SELECT '{writer}', {batch}, k::INTEGER "
-        f"FROM range({ROWS_PER_BATCH}) r(k)"
-    )
+    return f"INSERT INTO {table} SELECT '{writer}', {batch}, k::INTEGER FROM range({ROWS_PER_BATCH}) r(k)"
 
 
 def test_a_stale_duckdb_commit_fails_with_a_conflict_and_its_retry_lands(

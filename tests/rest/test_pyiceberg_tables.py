@@ -33,21 +33,28 @@ def batch(ids: range, extra: bool = False) -> pa.Table:
     return pa.table(columns)
 
 
-def test_pyiceberg_writes_and_iceduck_reads_every_snapshot(server: CatalogServer, warehouse: Path) -> None:
-    from pyiceberg.expressions import GreaterThanOrEqual, LessThan
+def region_schema() -> tuple[Any, Any]:
+    """PyIceberg's schema of :func:`batch` (``id``, ``region``, ``ts``) and a spec on ``region``."""
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.schema import Schema
     from pyiceberg.transforms import IdentityTransform
     from pyiceberg.types import LongType, NestedField, StringType, TimestamptzType
 
-    catalog = rest.RestCatalog("served", uri=server.url)
-    catalog.create_namespace("py")
     schema = Schema(
         NestedField(1, "id", LongType(), required=False),
         NestedField(2, "region", StringType(), required=False),
         NestedField(3, "ts", TimestamptzType(), required=False),
     )
-    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region"))
+    return schema, PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region"))
+
+
+def test_pyiceberg_writes_and_iceduck_reads_every_snapshot(server: CatalogServer, warehouse: Path) -> None:
+    from pyiceberg.expressions import GreaterThanOrEqual, LessThan
+    from pyiceberg.types import StringType
+
+    catalog = rest.RestCatalog("served", uri=server.url)
+    catalog.create_namespace("py")
+    schema, spec = region_schema()
     # a staged create: POST .../tables with stage-create, then a commit asserting assert-create
     with catalog.create_table_transaction("py.events", schema=schema, partition_spec=spec) as txn:
         txn.append(batch(range(0, 100)))

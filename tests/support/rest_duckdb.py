@@ -17,13 +17,16 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
+from iceduck.rest.server import CatalogServer
+from tests.rest.conftest import start_server
 from tests.support.lake_peers import duckdb_httpfs_unavailable
 from tests.support.scenario_peers import PEER_PYTHON, PeerError
 from tests.support.scenario_rows import Rows, arrow_rows
@@ -38,6 +41,22 @@ def duckdb_rest_unavailable() -> str | None:
     """Why DuckDB's REST client cannot run here (bench/.venv, iceberg, avro or httpfs
     missing: the REST client speaks HTTP through httpfs), or None."""
     return duckdb_httpfs_unavailable()
+
+
+def fresh_warehouse(tmp_path: Path) -> Path:
+    folder = tmp_path / "warehouse"
+    folder.mkdir()
+    return folder
+
+
+@contextmanager
+def served(warehouse: Path, token: str | None = None, prefix: str | None = None) -> Iterator[CatalogServer]:
+    """``iceduck serve`` of ``warehouse`` in a thread on a free loopback port while in use."""
+    server = start_server(warehouse, token=token, prefix=prefix)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def quote(text: str) -> str:
