@@ -23,7 +23,9 @@ EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS = "urn:ietf:params:oauth:token-type:access_token"
 
 
-def token_request(server: CatalogServer, form: dict[str, str], headers: dict[str, str] | None = None) -> Reply:
+def token_request(
+    server: CatalogServer, form: dict[str, str], headers: dict[str, str] | None = None
+) -> Reply:
     return RestClient(server.url).call(
         "POST", "/v1/oauth/tokens", raw=urlencode(form).encode(), headers={**FORM, **(headers or {})}
     )
@@ -47,7 +49,12 @@ def oauth_server(warehouse: Path) -> Iterator[CatalogServer]:
 def test_client_credentials_in_the_form(oauth_server: CatalogServer) -> None:
     reply = token_request(
         oauth_server,
-        {"grant_type": "client_credentials", "client_id": "app", "client_secret": "s3cret", "scope": "catalog"},
+        {
+            "grant_type": "client_credentials",
+            "client_id": "app",
+            "client_secret": "s3cret",
+            "scope": "catalog",
+        },
     )
     assert reply.status == 200
     body = reply.body
@@ -64,7 +71,9 @@ def test_client_credentials_in_the_form(oauth_server: CatalogServer) -> None:
 
 def test_client_credentials_in_a_basic_header(oauth_server: CatalogServer) -> None:
     basic = base64.b64encode(b"app:s3cret").decode()
-    reply = token_request(oauth_server, {"grant_type": "client_credentials"}, {"Authorization": f"Basic {basic}"})
+    reply = token_request(
+        oauth_server, {"grant_type": "client_credentials"}, {"Authorization": f"Basic {basic}"}
+    )
     assert reply.status == 200
     assert RestClient(oauth_server.url, token=reply.body["access_token"]).get("/v1/namespaces").status == 200
     both = token_request(
@@ -166,7 +175,9 @@ def test_fixed_token_and_credentials_together(warehouse: Path) -> None:
 
 
 def test_a_server_without_clients_refuses_tokens(client: RestClient, server: CatalogServer) -> None:
-    reply = token_request(server, {"grant_type": "client_credentials", "client_id": "a", "client_secret": "b"})
+    reply = token_request(
+        server, {"grant_type": "client_credentials", "client_id": "a", "client_secret": "b"}
+    )
     assert reply.status == 401 and reply.body["error"] == "invalid_client"
     assert "--credential" in reply.body["error_description"]
 
