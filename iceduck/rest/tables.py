@@ -16,6 +16,7 @@ from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import read_metadata
 from iceduck.catalog.purge import reachable_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError
+from iceduck.io.fileio import MissingFileError
 from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
 from iceduck.rest.names import (
@@ -128,10 +129,13 @@ def register_table(ctx: ServeContext, req: Request) -> Response:
         raise UserError("RegisterTableRequest: overwrite must be true or false")
     ctx.check_within_warehouse(location, "metadata-location")
     identifier = TableIdentifier(namespace, check_name(name, "table"))
-    if overwrite:
-        table = _register_over(ctx, identifier, location)
-    else:
-        table = ctx.catalog.register_table(identifier, location)
+    try:
+        if overwrite:
+            table = _register_over(ctx, identifier, location)
+        else:
+            table = ctx.catalog.register_table(identifier, location)
+    except MissingFileError:
+        raise UserError(f"RegisterTableRequest: metadata-location {location} does not exist") from None
     return table_response(ctx, req, table.metadata, table.metadata_location)
 
 
