@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from iceduck.errors import UserError
 from iceduck.rest.api import ROUTES
 from iceduck.rest.context import ServeContext
-from iceduck.rest.errors import HttpRefusal, error_response
+from iceduck.rest.errors import ErrorResponse, HttpRefusal, error_response
 from iceduck.rest.request import Request, Response
 from iceduck.rest.routes import Route, find_route
 
@@ -83,6 +83,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_PUT(self) -> None:
         self._serve("PUT")
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What the standard library's parser refuses (a malformed request line, headers too
+        long, a method no ``do_*`` serves) answered in the spec's error model too, not HTML."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a request line too broken to name a version
+            self.request_version = "HTTP/1.0"
+        error_type = "BadRequestException" if code < 500 else "NotImplementedException"
+        problem = ErrorResponse(code, error_type, message or "malformed request")
+        self._send(self.command or "GET", Response(code, problem.body()))
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
 
     def log_message(self, format: str, *args: Any) -> None:
         log.info("%s %s", self.address_string(), format % args)
