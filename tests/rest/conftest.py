@@ -64,6 +64,26 @@ def _reply(status: int, data: bytes, headers: dict[str, str]) -> Reply:
     return Reply(status, json.loads(data) if data else None, headers)
 
 
+def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The updates that create a staged table's ``metadata``, as a client sends them with
+    ``assert-create`` (Java's ``CreateTableRequest`` transaction)."""
+    return [
+        {"action": "assign-uuid", "uuid": metadata["table-uuid"]},
+        {"action": "upgrade-format-version", "format-version": metadata["format-version"]},
+        {
+            "action": "add-schema",
+            "schema": metadata["schemas"][0],
+            "last-column-id": metadata["last-column-id"],
+        },
+        {"action": "set-current-schema", "schema-id": -1},
+        {"action": "add-spec", "spec": metadata["partition-specs"][0]},
+        {"action": "set-default-spec", "spec-id": -1},
+        {"action": "add-sort-order", "sort-order": metadata["sort-orders"][0]},
+        {"action": "set-default-sort-order", "sort-order-id": -1},
+        {"action": "set-location", "location": metadata["location"]},
+    ]
+
+
 def start_server(
     warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
 ) -> CatalogServer:

@@ -17,7 +17,7 @@ import pytest
 
 import iceduck
 from iceduck.rest.server import CatalogServer
-from tests.rest.conftest import RestClient
+from tests.rest.conftest import RestClient, creation_updates
 
 rest = pytest.importorskip("pyiceberg.catalog.rest")
 CommitFailedException = pytest.importorskip("pyiceberg.exceptions").CommitFailedException
@@ -216,7 +216,11 @@ def test_mixed_operations_never_fail_the_server(client: RestClient, warehouse: P
             if staged.status != 200:
                 return staged
             return client.post(
-                path, {"requirements": [{"type": "assert-create"}], "updates": _creation(staged.body)}
+                path,
+                {
+                    "requirements": [{"type": "assert-create"}],
+                    "updates": creation_updates(staged.body["metadata"]),
+                },
             )
         if kind == "register":
             loaded = client.get(path)
@@ -249,19 +253,3 @@ def test_mixed_operations_never_fail_the_server(client: RestClient, warehouse: P
     assert not failed, failed
     assert {status for _, status, _ in answers} <= {200, 204, 400, 404, 409}
     assert {p.name for p in warehouse.iterdir()} <= {"catalog.db", "s"}  # nothing written elsewhere
-
-
-def _creation(staged: dict[str, Any]) -> list[dict[str, Any]]:
-    """The updates creating the staged table's metadata (as a client sends them)."""
-    metadata = staged["metadata"]
-    return [
-        {"action": "assign-uuid", "uuid": metadata["table-uuid"]},
-        {"action": "upgrade-format-version", "format-version": metadata["format-version"]},
-        {"action": "add-schema", "schema": metadata["schemas"][0]},
-        {"action": "set-current-schema", "schema-id": -1},
-        {"action": "add-spec", "spec": metadata["partition-specs"][0]},
-        {"action": "set-default-spec", "spec-id": -1},
-        {"action": "add-sort-order", "sort-order": metadata["sort-orders"][0]},
-        {"action": "set-default-sort-order", "sort-order-id": -1},
-        {"action": "set-location", "location": metadata["location"]},
-    ]
