@@ -7,6 +7,7 @@ fetches a new token when its token expired."""
 from __future__ import annotations
 
 import base64
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+import iceduck
 from iceduck.rest.auth import Authenticator
 from iceduck.rest.server import CatalogServer
 from tests.rest.conftest import Reply, RestClient, start_server
@@ -204,3 +206,46 @@ def test_pyiceberg_gets_a_new_token_when_its_token_expired(warehouse: Path) -> N
         assert catalog.list_namespaces() == [("after",), ("before",)]
     finally:
         served.stop()
+
+
+_DUCKDB_OAUTH = """
+import sys
+sys.path.insert(0, {bench!r})
+from duckdb_iceberg_peer import connect, extension_path
+con = connect(True)
+con.load_extension(extension_path("duckdb_extension_httpfs", "httpfs"))
+url = sys.argv[1]
+token_uri = url + "/v1/oauth/tokens"
+con.execute(
+    f"CREATE SECRET s (TYPE iceberg, CLIENT_ID 'duck', CLIENT_SECRET 'pw', OAUTH2_SERVER_URI '{{token_uri}}')"
+)
+con.execute(f"ATTACH '' AS r (TYPE iceberg, SECRET s, ENDPOINT '{{url}}')")
+con.execute("CREATE SCHEMA r.d")
+con.execute("CREATE TABLE r.d.t (id BIGINT)")
+con.execute("INSERT INTO r.d.t VALUES (1), (2)")
+print(con.execute("SELECT sum(id) FROM r.d.t").fetchone()[0])
+"""
+
+
+def test_duckdb_logs_in_with_client_credentials(warehouse: Path) -> None:
+    from tests.support.scenario_peers import PEER_PYTHON, PEER_TIMEOUT_S, REPO, duckdb_iceberg_unavailable
+
+    why = duckdb_iceberg_unavailable()
+    if why is not None:
+        pytest.skip(why)
+    served = start_server(warehouse, auth=Authenticator(credentials={"duck": "pw"}))
+    try:
+        script = _DUCKDB_OAUTH.format(bench=str(REPO / "bench"))
+        result = subprocess.run(
+            [str(PEER_PYTHON), "-c", script, served.url],
+            capture_output=True,
+            text=True,
+            timeout=PEER_TIMEOUT_S,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert result.stdout.split() == ["3"]
+        assert RestClient(served.url).get("/v1/namespaces").status == 401  # DuckDB did use a token
+    finally:
+        served.stop()
+    with iceduck.connect(warehouse) as con:
+        assert con.execute("SELECT id FROM d.t ORDER BY id").fetchall() == [(1,), (2,)]
