@@ -18,7 +18,7 @@ import hmac
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from iceduck.errors import UserError
@@ -48,7 +48,6 @@ class Authenticator:
     #: client id -> secret of the OAuth2 clients
     credentials: Mapping[str, str] = field(default_factory=dict)
     ttl: int = DEFAULT_TTL_SECONDS
-    clock: Callable[[], float] = time.monotonic
     _issued: dict[str, float] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -64,7 +63,7 @@ class Authenticator:
     def issue(self) -> str:
         """A new token valid for :attr:`ttl` seconds; expired ones are forgotten meanwhile."""
         token = secrets.token_urlsafe(32)
-        now = self.clock()
+        now = time.monotonic()
         with self._lock:
             for old in [t for t, expiry in self._issued.items() if expiry <= now]:
                 del self._issued[old]
@@ -77,7 +76,7 @@ class Authenticator:
             return True
         with self._lock:
             expiry = self._issued.get(token)
-        return expiry is not None and self.clock() < expiry
+        return expiry is not None and time.monotonic() < expiry
 
     def check(self, authorization: str | None) -> None:
         """Refuse a request whose ``Authorization`` header holds no valid bearer token."""
