@@ -50,9 +50,12 @@ def fresh_warehouse(tmp_path: Path) -> Path:
 
 
 @contextmanager
-def served(warehouse: Path, token: str | None = None, prefix: str | None = None) -> Iterator[CatalogServer]:
-    """``iceduck serve`` of ``warehouse`` in a thread on a free loopback port while in use."""
-    server = start_server(warehouse, token=token, prefix=prefix)
+def served(
+    warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
+) -> Iterator[CatalogServer]:
+    """``iceduck serve`` of ``warehouse`` in a thread on a free loopback port while in use;
+    ``options`` are further :class:`~iceduck.rest.context.ServeContext` fields (``auth``)."""
+    server = start_server(warehouse, token=token, prefix=prefix, **options)
     try:
         yield server
     finally:
