@@ -112,7 +112,7 @@ def test_duckdb_logs_in_with_client_credentials_and_again_when_its_token_expired
         )
         for step in outcomes:
             step.check("a step")
-        assert auth.issued == 2  # one at ATTACH, one after the 401 of the expired token
+        assert auth.issued == 2  # one at ATTACH, one when it expired
         expected = iceduck_read(warehouse, "SELECT * FROM a.t")
         assert_same("DuckDB after a new token", arrow_rows(outcomes[-1].rows), expected)
         assert len(expected[1]) == 2
