@@ -1,11 +1,12 @@
 """DuckDB and iceduck sharing a lake in an S3 bucket (moto on loopback) through ``iceduck serve``.
 
 The server's warehouse is ``s3://<bucket>/wh`` with its catalog in a local SQLite file
-(``--catalog sqlite:///...``). DuckDB 1.5.5 attaches it with ``ACCESS_DELEGATION_MODE 'none'``
-and reaches the bucket with its own S3 secret (httpfs); it creates, writes and deletes
-there, and iceduck (the same catalog, the object store configured with the same Iceberg
-properties) reads the same rows; iceduck's v2 and v3 merge-on-read tables in the bucket
-read the same in DuckDB through the server.
+(``--catalog sqlite:///...``) and ``--vend-credentials``. DuckDB 1.5.5 attaches it either
+with ``ACCESS_DELEGATION_MODE 'none'`` and its own S3 secret (httpfs), or with nothing but
+the credentials the server vends; it creates, writes and deletes there, and iceduck (the
+same catalog, the object store configured with the same Iceberg properties) reads the same
+rows; iceduck's v2 and v3 merge-on-read tables in the bucket read the same in DuckDB
+through the server.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from iceduck.rest.server import CatalogServer
 from tests.support.lake_peers import duckdb_s3_secret, object_store_missing
 from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable
 from tests.support.s3 import S3Server, create_bucket, list_keys
+from tests.support.scenario_peers import PeerError
 from tests.support.scenario_rows import assert_same, iceduck_rows
 
 UNAVAILABLE = duckdb_rest_unavailable() or object_store_missing()
@@ -34,7 +36,8 @@ def lake(tmp_path: Path, s3_configured: S3Server) -> Iterator[tuple[CatalogServe
     warehouse = f"s3://{create_bucket(s3_configured)}/wh"
     catalog_uri = f"sqlite:///{tmp_path / 'catalog.db'}"
     catalog = open_catalog(warehouse, "iceduck", catalog_uri=catalog_uri, properties=s3_configured.properties)
-    server = CatalogServer(("127.0.0.1", 0), ServeContext(catalog, warehouse))
+    context = ServeContext(catalog, warehouse, storage=s3_configured.properties, vend_credentials=True)
+    server = CatalogServer(("127.0.0.1", 0), context)
     server.start()
     try:
         yield server, warehouse, catalog_uri
@@ -85,3 +88,26 @@ def test_duckdb_and_iceduck_share_an_s3_lake_through_the_server(
     got = duck.queries("SELECT * FROM r.lake.mor2", "SELECT * FROM r.lake.mor3")
     for version, answer, reference in zip((2, 3), got, expected, strict=True):
         assert_same(f"DuckDB reading iceduck's v{version} deletes in S3", answer, reference)
+
+
+def test_duckdb_uses_the_credentials_the_server_vends(
+    lake: tuple[CatalogServer, str, str], s3_configured: S3Server
+) -> None:
+    """No S3 secret in DuckDB: its default ``ACCESS_DELEGATION_MODE`` asks for vended
+    credentials, and the server (``--vend-credentials``) answers with its own S3 properties."""
+    server, warehouse, catalog_uri = lake
+    duck = DuckRest(server.url)
+    duck.execute(
+        "CREATE SCHEMA r.v",
+        "CREATE TABLE r.v.t (id BIGINT, v VARCHAR)",
+        "INSERT INTO r.v.t SELECT i, 'v' || i FROM range(100) t(i)",
+        "DELETE FROM r.v.t WHERE id % 4 = 0",
+    )
+    with iceduck.connect(warehouse, catalog_uri=catalog_uri, properties=s3_configured.properties) as con:
+        expected = iceduck_rows(con, "SELECT * FROM v.t")
+    assert len(expected[1]) == 75
+    assert_same("DuckDB with vended credentials", duck.rows("SELECT * FROM r.v.t"), expected)
+    # what made it work: without them (and no secret of its own) DuckDB cannot reach the bucket
+    unvended = DuckRest(server.url, options="AUTHORIZATION_TYPE 'none', ACCESS_DELEGATION_MODE 'none'")
+    with pytest.raises(PeerError, match=r"amazonaws\.com"):  # AWS's endpoint, unreachable here
+        unvended.rows("SELECT * FROM r.v.t")
