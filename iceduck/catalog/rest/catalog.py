@@ -58,8 +58,13 @@ def _namespace_segment(namespace: Namespace) -> str:
     return quote(UNIT_SEPARATOR.join(namespace), safe="")
 
 
-def _shown(namespace: Namespace) -> str:
-    return ".".join(namespace)
+def _ns_about(namespace: Namespace) -> str:
+    """A namespace as errors name it, as the local catalogs do: ``namespace 'a.b'``."""
+    return f"namespace '{'.'.join(namespace)}'"
+
+
+def _table_about(identifier: TableIdentifier) -> str:
+    return f"table '{identifier}'"
 
 
 def _identifier_json(identifier: TableIdentifier) -> dict[str, Any]:
@@ -120,12 +125,13 @@ class RestCatalog:
         ok: tuple[int, ...] = (200,),
         missing_ok: bool = False,
         commit: bool = False,
+        namespace: Namespace | None = None,
         query: Mapping[str, str] | None = None,
         body: Any = None,
     ) -> Reply:
         """``method /v1/{prefix}/route`` (its ``{name}`` segments from ``values``, already
         encoded); raises the iceduck error of any status outside ``ok`` (a 404 returned
-        as it is with ``missing_ok``)."""
+        as it is with ``missing_ok``), a missing namespace named as ``namespace``."""
         self.config.require(method, route, self.uri)
         path = route
         for key, value in (values or {}).items():
@@ -134,7 +140,8 @@ class RestCatalog:
         reply = self._send(method, f"/v1/{prefix}{path}", query=query, body=body, commit=commit)
         if reply.status in ok or (missing_ok and reply.status == 404):
             return reply
-        raise error_for(reply.status, reply.body, self.uri, about, commit=commit)
+        in_namespace = None if namespace is None else _ns_about(namespace)
+        raise error_for(reply.status, reply.body, self.uri, about, namespace=in_namespace, commit=commit)
 
     def _pages(
         self, route: str, about: str, values: Mapping[str, str], query: Mapping[str, str], key: str
@@ -178,7 +185,7 @@ class RestCatalog:
 
     def list_namespaces(self, parent: Namespace = ()) -> list[Namespace]:
         query = {"parent": UNIT_SEPARATOR.join(parent)} if parent else {}
-        about = f"namespace {_shown(parent)}" if parent else "the namespaces"
+        about = _ns_about(parent) if parent else "the namespaces"
         out: list[Namespace] = []
         for item in self._pages("namespaces", about, {}, query, "namespaces"):
             if not isinstance(item, list) or not all(isinstance(level, str) for level in item):
@@ -191,13 +198,13 @@ class RestCatalog:
     def namespace_exists(self, namespace: Namespace) -> bool:
         if not namespace:
             return False
-        about = f"namespace {_shown(namespace)}"
+        about = _ns_about(namespace)
         method = "HEAD" if self.config.supports("HEAD", NS) else "GET"
         reply = self._call(method, NS, about, self._ns(namespace), ok=(200, 204), missing_ok=True)
         return reply.status != 404
 
     def load_namespace_properties(self, namespace: Namespace) -> dict[str, str]:
-        about = f"namespace {_shown(namespace)}"
+        about = _ns_about(namespace)
         body = self._call("GET", NS, about, self._ns(namespace)).body
         properties = body.get("properties") if isinstance(body, dict) else None
         return {str(k): str(v) for k, v in (properties or {}).items()}
@@ -205,13 +212,13 @@ class RestCatalog:
     def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
         self._writable()
         body = {"namespace": list(namespace), "properties": dict(properties or {})}
-        self._call("POST", "namespaces", f"namespace {_shown(namespace)}", body=body)
+        self._call("POST", "namespaces", _ns_about(namespace), body=body)
 
     def update_namespace_properties(
         self, namespace: Namespace, updates: dict[str, str], removals: list[str]
     ) -> tuple[list[str], list[str], list[str]]:
         self._writable()
-        about = f"namespace {_shown(namespace)}"
+        about = _ns_about(namespace)
         request = {"updates": dict(updates), "removals": list(removals)}
         body = self._call("POST", f"{NS}/properties", about, self._ns(namespace), body=request).body
         body = body if isinstance(body, dict) else {}
@@ -223,12 +230,12 @@ class RestCatalog:
 
     def drop_namespace(self, namespace: Namespace) -> None:
         self._writable()
-        self._call("DELETE", NS, f"namespace {_shown(namespace)}", self._ns(namespace), ok=(200, 204))
+        self._call("DELETE", NS, _ns_about(namespace), self._ns(namespace), ok=(200, 204))
 
     # -- tables: reads ---------------------------------------------------------------------------
 
     def list_tables(self, namespace: Namespace) -> list[TableIdentifier]:
-        about = f"namespace {_shown(namespace)}"
+        about = _ns_about(namespace)
         out: list[TableIdentifier] = []
         for item in self._pages(f"{NS}/tables", about, self._ns(namespace), {}, "identifiers"):
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
@@ -239,13 +246,26 @@ class RestCatalog:
     def table_exists(self, identifier: TableIdentifier) -> bool:
         method = "HEAD" if self.config.supports("HEAD", TABLE) else "GET"
         reply = self._call(
-            method, TABLE, f"table {identifier}", self._table(identifier), ok=(200, 204), missing_ok=True
+            method,
+            TABLE,
+            _table_about(identifier),
+            self._table(identifier),
+            ok=(200, 204),
+            missing_ok=True,
+            namespace=identifier.namespace,
         )
         return reply.status != 404
 
     def load_table(self, identifier: TableIdentifier) -> LoadedTable:
-        about = f"table {identifier}"
-        reply = self._call("GET", TABLE, about, self._table(identifier), query={"snapshots": "all"})
+        about = _table_about(identifier)
+        reply = self._call(
+            "GET",
+            TABLE,
+            about,
+            self._table(identifier),
+            query={"snapshots": "all"},
+            namespace=identifier.namespace,
+        )
         return loaded_table(reply.body, identifier, self.uri)
 
     # -- tables: writes --------------------------------------------------------------------------
@@ -253,25 +273,30 @@ class RestCatalog:
     def default_table_location(self, identifier: TableIdentifier) -> str:
         """The server's own choice, asked with a ``stage-create`` of an empty table: it
         creates nothing (spec: "the table is created when the transaction is committed")."""
-        about = f"table {identifier}"
+        about = _table_about(identifier)
         request = {
             "name": identifier.name,
             "schema": {"type": "struct", "schema-id": 0, "fields": []},
             "stage-create": True,
         }
-        body = self._call("POST", f"{NS}/tables", about, self._ns(identifier.namespace), body=request).body
+        values = self._ns(identifier.namespace)
+        body = self._call(
+            "POST", f"{NS}/tables", about, values, body=request, namespace=identifier.namespace
+        ).body
         return metadata_of(body, self.uri, about)[0].location
 
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         self._writable()
-        about = f"table {identifier}"
+        about = _table_about(identifier)
         values = self._ns(identifier.namespace)
         if says_only_a_create(metadata):
             body = create_request(identifier.name, metadata, stage=False)
-            reply = self._call("POST", f"{NS}/tables", about, values, body=body)
+            reply = self._call(
+                "POST", f"{NS}/tables", about, values, body=body, namespace=identifier.namespace
+            )
             return loaded_table(reply.body, identifier, self.uri)
         staged = create_request(identifier.name, metadata, stage=True)
-        self._call("POST", f"{NS}/tables", about, values, body=staged)
+        self._call("POST", f"{NS}/tables", about, values, body=staged, namespace=identifier.namespace)
         try:
             return self._commit(identifier, None, metadata)
         except CommitConflictError as e:  # assert-create failed: created meanwhile
@@ -282,7 +307,13 @@ class RestCatalog:
     ) -> LoadedTable:
         body = self._change(identifier, base, new)
         reply = self._call(
-            "POST", TABLE, f"table {identifier}", self._table(identifier), commit=True, body=body
+            "POST",
+            TABLE,
+            _table_about(identifier),
+            self._table(identifier),
+            commit=True,
+            body=body,
+            namespace=identifier.namespace,
         )
         return loaded_table(reply.body, identifier, self.uri)
 
@@ -318,18 +349,32 @@ class RestCatalog:
     def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
         self._writable()
         body = {"name": identifier.name, "metadata-location": metadata_location}
-        about = f"table {identifier}"
-        reply = self._call("POST", f"{NS}/register", about, self._ns(identifier.namespace), body=body)
+        about = _table_about(identifier)
+        values = self._ns(identifier.namespace)
+        reply = self._call("POST", f"{NS}/register", about, values, body=body, namespace=identifier.namespace)
         return loaded_table(reply.body, identifier, self.uri)
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         self._writable()
         query = {"purgeRequested": "true"} if purge else {}
         self._call(
-            "DELETE", TABLE, f"table {identifier}", self._table(identifier), ok=(200, 204), query=query
+            "DELETE",
+            TABLE,
+            _table_about(identifier),
+            self._table(identifier),
+            ok=(200, 204),
+            query=query,
+            namespace=identifier.namespace,
         )
 
     def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
         self._writable()
         body = {"source": _identifier_json(source), "destination": _identifier_json(target)}
-        self._call("POST", "tables/rename", f"table {source}", ok=(200, 204), body=body)
+        self._call(
+            "POST",
+            "tables/rename",
+            _table_about(source),
+            ok=(200, 204),
+            body=body,
+            namespace=target.namespace,
+        )

@@ -52,9 +52,12 @@ def error_parts(body: Any) -> tuple[str | None, str]:
     return None, ""
 
 
-def error_for(status: int, body: Any, uri: str, about: str, *, commit: bool = False) -> IceduckError:
+def error_for(
+    status: int, body: Any, uri: str, about: str, *, namespace: str | None = None, commit: bool = False
+) -> IceduckError:
     """The iceduck error for an answer of ``status`` to a call about ``about`` (``table
-    ns.t``, ``namespace ns``...) at the catalog ``uri``."""
+    'ns.t'``, ``namespace 'ns'``...) in ``namespace`` (``namespace 'ns'``, named for a
+    ``NoSuchNamespaceException`` on a table route) at the catalog ``uri``."""
     kind, message = error_parts(body)
     said = f": {message}" if message else ""
     if status in AUTH_STATUSES:
@@ -63,8 +66,8 @@ def error_for(status: int, body: Any, uri: str, about: str, *, commit: bool = Fa
             f"the REST catalog at {uri} {verb} (HTTP {status}{said}): check the token or credential property"
         )
     if status == 404:
-        if kind == "NoSuchNamespaceException":
-            return NotFoundError(f"namespace not found in the REST catalog at {uri}{said}")
+        if kind == "NoSuchNamespaceException" and namespace is not None:
+            return NotFoundError(f"{namespace} not found in the REST catalog at {uri}{said}")
         return NotFoundError(f"{about} not found in the REST catalog at {uri}{said}")
     if status == 409:
         if kind == "AlreadyExistsException":
