@@ -27,7 +27,11 @@ STEPS: list[tuple[str, str | None]] = [
     ("DELETE FROM m.v1 WHERE id = 2", None),
     ("UPDATE m.v1 SET s = 'zz' WHERE id = 3", None),
     ("SELECT * FROM m.v1", None),
-    ("CREATE TABLE m.c USING iceberg PARTITIONED BY (bucket(2, id)) AS SELECT id, s, id * 2 AS d FROM m.v1", None),
+    (
+        "CREATE TABLE m.c USING iceberg PARTITIONED BY (bucket(2, id)) "
+        "AS SELECT id, s, id * 2 AS d FROM m.v1",
+        None,
+    ),
     ("SELECT * FROM m.c", None),
     ("INSERT INTO m.c VALUES (10, 'x', 20)", None),
     ("ALTER TABLE m.c CREATE TAG t1", None),
@@ -44,7 +48,11 @@ STEPS: list[tuple[str, str | None]] = [
     ("INSERT INTO m.c VALUES (12, 'z', 24)", None),
     ("CALL system.rewrite_data_files('m.c')", None),
     ("SELECT * FROM m.c", None),
-    ("CALL system.expire_snapshots(table => 'm.c', older_than => TIMESTAMP '2999-01-01', retain_last => 1)", None),
+    (
+        "CALL system.expire_snapshots(table => 'm.c', older_than => TIMESTAMP '2999-01-01', "
+        "retain_last => 1)",
+        None,
+    ),
     ("SELECT count(*) FROM m.c.snapshots", None),
     (
         "CREATE TABLE m.c3 USING iceberg TBLPROPERTIES ('format-version' = '3', 'write.delete.mode' = "
