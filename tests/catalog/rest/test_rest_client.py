@@ -29,6 +29,7 @@ from iceduck.spec.sort import UNSORTED
 from iceduck.spec.types import LongType, NestedField
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from tests.catalog.rest.conftest import TOKEN, Served, serve
+from tests.support import faults
 from tests.support.rest import RestClient
 
 T = TableIdentifier(("db",), "t")
@@ -276,3 +277,24 @@ def test_storage_credentials_longest_prefix_wins() -> None:
     }
     assert storage_properties(body, "s3://bucket/x")["s3.access-key-id"] == "short"
     assert storage_properties({}, "s3://bucket/x") == {}
+
+
+def test_a_server_failure_during_a_commit_keeps_every_file(served: Served) -> None:
+    """The server's catalog database refuses the swap (immutable file: a real EPERM), it
+    answers 503, and the client -- as Java's tableCommitHandler -- cannot know the outcome:
+    CommitStateUnknownError, the statement's data file and manifests kept."""
+    cur = served.connect().cursor()
+    cur.execute("CREATE NAMESPACE ns")
+    cur.execute("CREATE TABLE ns.t (id bigint)")
+    table_dir = served.warehouse / "ns" / "t"
+    before = {p for p in table_dir.rglob("*") if p.is_file()}
+    try:
+        with faults.immutable(served.warehouse / "catalog.db"):
+            with pytest.raises(iceduck.OperationalError, match="answered HTTP 503 to the commit") as info:
+                cur.execute("INSERT INTO ns.t VALUES (1)")
+    except faults.FaultUnavailable as e:
+        pytest.skip(str(e))
+    assert isinstance(info.value.__cause__, CommitStateUnknownError)
+    written = {p.name for p in table_dir.rglob("*") if p.is_file()} - {p.name for p in before}
+    assert any(n.endswith(".parquet") for n in written) and any(n.endswith(".avro") for n in written)
+    assert cur.execute("SELECT count(*) FROM ns.t").fetchall() == [(0,)]
