@@ -1,6 +1,7 @@
 """The shell on a REST catalog: ``iceduck --catalog http://...`` (no warehouse needed), the
 environment's ``ICEDUCK_CATALOG_URI`` and ``ICEDUCK_PROPERTY__TOKEN``, and one error line
-(no traceback, no secret) for a server that is down, a wrong token, a bad URI."""
+(no traceback, no secret) for a server that is down, a wrong token, a bad URI; spark_conf refuses
+REST catalogs by name.
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from iceduck.errors import UnsupportedError
 from tests.catalog.rest.conftest import TOKEN, Served, serve
 from tests.support.cli import one_error_line, run_iceduck
 
@@ -60,3 +62,10 @@ def test_server_down_and_bad_uri_are_one_line(tmp_path: Path) -> None:
     run = run_iceduck("--catalog", "http://me:hunter2@127.0.0.1:1", "-c", "SELECT 1", home=tmp_path)
     one_error_line(run, "holds credentials")
     assert "hunter2" not in run.stderr
+
+
+def test_spark_conf_refuses_a_rest_catalog_by_name() -> None:
+    import iceduck
+
+    with pytest.raises(UnsupportedError, match="type=rest"):
+        iceduck.spark_conf(catalog_uri="http://127.0.0.1:1")
