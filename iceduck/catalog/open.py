@@ -99,7 +99,6 @@ def open_catalog(
         given = lake_warehouse(warehouse, parsed.uri)
         if given:
             props.setdefault("warehouse", given)
-        prepare_store("", props)  # the user's store properties; the server may vend more
         return RestCatalog(parsed.uri, name, props, read_only=read_only)
     location = warehouse_location("warehouse" if warehouse is None else warehouse)
     if parsed is None and kind == "sql" and is_remote(location):

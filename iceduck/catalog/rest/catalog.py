@@ -32,12 +32,12 @@ from iceduck.catalog.rest.config import RestConfig, config_query, negotiated, pa
 from iceduck.catalog.rest.error_model import error_for
 from iceduck.catalog.rest.http import Reply, Transport
 from iceduck.catalog.rest.table_result import (
-    REST_ONLY,
     apply_storage_properties,
     create_request,
     loaded_table,
     metadata_of,
     says_only_a_create,
+    storage_only,
 )
 from iceduck.changes.metadata_diff import diff
 from iceduck.changes.requirements import requirement_json
@@ -78,6 +78,7 @@ class RestCatalog:
         self, uri: str, name: str, properties: Mapping[str, str] | None = None, read_only: bool = False
     ) -> None:
         user = dict(properties or {})
+        apply_storage_properties(storage_only(user))  # the user's store properties, as for any lake
         self.name = name
         self.read_only = read_only
         self.transport = Transport(uri, user)
@@ -92,13 +93,7 @@ class RestCatalog:
             raise error_for(reply.status, reply.body, self.uri, "the catalog configuration")
         self.config: RestConfig = negotiated(reply.body, user, self.uri)
         self.page_size = page_size(self.config.properties)
-        apply_storage_properties(
-            {
-                k: v
-                for k, v in self.config.properties.items()
-                if k not in REST_ONLY and not k.startswith(HEADER_PREFIX) and not k.startswith("rest.")
-            }
-        )
+        apply_storage_properties(storage_only(self.config.properties))
 
     def __repr__(self) -> str:
         return f"RestCatalog({self.name!r}, {self.uri!r})"

@@ -76,7 +76,15 @@ def storage_properties(body: Mapping[str, Any], table_location: str) -> dict[str
             best = (len(prefix), values)
     if best is not None:
         out.update({str(k): str(v) for k, v in best[1].items() if v is not None})
-    return {k: v for k, v in out.items() if k not in REST_ONLY}
+    return storage_only(out)
+
+
+def storage_only(properties: Mapping[str, str]) -> dict[str, str]:
+    """``properties`` without the catalog's own (auth, paging, headers, HTTP client): what
+    the object stores may see."""
+    return {
+        k: v for k, v in properties.items() if k not in REST_ONLY and not k.startswith(("header.", "rest."))
+    }
 
 
 def apply_storage_properties(properties: Mapping[str, str]) -> None:

@@ -1,7 +1,7 @@
 """The shell on a REST catalog: ``iceduck --catalog http://...`` (no warehouse needed), the
 environment's ``ICEDUCK_CATALOG_URI`` and ``ICEDUCK_PROPERTY__TOKEN``, and one error line
 (no traceback, no secret) for a server that is down, a wrong token, a bad URI; spark_conf refuses
-REST catalogs by name.
+REST catalogs by name."""
 
 from __future__ import annotations
 
