@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 import iceduck
-from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.catalog.rest.catalog import RestCatalog
 from iceduck.catalog.rest.config import negotiated
 from iceduck.catalog.rest.table_result import storage_properties
 from iceduck.errors import (
+    CommitConflictError,
     CommitStateUnknownError,
     NotFoundError,
     StorageError,
@@ -26,6 +27,7 @@ from iceduck.errors import (
 from iceduck.spec.partition import UNPARTITIONED
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import UNSORTED
+from iceduck.spec.table_metadata import TableMetadata
 from iceduck.spec.types import LongType, NestedField
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from tests.catalog.rest.conftest import TOKEN, Served, serve
@@ -298,3 +300,28 @@ def test_a_server_failure_during_a_commit_keeps_every_file(served: Served) -> No
     written = {p.name for p in table_dir.rglob("*") if p.is_file()} - {p.name for p in before}
     assert any(n.endswith(".parquet") for n in written) and any(n.endswith(".avro") for n in written)
     assert cur.execute("SELECT count(*) FROM ns.t").fetchall() == [(0,)]
+
+
+def _with_column(base: LoadedTable, name: str) -> TableMetadata:
+    """``base`` with a column ``name`` (id 2): asserts the base's schema and field ids."""
+    builder = MetadataBuilder(base.metadata)
+    fields = (*base.metadata.schema().fields, NestedField(2, name, LongType()))
+    builder.set_current_schema(builder.add_schema(Schema(fields), last_column_id=2))
+    return builder.build()
+
+
+def test_commit_tables_is_one_transaction(served: Served) -> None:
+    """``POST /v1/{prefix}/transactions/commit``: both tables change, or (a stale base among
+    them) neither does."""
+    catalog = RestCatalog(served.url, "iceduck")
+    other = TableIdentifier(("db",), "u")
+    _create(catalog)
+    _create(catalog, other)
+    bases = [catalog.load_table(T), catalog.load_table(other)]
+    landed = catalog.commit_tables([(b, _with_column(b, "x")) for b in bases])
+    assert [t.metadata.schema().find_field_or_none("x") is not None for t in landed] == [True, True]
+    fresh = catalog.load_table(T)
+    with pytest.raises(CommitConflictError):
+        catalog.commit_tables([(fresh, _with_column(fresh, "y")), (bases[1], _with_column(bases[1], "y"))])
+    assert catalog.load_table(T).metadata_location == fresh.metadata_location
+    assert catalog.load_table(other).metadata_location == landed[1].metadata_location
