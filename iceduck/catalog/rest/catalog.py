@@ -176,6 +176,13 @@ class RestCatalog:
             "table": quote(identifier.name, safe=""),
         }
 
+    def _on_table(self, method: str, route: str, identifier: TableIdentifier, **kwargs: Any) -> Reply:
+        """``_call`` on a route under the table's namespace (``{namespace}``, and ``{table}``
+        when the route has it), its errors naming the table and its namespace."""
+        values = self._table(identifier) if "{table}" in route else self._ns(identifier.namespace)
+        about = _table_about(identifier)
+        return self._call(method, route, about, values, namespace=identifier.namespace, **kwargs)
+
     # -- namespaces ------------------------------------------------------------------------------
 
     def list_namespaces(self, parent: Namespace = ()) -> list[Namespace]:
@@ -240,27 +247,11 @@ class RestCatalog:
 
     def table_exists(self, identifier: TableIdentifier) -> bool:
         method = "HEAD" if self.config.supports("HEAD", TABLE) else "GET"
-        reply = self._call(
-            method,
-            TABLE,
-            _table_about(identifier),
-            self._table(identifier),
-            ok=(200, 204),
-            missing_ok=True,
-            namespace=identifier.namespace,
-        )
+        reply = self._on_table(method, TABLE, identifier, ok=(200, 204), missing_ok=True)
         return reply.status != 404
 
     def load_table(self, identifier: TableIdentifier) -> LoadedTable:
-        about = _table_about(identifier)
-        reply = self._call(
-            "GET",
-            TABLE,
-            about,
-            self._table(identifier),
-            query={"snapshots": "all"},
-            namespace=identifier.namespace,
-        )
+        reply = self._on_table("GET", TABLE, identifier, query={"snapshots": "all"})
         return loaded_table(reply.body, identifier, self.uri)
 
     # -- tables: writes --------------------------------------------------------------------------
@@ -268,30 +259,23 @@ class RestCatalog:
     def default_table_location(self, identifier: TableIdentifier) -> str:
         """The server's own choice, asked with a ``stage-create`` of an empty table: it
         creates nothing (spec: "the table is created when the transaction is committed")."""
-        about = _table_about(identifier)
         request = {
             "name": identifier.name,
             "schema": {"type": "struct", "schema-id": 0, "fields": []},
             "stage-create": True,
         }
-        values = self._ns(identifier.namespace)
-        body = self._call(
-            "POST", f"{NS}/tables", about, values, body=request, namespace=identifier.namespace
-        ).body
-        return metadata_of(body, self.uri, about)[0].location
+        body = self._on_table("POST", f"{NS}/tables", identifier, body=request).body
+        return metadata_of(body, self.uri, _table_about(identifier))[0].location
 
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         self._writable()
-        about = _table_about(identifier)
-        values = self._ns(identifier.namespace)
         if says_only_a_create(metadata):
-            body = create_request(identifier.name, metadata, stage=False)
-            reply = self._call(
-                "POST", f"{NS}/tables", about, values, body=body, namespace=identifier.namespace
-            )
+            request = create_request(identifier.name, metadata, stage=False)
+            reply = self._on_table("POST", f"{NS}/tables", identifier, body=request)
             return loaded_table(reply.body, identifier, self.uri)
-        staged = create_request(identifier.name, metadata, stage=True)
-        self._call("POST", f"{NS}/tables", about, values, body=staged, namespace=identifier.namespace)
+        self._on_table(
+            "POST", f"{NS}/tables", identifier, body=create_request(identifier.name, metadata, stage=True)
+        )
         try:
             return self._commit(identifier, None, metadata)
         except CommitConflictError as e:  # assert-create failed: created meanwhile
@@ -301,15 +285,7 @@ class RestCatalog:
         self, identifier: TableIdentifier, base: TableMetadata | None, new: TableMetadata
     ) -> LoadedTable:
         body = self._change(identifier, base, new)
-        reply = self._call(
-            "POST",
-            TABLE,
-            _table_about(identifier),
-            self._table(identifier),
-            commit=True,
-            body=body,
-            namespace=identifier.namespace,
-        )
+        reply = self._on_table("POST", TABLE, identifier, commit=True, body=body)
         return loaded_table(reply.body, identifier, self.uri)
 
     @staticmethod
@@ -344,23 +320,13 @@ class RestCatalog:
     def register_table(self, identifier: TableIdentifier, metadata_location: str) -> LoadedTable:
         self._writable()
         body = {"name": identifier.name, "metadata-location": metadata_location}
-        about = _table_about(identifier)
-        values = self._ns(identifier.namespace)
-        reply = self._call("POST", f"{NS}/register", about, values, body=body, namespace=identifier.namespace)
+        reply = self._on_table("POST", f"{NS}/register", identifier, body=body)
         return loaded_table(reply.body, identifier, self.uri)
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         self._writable()
         query = {"purgeRequested": "true"} if purge else {}
-        self._call(
-            "DELETE",
-            TABLE,
-            _table_about(identifier),
-            self._table(identifier),
-            ok=(200, 204),
-            query=query,
-            namespace=identifier.namespace,
-        )
+        self._on_table("DELETE", TABLE, identifier, ok=(200, 204), query=query)
 
     def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
         self._writable()
