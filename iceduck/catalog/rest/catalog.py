@@ -43,12 +43,15 @@ from iceduck.changes.metadata_diff import diff
 from iceduck.changes.requirements import requirement_json
 from iceduck.changes.updates import update_json
 from iceduck.errors import AlreadyExistsError, CommitConflictError, StorageError, UserError
+from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 
 UNIT_SEPARATOR = "\x1f"
 NS = "namespaces/{namespace}"
 TABLE = f"{NS}/tables/{{table}}"
 HEADER_PREFIX = "header."
+#: how many parsed metadata versions a catalog keeps
+PARSED_METADATA = 128
 #: what the page loop gives up after: a server repeating its tokens would never end
 MAX_PAGES = 100_000
 
@@ -84,6 +87,8 @@ class RestCatalog:
         self.transport = Transport(uri, user)
         self.uri = self.transport.uri
         self.auth = Auth(self.uri, user)
+        #: parsed table metadata by metadata location (what a load answers again and again)
+        self._parsed: LRUCache[str, TableMetadata] = LRUCache(PARSED_METADATA)
         self._headers = {"X-Iceberg-Access-Delegation": "vended-credentials"}
         self._headers.update(
             {k[len(HEADER_PREFIX) :]: v for k, v in user.items() if k.startswith(HEADER_PREFIX)}
@@ -252,7 +257,7 @@ class RestCatalog:
 
     def load_table(self, identifier: TableIdentifier) -> LoadedTable:
         reply = self._on_table("GET", TABLE, identifier, query={"snapshots": "all"})
-        return loaded_table(reply.body, identifier, self.uri)
+        return loaded_table(reply.body, identifier, self.uri, self._parsed)
 
     # -- tables: writes --------------------------------------------------------------------------
 
@@ -272,7 +277,7 @@ class RestCatalog:
         if says_only_a_create(metadata):
             request = create_request(identifier.name, metadata, stage=False)
             reply = self._on_table("POST", f"{NS}/tables", identifier, body=request)
-            return loaded_table(reply.body, identifier, self.uri)
+            return loaded_table(reply.body, identifier, self.uri, self._parsed)
         self._on_table(
             "POST", f"{NS}/tables", identifier, body=create_request(identifier.name, metadata, stage=True)
         )
@@ -286,7 +291,7 @@ class RestCatalog:
     ) -> LoadedTable:
         body = self._change(identifier, base, new)
         reply = self._on_table("POST", TABLE, identifier, commit=True, body=body)
-        return loaded_table(reply.body, identifier, self.uri)
+        return loaded_table(reply.body, identifier, self.uri, self._parsed)
 
     @staticmethod
     def _change(
@@ -321,7 +326,7 @@ class RestCatalog:
         self._writable()
         body = {"name": identifier.name, "metadata-location": metadata_location}
         reply = self._on_table("POST", f"{NS}/register", identifier, body=body)
-        return loaded_table(reply.body, identifier, self.uri)
+        return loaded_table(reply.body, identifier, self.uri, self._parsed)
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         self._writable()

@@ -21,6 +21,7 @@ from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.errors import CorruptDataError, StorageError
 from iceduck.formats.metadata_json import table_metadata_from_json
 from iceduck.formats.schema_json import partition_spec_to_json, schema_to_json, sort_order_to_json
+from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 
 #: properties of the catalog itself, never handed to the object stores
@@ -29,8 +30,12 @@ REST_ONLY = frozenset(
 )
 
 
-def metadata_of(body: Any, uri: str, about: str) -> tuple[TableMetadata, str | None]:
-    """The metadata of a ``LoadTableResult`` and its location (None when staged)."""
+def metadata_of(
+    body: Any, uri: str, about: str, parsed: LRUCache[str, TableMetadata] | None = None
+) -> tuple[TableMetadata, str | None]:
+    """The metadata of a ``LoadTableResult`` and its location (None when staged); ``parsed``
+    keeps metadata by location, so a table loaded again unchanged is not decoded again (a
+    metadata file never changes once written)."""
     if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict):
         raise StorageError(f"the REST catalog at {uri} answered for {about} without table metadata")
     location = body.get("metadata-location")
@@ -38,17 +43,24 @@ def metadata_of(body: Any, uri: str, about: str) -> tuple[TableMetadata, str | N
         raise StorageError(
             f"the REST catalog at {uri} answered for {about} with a metadata-location that is not a string"
         )
+    cached = parsed.get(location) if parsed is not None and location is not None else None
+    if cached is not None:
+        return cached, location
     try:
         metadata = table_metadata_from_json(body["metadata"], location)
     except CorruptDataError as e:
         raise CorruptDataError(f"the REST catalog at {uri} sent invalid metadata for {about}: {e}") from None
+    if parsed is not None and location is not None:
+        parsed.put(location, metadata)
     return metadata, location
 
 
-def loaded_table(body: Any, identifier: TableIdentifier, uri: str) -> LoadedTable:
+def loaded_table(
+    body: Any, identifier: TableIdentifier, uri: str, parsed: LRUCache[str, TableMetadata] | None = None
+) -> LoadedTable:
     """A committed table's ``LoadTableResult`` as a :class:`LoadedTable`, its vended
     storage properties applied."""
-    metadata, location = metadata_of(body, uri, f"table {identifier}")
+    metadata, location = metadata_of(body, uri, f"table {identifier}", parsed)
     if location is None:
         raise StorageError(
             f"the REST catalog at {uri} answered for table {identifier} without its metadata-location"
