@@ -62,9 +62,14 @@ def _reply(status: int, data: bytes, headers: dict[str, str]) -> Reply:
     return Reply(status, json.loads(data) if data else None, headers)
 
 
-def start_server(warehouse: Path, token: str | None = None, prefix: str | None = None) -> CatalogServer:
+def start_server(
+    warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
+) -> CatalogServer:
+    """A server over ``warehouse``; ``options`` are further :class:`ServeContext` fields
+    (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
     location = warehouse_location(warehouse)
     catalog = open_catalog(location, "iceduck")
-    server = CatalogServer(("127.0.0.1", 0), ServeContext(catalog, location, prefix), token=token)
+    context = ServeContext(catalog, location, prefix, **options)
+    server = CatalogServer(("127.0.0.1", 0), context, token=token)
     server.start()
     return server
