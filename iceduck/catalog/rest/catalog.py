@@ -38,6 +38,7 @@ from iceduck.catalog.rest.table_result import (
     metadata_of,
     says_only_a_create,
     storage_only,
+    storage_properties,
 )
 from iceduck.changes.metadata_diff import diff
 from iceduck.changes.requirements import requirement_json
@@ -89,6 +90,10 @@ class RestCatalog:
         self.auth = Auth(self.uri, user)
         #: parsed table metadata by metadata location (what a load answers again and again)
         self._parsed: LRUCache[str, TableMetadata] = LRUCache(PARSED_METADATA)
+        #: the ETag, table and vended storage properties of each table's last load
+        self._etags: LRUCache[TableIdentifier, tuple[str, LoadedTable, dict[str, str]]] = LRUCache(
+            PARSED_METADATA
+        )
         self._headers = {"X-Iceberg-Access-Delegation": "vended-credentials"}
         self._headers.update(
             {k[len(HEADER_PREFIX) :]: v for k, v in user.items() if k.startswith(HEADER_PREFIX)}
@@ -105,13 +110,14 @@ class RestCatalog:
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _send(self, method: str, path: str, **kwargs: Any) -> Reply:
-        """One request, authorised; sent once more with a fresh token after a 401 when the
-        credential can fetch one (a 401 means the server did nothing)."""
-        headers = {**self._headers, **self.auth.headers()}
+    def _send(self, method: str, path: str, extra: Mapping[str, str] | None = None, **kwargs: Any) -> Reply:
+        """One request, authorised (``extra`` headers added); sent once more with a fresh
+        token after a 401 when the credential can fetch one (a 401 means the server did
+        nothing)."""
+        headers = {**self._headers, **(extra or {}), **self.auth.headers()}
         reply = self.transport.request(method, path, headers=headers, **kwargs)
         if reply.status == 401 and self.auth.refresh(headers):
-            headers = {**self._headers, **self.auth.headers()}
+            headers = {**self._headers, **(extra or {}), **self.auth.headers()}
             reply = self.transport.request(method, path, headers=headers, **kwargs)
         return reply
 
@@ -128,6 +134,7 @@ class RestCatalog:
         namespace: Namespace | None = None,
         query: Mapping[str, str] | None = None,
         body: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Reply:
         """``method /v1/{prefix}/route`` (its ``{name}`` segments from ``values``, already
         encoded); raises the iceduck error of any status outside ``ok`` (a 404 returned
@@ -137,7 +144,7 @@ class RestCatalog:
         for key, value in (values or {}).items():
             path = path.replace(f"{{{key}}}", value)
         prefix = f"{quote(self.config.prefix, safe='')}/" if self.config.prefix else ""
-        reply = self._send(method, f"/v1/{prefix}{path}", query=query, body=body, commit=commit)
+        reply = self._send(method, f"/v1/{prefix}{path}", headers, query=query, body=body, commit=commit)
         if reply.status in ok or (missing_ok and reply.status == 404):
             return reply
         in_namespace = None if namespace is None else _ns_about(namespace)
@@ -256,8 +263,22 @@ class RestCatalog:
         return reply.status != 404
 
     def load_table(self, identifier: TableIdentifier) -> LoadedTable:
-        reply = self._on_table("GET", TABLE, identifier, query={"snapshots": "all"})
-        return loaded_table(reply.body, identifier, self.uri, self._parsed)
+        """``GET`` the table; with the ``ETag`` of its last load as ``If-None-Match``, a 304
+        (spec: "the table metadata has not changed") answers from what that load gave."""
+        known = self._etags.get(identifier)
+        headers = {"If-None-Match": known[0]} if known is not None else None
+        reply = self._on_table(
+            "GET", TABLE, identifier, ok=(200, 304), query={"snapshots": "all"}, headers=headers
+        )
+        if reply.status == 304 and known is not None:
+            apply_storage_properties(known[2])
+            return known[1]
+        table = loaded_table(reply.body, identifier, self.uri, self._parsed)
+        tag = reply.headers.get("etag")
+        if tag:
+            vended = storage_properties(reply.body, table.metadata.location)
+            self._etags.put(identifier, (tag, table, vended))
+        return table
 
     # -- tables: writes --------------------------------------------------------------------------
 

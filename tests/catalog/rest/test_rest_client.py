@@ -325,3 +325,18 @@ def test_commit_tables_is_one_transaction(served: Served) -> None:
         catalog.commit_tables([(fresh, _with_column(fresh, "y")), (bases[1], _with_column(bases[1], "y"))])
     assert catalog.load_table(T).metadata_location == fresh.metadata_location
     assert catalog.load_table(other).metadata_location == landed[1].metadata_location
+
+
+def test_an_unchanged_table_is_answered_by_its_etag(served: Served) -> None:
+    """The second load sends the first's ETag as If-None-Match and the server answers 304:
+    the same table object comes back; after a commit the server sends the new version."""
+    catalog = RestCatalog(served.url, "iceduck")
+    _create(catalog)
+    first = catalog.load_table(T)
+    assert catalog.load_table(T) is first
+    builder = MetadataBuilder(first.metadata)
+    builder.set_properties({"v": "2"})
+    catalog.commit_table(first, builder.build())
+    second = catalog.load_table(T)
+    assert second is not first and second.metadata.properties["v"] == "2"
+    assert RestCatalog(served.url, "iceduck").load_table(T).metadata_location == second.metadata_location
