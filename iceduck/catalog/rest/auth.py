@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from iceduck.catalog.rest.http import Transport
 from iceduck.errors import UserError
@@ -39,19 +39,13 @@ MAX_REFRESH_WINDOW_S = 300.0
 class Auth:
     """The ``Authorization`` header of a catalog's requests, fetched and refreshed."""
 
-    def __init__(
-        self,
-        catalog_uri: str,
-        properties: Mapping[str, str],
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, catalog_uri: str, properties: Mapping[str, str]) -> None:
         self.catalog_uri = catalog_uri.rstrip("/")
         self._token: str | None = properties.get(TOKEN) or None
         self._credential = properties.get(CREDENTIAL) or None
         self._scope = properties.get(SCOPE) or DEFAULT_SCOPE
         self.token_uri = properties.get(OAUTH2_SERVER_URI) or f"{self.catalog_uri}/v1/oauth/tokens"
         self._refresh_at: float | None = None
-        self._clock = clock
         self._lock = threading.Lock()
         self._transport: Transport | None = None
         self._properties = dict(properties)
@@ -65,7 +59,7 @@ class Auth:
         current one is about to expire."""
         with self._lock:
             if self._credential is not None and (
-                self._token is None or (self._refresh_at is not None and self._clock() >= self._refresh_at)
+                self._token is None or (self._refresh_at is not None and time.monotonic() >= self._refresh_at)
             ):
                 self._fetch()
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}
@@ -93,7 +87,7 @@ class Auth:
             form["client_secret"] = client_id
         if self._transport is None:
             self._transport = Transport(self.token_uri, self._properties)
-        started = self._clock()
+        started = time.monotonic()
         reply = self._transport.request("POST", "", form=form)
         body = reply.body if isinstance(reply.body, dict) else {}
         if reply.status != 200:
