@@ -1,7 +1,7 @@
 """The shell on a REST catalog: ``iceduck --catalog http://...`` (no warehouse needed), the
-environment's ``ICEDUCK_CATALOG_URI`` and ``ICEDUCK_PROPERTY__TOKEN``, and one error line
-(no traceback, no secret) for a server that is down, a wrong token, a bad URI; spark_conf refuses
-REST catalogs by name."""
+environment's ``ICEDUCK_CATALOG_URI`` and ``ICEDUCK_PROPERTY__TOKEN``, ``~/.iceduck/config.toml``,
+and one error line (no traceback, no secret) for a server that is down, a wrong token, a bad
+URI; spark_conf refuses REST catalogs by name."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ def test_shell_reads_and_writes_through_the_catalog(guarded: Served, tmp_path: P
     run = run_iceduck("--csv", "-c", "SELECT count(*) AS n FROM a.t", home=tmp_path, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["n", "1"]
+    config = tmp_path / ".iceduck" / "config.toml"  # the user's file: no warehouse in it
+    config.parent.mkdir()
+    config.write_text(f'[catalog]\nuri = "{guarded.url}"\n\n[properties]\ntoken = "{TOKEN}"\n')
+    run = run_iceduck("--csv", "-c", "SELECT id FROM a.t", home=tmp_path)
+    assert (run.returncode, run.stdout.split()) == (0, ["id", "7"]), run.stderr
 
 
 def test_wrong_token_is_one_line_without_the_token(guarded: Served, tmp_path: Path) -> None:
