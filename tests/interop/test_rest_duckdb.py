@@ -61,6 +61,12 @@ def iceduck_read(warehouse: Path, sql: str) -> Rows:
         return iceduck_rows(con, sql)
 
 
+def iceduck_rest_read(server: CatalogServer, sql: str) -> Rows:
+    """iceduck through its own REST client (``catalog_uri=<server url>``)."""
+    with iceduck.connect(catalog_uri=server.url) as con:
+        return iceduck_rows(con, sql)
+
+
 def iceduck_values(warehouse: Path, sql: str) -> list[tuple[Any, ...]]:
     with iceduck.connect(warehouse) as con:
         return con.execute(sql).fetchall()
@@ -123,6 +129,11 @@ def test_duckdb_creates_and_writes_and_every_reader_agrees(
     assert len(duck_answers[0][1]) == 2010 - 201
     for table, answer in zip(tables, duck_answers, strict=True):
         assert_same(f"iceduck reading {table}", iceduck_read(warehouse, f"SELECT * FROM {table}"), answer)
+        assert_same(
+            f"iceduck's REST client reading {table}",
+            iceduck_rest_read(server, f"SELECT * FROM {table}"),
+            answer,
+        )
         assert_same(f"PyIceberg reading {table}", pyiceberg_read(server, table), answer)
 
     loaded = {t: table_metadata(warehouse, t) for t in tables}
@@ -254,6 +265,27 @@ def test_duckdb_reads_what_iceduck_wrote(duck: DuckRest, warehouse: Path) -> Non
     got = duck.queries(*(f"SELECT * FROM r.{t}" for t in tables))
     for table, answer, reference in zip(tables, got, expected, strict=True):
         assert_same(f"DuckDB reading {table}", answer, reference)
+
+
+def test_duckdb_reads_what_iceduck_wrote_through_its_rest_client(
+    duck: DuckRest, server: CatalogServer, warehouse: Path
+) -> None:
+    """The same tables written by iceduck's REST client (commits as requirements and updates
+    through the server) instead of on the warehouse's own catalog."""
+    with iceduck.connect(catalog_uri=server.url) as con:
+        con.execute("CREATE NAMESPACE lake")
+        for statement in ICEDUCK_TABLES:
+            con.execute(statement)
+        tables = ("lake.pos", "lake.dv", "lake.evolved")
+        expected = [iceduck_rows(con, f"SELECT * FROM {t}") for t in tables]
+    got = duck.queries(*(f"SELECT * FROM r.{t}" for t in tables))
+    for table, answer, reference in zip(tables, got, expected, strict=True):
+        assert_same(f"DuckDB reading {table}", answer, reference)
+        assert_same(
+            f"iceduck on the warehouse reading {table}",
+            iceduck_read(warehouse, f"SELECT * FROM {table}"),
+            reference,
+        )
 
 
 def test_duckdb_reads_equality_deletes(duck: DuckRest, warehouse: Path) -> None:

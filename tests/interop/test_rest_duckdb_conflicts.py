@@ -4,8 +4,9 @@ DuckDB 1.5.5 commits with ``POST /v1/transactions/commit`` asserting the table's
 ``assert-ref-snapshot-id`` of ``main``; a commit built on a snapshot that is no longer
 current gets the spec's 409 ``CommitFailedException`` and DuckDB reports it as an error
 (it does not retry by itself), so the test retries the statement. iceduck (on the served
-warehouse's catalog) and PyIceberg (through the server) retry on their own and raise a
-conflict error only when their retries run out; the tests retry those too.
+warehouse's catalog, and through its own REST client) and PyIceberg (through the server)
+retry on their own and raise a conflict error only when their retries run out; the tests
+retry those too.
 
 What must hold: every batch lands exactly once (a failed attempt leaves nothing), the
 snapshot log is one linear chain whose every snapshot adds one batch, and the writers'
@@ -143,10 +144,14 @@ def test_duckdb_iceduck_and_pyiceberg_append_at_once_and_no_commit_is_lost(
 
     stop = threading.Event()
     con = iceduck.connect(warehouse)
+    rest_con = iceduck.connect(catalog_uri=server.url)
     py_table = RestCatalog("py", uri=server.url).load_table("c.t")
 
     def iceduck_append(batch: int) -> None:
         con.execute(batch_sql("c.t", "iceduck", batch))
+
+    def iceduck_rest_append(batch: int) -> None:
+        rest_con.execute(batch_sql("c.t", "rest", batch))
 
     def pyiceberg_append(batch: int) -> None:
         py_table.append(
@@ -161,6 +166,7 @@ def test_duckdb_iceduck_and_pyiceberg_append_at_once_and_no_commit_is_lost(
 
     writers = [
         Writer("iceduck", iceduck_append, CommitConflictError, stop),
+        Writer("rest", iceduck_rest_append, CommitConflictError, stop),
         Writer("pyiceberg", pyiceberg_append, CommitFailedException, stop),
     ]
     for w in writers:
@@ -192,6 +198,7 @@ def test_duckdb_iceduck_and_pyiceberg_append_at_once_and_no_commit_is_lost(
         for w in writers:
             w.join(timeout=120)
         con.close()
+        rest_con.close()
     for w in writers:
         assert w.failure is None, f"{w.name} failed: {w.failure!r}"
 
@@ -210,8 +217,9 @@ def test_duckdb_iceduck_and_pyiceberg_append_at_once_and_no_commit_is_lost(
     order = snapshot_writers(warehouse)
     assert len(order) == len(expected)
     duck_at = [i for i, writer in enumerate(order) if writer == "duck"]
-    assert {"iceduck", "pyiceberg"} <= set(order[: duck_at[0]]), order
-    assert {"iceduck", "pyiceberg"} <= set(order[duck_at[-1] :]), order
+    others = {w.name for w in writers}
+    assert others <= set(order[: duck_at[0]]), order
+    assert others <= set(order[duck_at[-1] :]), order
     assert set(order[duck_at[0] : duck_at[-1]]) != {"duck"}, order
     retried = sum(len(o.errors) for o in outcomes) + sum(w.conflicts for w in writers)
     print(f"commits in order: {''.join(w[0] for w in order)}; failed attempts retried: {retried}")
