@@ -8,7 +8,8 @@ warehouse in its own process on a loopback port; then the events benchmark's poi
 full scan run, cold and warm, on:
 
 * **limit**: the project's DuckDB ``read_parquet([...])`` of exactly the needed files;
-* **iceduck**: ``iceduck.connect`` on the warehouse (its own catalog, no HTTP);
+* **iceduck**: ``iceduck.connect`` on the warehouse (its own catalog, no HTTP), and
+  ``iceduck.connect(catalog_uri=<the server>)``: its REST client, through the same server;
 * **DuckDB 1.5.5 via REST**: its ``iceberg`` extension attached to the server
   (``ATTACH '' AS r (TYPE iceberg, ENDPOINT ..., AUTHORIZATION_TYPE 'none')``, part of every
   connection's untimed setup) querying ``r.bench.events``: a cold run includes loading the
@@ -16,7 +17,8 @@ full scan run, cold and warm, on:
 * **DuckDB 1.5.5 iceberg_scan**: the same extension on the metadata file (what the REST hop
   costs DuckDB), and its ``read_parquet`` of the needed files.
 
-The last lines give iceduck's time over DuckDB-through-REST's, per query, cold and warm.
+The last lines give iceduck's times (on the warehouse, and through the server) over
+DuckDB-through-REST's, per query, cold and warm.
 
     python3 bench/rest.py [--days N] [--runs 5,10,2,3] [--warehouse DIR]
 """
@@ -72,6 +74,7 @@ def run_engines(url: str, table: events.EventsTable, queries: list[Query]) -> li
     engines.warm_os_cache(table)
     results = [engines.run_baseline(queries)]
     results += guarded("iceduck", lambda: engines.run_iceduck(table, queries)[:1])
+    results += guarded("iceduck via REST", lambda: [run_iceduck_rest(url, table, queries)])
     why = peer_missing("duckdb_extension_iceberg", "duckdb_extension_httpfs")
     if why is not None:
         results.append(EngineResult("DuckDB 1.5.5 iceberg + httpfs", unavailable=why))
@@ -86,17 +89,50 @@ def run_engines(url: str, table: events.EventsTable, queries: list[Query]) -> li
     return results
 
 
-def ratio_lines(queries: list[Query], results: list[EngineResult]) -> list[str]:
-    """iceduck's median over DuckDB-through-REST's, per query, cold and warm."""
-    ice = next((r for r in results if r.name.startswith("iceduck") and not r.unavailable), None)
-    rest = next((r for r in results if REST_LABEL in r.name and not r.unavailable), None)
-    if ice is None or rest is None:
-        return ["iceduck / DuckDB via REST: not measured (an engine is unavailable)"]
-    cells = []
+def run_iceduck_rest(url: str, table: events.EventsTable, queries: list[Query]) -> EngineResult:
+    """iceduck through its own REST client (``catalog_uri=<url>``), as DuckDB reads."""
+    import iceduck
+
+    out = EngineResult(f"iceduck {iceduck.__version__} {REST_LABEL}")
     for q in queries:
-        a, b = ice.measurements[q.name], rest.measurements[q.name]
-        cells.append(f"{q.name} cold {a.cold_ms / b.cold_ms:.2f}x, warm {a.warm_ms / b.warm_ms:.2f}x")
-    return ["iceduck / DuckDB 1.5.5 via REST (same run): " + "; ".join(cells)]
+        sql = engines.iceduck_sql(table, q)
+        out.measurements[q.name] = engines.measure(
+            lambda: iceduck.connect(catalog_uri=url),
+            lambda con, sql=sql: con.cursor().execute(sql).fetchone(),
+            q.cold,
+            q.warm,
+        )
+    return out
+
+
+def ratio_lines(queries: list[Query], results: list[EngineResult]) -> list[str]:
+    """iceduck's medians (on the warehouse, and through the server) over DuckDB-through-REST's,
+    per query, cold and warm."""
+
+    def find(name_starts: str, through_rest: bool) -> EngineResult | None:
+        return next(
+            (
+                r
+                for r in results
+                if r.name.startswith(name_starts)
+                and (REST_LABEL in r.name) == through_rest
+                and not r.unavailable
+            ),
+            None,
+        )
+
+    duck = find("DuckDB", True)
+    lines = []
+    for label, ice in (("iceduck", find("iceduck", False)), ("iceduck via REST", find("iceduck", True))):
+        if ice is None or duck is None:
+            lines.append(f"{label} / DuckDB via REST: not measured (an engine is unavailable)")
+            continue
+        cells = []
+        for q in queries:
+            a, b = ice.measurements[q.name], duck.measurements[q.name]
+            cells.append(f"{q.name} cold {a.cold_ms / b.cold_ms:.2f}x, warm {a.warm_ms / b.warm_ms:.2f}x")
+        lines.append(f"{label} / DuckDB 1.5.5 via REST (same run): " + "; ".join(cells))
+    return lines
 
 
 def run_section(

@@ -37,4 +37,5 @@ def test_rest_section_runs_every_engine_with_equal_answers(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "attached through iceduck serve (REST)" in proc.stdout
     assert "iceduck / DuckDB 1.5.5 via REST (same run): point cold" in proc.stdout
+    assert "iceduck via REST / DuckDB 1.5.5 via REST (same run): point cold" in proc.stdout
     assert "MISMATCH" not in proc.stdout
