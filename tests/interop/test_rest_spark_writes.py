@@ -104,7 +104,8 @@ def test_namespace_properties_through_rest(lake: tuple[SparkSession, Served, Con
 
 
 def test_ctas_and_replace_table_as_select(lake: tuple[SparkSession, Served, Connection]) -> None:
-    spark, _, con = lake
+    spark, rest, con = lake
+    seen = len(rest.log.requests)
     spark.sql(
         f"CREATE TABLE {REST}.{NS}.ctas USING iceberg PARTITIONED BY (who) "
         f"TBLPROPERTIES ('format-version' = '3') "
@@ -121,6 +122,12 @@ def test_ctas_and_replace_table_as_select(lake: tuple[SparkSession, Served, Conn
     assert [r[0] for r in con.execute(f"SELECT count(*) FROM {NS}.ctas.snapshots").fetchall()] == [2]
     spark.sql(f"CREATE OR REPLACE TABLE {REST}.{NS}.ctas2 USING iceberg AS SELECT 1 AS one")
     assert _same(spark, con, f"{NS}.ctas2") == [(1,)]
+    # every request of the staged creates was served: stage-create, the assert-create
+    # commit, and the commit report Java sends before the table exists
+    requests = rest.log.requests[seen:]
+    assert ("POST", f"/v1/namespaces/{NS}/tables/ctas/metrics", 204) in requests
+    failed = [r for r in requests if r[2] >= 400 and r[0] != "GET"]
+    assert failed == []
 
 
 def test_rename_and_drop(lake: tuple[SparkSession, Served, Connection]) -> None:

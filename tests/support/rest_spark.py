@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import atexit
 import datetime
+import logging
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -38,12 +40,29 @@ if TYPE_CHECKING:
 REST = "rest"
 
 
+class RequestLog(logging.Handler):
+    """Every request the server answered, as ``(method, path, status)``, read from the
+    access log the server writes (logger ``iceduck.rest``)."""
+
+    LINE = re.compile(r'"([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.requests: list[tuple[str, str, int]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = self.LINE.search(record.getMessage())
+        if found:
+            self.requests.append((found.group(1), found.group(2), int(found.group(3))))
+
+
 @dataclass(frozen=True)
 class Served:
-    """The run's server: its URL and the warehouse folder it serves."""
+    """The run's server: its URL, the warehouse folder it serves, the requests it answered."""
 
     server: CatalogServer
     warehouse: Path
+    log: RequestLog
 
     @property
     def url(self) -> str:
@@ -103,8 +122,12 @@ def served(spark: SparkSession) -> Served:
         folder.mkdir()
         location = warehouse_location(folder)
         server = CatalogServer(("127.0.0.1", 0), ServeContext(open_catalog(location, "iceduck"), location))
+        log = RequestLog()
+        logger = logging.getLogger("iceduck.rest")
+        logger.addHandler(log)
+        logger.setLevel(logging.INFO)
         server.start()
-        _served = Served(server, folder)
+        _served = Served(server, folder, log)
         atexit.register(_stop)
         attach(spark, REST, server.url)
     return _served
