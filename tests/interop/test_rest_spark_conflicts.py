@@ -19,6 +19,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -113,14 +114,37 @@ def test_concurrent_appends_each_land_exactly_once(lake: tuple[SparkSession, Ser
     assert switches >= 2, f"the commits did not interleave: {writers}"
 
 
-def _slow_true(value: object) -> bool:
-    time.sleep(3)
+def _wait_for(path: Path, timeout: float = 120) -> bool:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
     return True
 
 
-def _slow_groups(group: int) -> pa.RecordBatchReader:
+def _hold(gate: Path) -> None:
+    """The DELETE's side of the gate, called while it reads the rows to delete (after its
+    snapshot is pinned): say so, then wait until the INSERT has committed."""
+    (gate / "reading").touch()
+    _wait_for(gate / "inserted")
+
+
+def _held_udf(gate: str) -> Callable[[object], bool]:
+    """A Spark UDF (run in a Python worker: the gate is files) that holds the DELETE."""
+
+    def held(value: object) -> bool:
+        _hold(Path(gate))
+        return True
+
+    return held
+
+
+def _held_groups(gate: Path, group: int) -> pa.RecordBatchReader:
+    """An Arrow stream for iceduck's DELETE subquery that holds the DELETE while read."""
+
     def batches() -> Iterator[pa.RecordBatch]:
-        time.sleep(3)
+        _hold(gate)
         yield pa.record_batch([pa.array([group], pa.int32())], names=["g"])
 
     return pa.RecordBatchReader.from_batches(pa.schema([("g", pa.int32())]), batches())
@@ -146,7 +170,7 @@ def _check_serial(
     for r in range(rounds):
         seed, new = (r, "seed"), (r, inserter)
         first_new = next((i for i, rows in enumerate(history) if new in rows), None)
-        gone = next((i for i, rows in enumerate(history) if i > 0 and seed not in rows and r < rounds), None)
+        gone = next((i for i, rows in enumerate(history) if i > 0 and seed not in rows), None)
         assert (seed not in final) == deleted[r], f"round {r}: the DELETE's outcome is not in the table"
         if inserted[r]:
             assert first_new is not None, f"round {r}: a successful INSERT is not in the log (lost)"
@@ -160,7 +184,7 @@ def _check_serial(
 
 @pytest.mark.parametrize("deleter", ["spark", "iceduck"])
 def test_serializable_delete_against_insert(
-    lake: tuple[SparkSession, Served, Connection], deleter: str
+    lake: tuple[SparkSession, Served, Connection], deleter: str, tmp_path: Path
 ) -> None:
     spark, _, con = lake
     table = f"del_by_{deleter}"
@@ -172,32 +196,39 @@ def test_serializable_delete_against_insert(
         f"'write.delete.isolation-level' = 'serializable', {RETRIES})"
     )
     spark.sql(f"INSERT INTO {REST}.{NS}.{table} SELECT id, 'seed' FROM range({rounds})")
-    # round 0's DELETE is made slow while it finds its rows (after it pinned its snapshot):
-    # Spark's by a UDF in its condition, iceduck's by a subquery on an Arrow stream that
-    # waits; the other engine's INSERT lands in between, a sure conflict
-    spark.udf.register("slow_true", _slow_true, "boolean")
+    # round 0 is a sure conflict: the DELETE is held while it reads its rows (Spark's by a
+    # UDF in its condition, iceduck's by a subquery on an Arrow stream) until the other
+    # engine's INSERT into the same partition has committed; the other rounds race freely
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    spark.udf.register("held", _held_udf(str(gate)), "boolean")
     deleted, inserted, failures = [False] * rounds, [False] * rounds, []
     for r in range(rounds):
-        delay = 1.0 if r == 0 else random.Random(r).uniform(0, 0.8)
+        delay = random.Random(r).uniform(0, 0.8)
 
         def delete(r: int = r) -> None:
             if deleter == "spark":
-                slow = " AND slow_true(grp)" if r == 0 else ""
-                spark.sql(f"DELETE FROM {REST}.{NS}.{table} WHERE grp = {r}{slow}")
+                held = " AND held(grp)" if r == 0 else ""
+                spark.sql(f"DELETE FROM {REST}.{NS}.{table} WHERE grp = {r}{held}")
             elif r == 0:
-                con.register("slow_groups", _slow_groups(r))
+                con.register("held_groups", _held_groups(gate, r))
                 con.execute(
-                    f"DELETE FROM {NS}.{table} WHERE grp = {r} AND grp IN (SELECT g FROM slow_groups)"
+                    f"DELETE FROM {NS}.{table} WHERE grp = {r} AND grp IN (SELECT g FROM held_groups)"
                 )
             else:
                 con.execute(f"DELETE FROM {NS}.{table} WHERE grp = {r}")
 
         def insert(r: int = r, delay: float = delay) -> None:
-            time.sleep(delay if inserter == "iceduck" or r == 0 else 0)
+            if r == 0:
+                assert _wait_for(gate / "reading"), "the DELETE never started reading"
+            elif inserter == "iceduck":
+                time.sleep(delay)
             if inserter == "iceduck":
                 con.execute(f"INSERT INTO {NS}.{table} VALUES ({r}, 'iceduck')")
             else:
                 spark.sql(f"INSERT INTO {REST}.{NS}.{table} VALUES ({r}, 'spark')")
+            if r == 0:
+                (gate / "inserted").touch()
 
         delete_error, insert_error = _together(delete, insert)
         assert insert_error is None, f"round {r}: an append needs no validation: {insert_error!r}"
