@@ -245,6 +245,15 @@ class JdbcCatalog:
         try:
             metadata = self._metadata.load(location)
         except MissingFileError:
+            # a concurrent drop with purge (or a commit that deleted old metadata files) may
+            # have removed the file after the row was read: that is the table gone or moved
+            now = self._store.table_row(identifier)
+            if now is None or not now.is_table:
+                raise NotFoundError(
+                    f"table '{identifier}' not found in catalog '{self.name}' (dropped meanwhile)"
+                ) from None
+            if now.metadata_location != location:
+                return self.load_table(identifier)
             raise MissingFileError(
                 f"metadata file of table '{identifier}' (catalog '{self.name}') does not exist", location
             ) from None

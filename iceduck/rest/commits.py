@@ -35,7 +35,7 @@ from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
 from iceduck.rest.names import check_name, identifier_from_json, namespace_from_path
 from iceduck.rest.request import NO_CONTENT, Request, Response
-from iceduck.rest.table_json import load_table_result
+from iceduck.rest.table_response import table_response
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.apply_updates import apply_updates
 
@@ -52,7 +52,7 @@ def commit_table(ctx: ServeContext, req: Request) -> Response:
         raise UserError("CommitTableRequest: identifier does not match the table of the path")
     requirements, updates = parse_changes(body)
     committed = commit(ctx, identifier, requirements, updates)
-    return Response(200, load_table_result(committed.metadata, committed.metadata_location))
+    return table_response(ctx, req, committed.metadata, committed.metadata_location)
 
 
 def commit_transaction(ctx: ServeContext, req: Request) -> Response:

@@ -1,14 +1,18 @@
-"""What every handler serves from: the catalog, the warehouse it may write under, the prefix."""
+"""What every handler serves from: the catalog, the warehouse it may write under, the
+prefix, who may call (:class:`~iceduck.rest.auth.Authenticator`) and the object-store
+properties the server may vend to clients."""
 
 from __future__ import annotations
 
 import os.path
 import posixpath
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from iceduck.catalog.base import Catalog
 from iceduck.errors import UserError
 from iceduck.io.fileio import to_local_path
+from iceduck.rest.auth import Authenticator
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,13 @@ class ServeContext:
     warehouse: str
     #: the spec's optional ``{prefix}`` path segment, advertised in ``GET /v1/config``
     prefix: str | None = None
+    #: ``--catalog-name``: accepted as the ``warehouse`` of ``GET /v1/config``
+    catalog_name: str = "iceduck"
+    auth: Authenticator = field(default_factory=Authenticator)
+    #: the object-store properties of ``-p`` (``s3.endpoint``, ``s3.access-key-id``...)
+    storage: Mapping[str, str] = field(default_factory=dict)
+    #: ``--vend-credentials``: hand :attr:`storage` to clients that ask for it
+    vend_credentials: bool = False
 
     def check_within_warehouse(self, location: str, what: str) -> str:
         """``location`` when it lies under the warehouse: a client-chosen table location or

@@ -39,6 +39,16 @@ class HttpRefusal(UserError):
         super().__init__(message)
 
 
+class OAuthRefusal(HttpRefusal):
+    """A refusal of ``POST /v1/oauth/tokens``, answered in OAuth's own shape (the spec's
+    ``OAuthError``: ``{"error": "invalid_client", "error_description": ...}``, RFC 6749
+    section 5.2), which OAuth clients parse instead of the error model."""
+
+    def __init__(self, status: int, oauth_error: str, description: str) -> None:
+        self.oauth_error = oauth_error
+        super().__init__(status, oauth_error, description)
+
+
 def no_such_namespace(message: str) -> HttpRefusal:
     """A 404 typed ``NoSuchNamespaceException`` even on a table route (Java's
     ``ErrorHandlers.tableErrorHandler`` reads the type to tell the two apart)."""
@@ -50,9 +60,13 @@ class ErrorResponse:
     status: int
     error_type: str
     message: str
+    #: answered as the spec's ``OAuthError`` rather than ``IcebergErrorResponse``
+    oauth: bool = False
 
     def body(self) -> dict[str, Any]:
-        """The spec's ``IcebergErrorResponse``."""
+        """The spec's ``IcebergErrorResponse`` (or ``OAuthError``)."""
+        if self.oauth:
+            return {"error": self.error_type, "error_description": self.message}
         return {"error": {"message": self.message, "type": self.error_type, "code": self.status}}
 
 
@@ -63,6 +77,8 @@ _NOT_FOUND = {"table": "NoSuchTableException", "namespace": "NoSuchNamespaceExce
 def error_response(error: BaseException, resource: str | None = None) -> ErrorResponse:
     """The response for ``error`` raised while serving a route on ``resource``."""
     message = str(error)
+    if isinstance(error, OAuthRefusal):
+        return ErrorResponse(error.status, error.oauth_error, message, oauth=True)
     if isinstance(error, HttpRefusal):
         return ErrorResponse(error.status, error.error_type, message)
     if isinstance(error, NotFoundError):

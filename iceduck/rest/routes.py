@@ -26,6 +26,10 @@ class Route:
     handler: Handler
     #: listed in /v1/config's endpoints as "METHOD /v1/{prefix}/...", or unprefixed (config, oauth)
     prefixed: bool = True
+    #: served without a bearer token (``/v1/oauth/tokens``, where clients get one)
+    public: bool = False
+    #: listed in ``/v1/config``'s endpoints (not the view routes, which only refuse)
+    listed: bool = True
 
     def endpoint(self) -> str:
         head = "/v1/{prefix}/" if self.prefixed else "/v1/"

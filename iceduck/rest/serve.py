@@ -1,10 +1,13 @@
-"""``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]``.
+"""``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]
+[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials]``.
 
 Opens the warehouse's catalog as the shell would (``<warehouse>/catalog.db`` by default, or
-the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`) and serves it until
-interrupted. Loopback by default: serving another interface is a choice to make on purpose,
-with ``--token`` (every request then needs ``Authorization: Bearer <token>``). A warehouse
-folder really named ``serve`` is still reachable as ``iceduck ./serve``.
+the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`, with the ``-p``
+properties configuring its object store) and serves it until interrupted. Loopback by
+default: serving another interface is a choice to make on purpose, with ``--token`` (every
+request then needs ``Authorization: Bearer <token>``) and/or ``--credential`` (OAuth2
+clients get expiring tokens from ``/v1/oauth/tokens``: :mod:`iceduck.rest.oauth`). A
+warehouse folder really named ``serve`` is still reachable as ``iceduck ./serve``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from iceduck.catalog.open import is_remote, open_catalog, warehouse_location
 from iceduck.errors import IceduckError
+from iceduck.rest.auth import DEFAULT_TTL_SECONDS, Authenticator, parse_credential
 from iceduck.rest.context import ServeContext
 from iceduck.rest.server import CatalogServer
 
@@ -27,6 +31,28 @@ def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"a port is 0-65535, not {text!r}")
     return int(text)
+
+
+def _ttl(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"a token lifetime is a positive number of seconds, not {text!r}")
+    return int(text)
+
+
+def _credential(text: str) -> tuple[str, str]:
+    try:
+        return parse_credential(text)
+    except IceduckError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _property(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(
+            f"a property is KEY=VALUE (s3.endpoint=http://host:9000), not {text!r}"
+        )
+    return key.strip(), value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -48,6 +74,38 @@ def parser() -> argparse.ArgumentParser:
         default=os.environ.get("ICEDUCK_SERVE_TOKEN"),
         help="require 'Authorization: Bearer TOKEN' on every request (default $ICEDUCK_SERVE_TOKEN)",
     )
+    credential = os.environ.get("ICEDUCK_SERVE_CREDENTIAL")
+    p.add_argument(
+        "--credential",
+        action="append",
+        type=_credential,
+        metavar="CLIENT_ID:SECRET",
+        help="an OAuth2 client that may get tokens from /v1/oauth/tokens; repeat for more "
+        "(default $ICEDUCK_SERVE_CREDENTIAL)",
+    )
+    p.set_defaults(env_credential=credential)
+    p.add_argument(
+        "--token-ttl",
+        type=_ttl,
+        default=DEFAULT_TTL_SECONDS,
+        metavar="SECONDS",
+        help=f"lifetime of issued tokens (default {DEFAULT_TTL_SECONDS}); a restart forgets them",
+    )
+    p.add_argument(
+        "-p",
+        "--property",
+        action="append",
+        type=_property,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a catalog or object-store property (s3.endpoint=..., s3.access-key-id=...); repeat for more",
+    )
+    p.add_argument(
+        "--vend-credentials",
+        action="store_true",
+        help="hand the object-store properties (s3.*, gcs.*, adls.*, client.*) to clients that ask "
+        "with X-Iceberg-Access-Delegation: vended-credentials",
+    )
     return p
 
 
@@ -56,9 +114,22 @@ def build_server(args: argparse.Namespace) -> CatalogServer:
     location = warehouse_location(args.warehouse)
     if not is_remote(location) and args.catalog is None:
         Path(location).mkdir(parents=True, exist_ok=True)
-    catalog = open_catalog(location, args.catalog_name, catalog_uri=args.catalog)
-    context = ServeContext(catalog, location, prefix=args.prefix or None)
-    return CatalogServer((args.host, args.port), context, token=args.token or None)
+    properties = dict(args.property)
+    catalog = open_catalog(location, args.catalog_name, catalog_uri=args.catalog, properties=properties)
+    credentials = args.credential
+    if credentials is None and args.env_credential:
+        credentials = [parse_credential(args.env_credential)]
+    auth = Authenticator(token=args.token or None, credentials=dict(credentials or []), ttl=args.token_ttl)
+    context = ServeContext(
+        catalog,
+        location,
+        prefix=args.prefix or None,
+        catalog_name=args.catalog_name,
+        auth=auth,
+        storage=properties,
+        vend_credentials=args.vend_credentials,
+    )
+    return CatalogServer((args.host, args.port), context)
 
 
 def main(argv: Sequence[str]) -> int:

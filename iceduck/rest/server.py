@@ -8,15 +8,16 @@ nothing between the socket and the handlers that this module does not show. Not 
 open internet: there is no TLS (put a reverse proxy in front) and HTTP/1.0-style
 connection handling (one request per connection).
 
-Per request, in order: the path must be under ``/v1/``; a ``--token`` server wants
-``Authorization: Bearer <token>`` (401 otherwise, before the body is read); a body larger
+Per request, in order: the path must be a route under ``/v1/``; a server with ``--token``
+or ``--credential`` wants ``Authorization: Bearer <token>`` on every route but
+``/v1/oauth/tokens`` (:mod:`iceduck.rest.auth`; 401 before the body is read); a body larger
 than :data:`MAX_BODY_BYTES` is refused with 413 before it is read; then the route's
 handler runs and any error becomes the spec's error model (:mod:`iceduck.rest.errors`).
 """
 
 from __future__ import annotations
 
-import hmac
+import dataclasses
 import json
 import logging
 import threading
@@ -27,7 +28,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from iceduck.errors import UserError
 from iceduck.rest.api import ROUTES
 from iceduck.rest.context import ServeContext
-from iceduck.rest.errors import HttpRefusal, error_response
+from iceduck.rest.errors import ErrorResponse, HttpRefusal, error_response
 from iceduck.rest.request import Request, Response
 from iceduck.rest.routes import Route, find_route
 
@@ -43,8 +44,9 @@ class CatalogServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], context: ServeContext, token: str | None = None) -> None:
+        if token is not None:  # a shorthand for a context whose Authenticator has only this token
+            context = dataclasses.replace(context, auth=dataclasses.replace(context.auth, token=token))
         self.context = context
-        self.token = token
         super().__init__(address, _Handler)
 
     @property
@@ -82,6 +84,19 @@ class _Handler(BaseHTTPRequestHandler):
     def do_PUT(self) -> None:
         self._serve("PUT")
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What the standard library's parser refuses (a malformed request line, headers too
+        long, a method no ``do_*`` serves) answered in the spec's error model too, not HTML."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a request line too broken to name a version
+            self.request_version = "HTTP/1.0"
+        error_type = "BadRequestException" if code < 500 else "NotImplementedException"
+        problem = ErrorResponse(code, error_type, message or "malformed request")
+        self._send(self.command or "GET", Response(code, problem.body()))
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
     def log_message(self, format: str, *args: Any) -> None:
         log.info("%s %s", self.address_string(), format % args)
 
@@ -90,12 +105,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         route: Route | None = None
         try:
-            self._check_token()
             url = urlsplit(self.path)
             route, params = self._route(method, url.path)
+            if not route.public:
+                self._check_token()
             body = self._body()
             query = dict(parse_qsl(url.query, keep_blank_values=True))
-            response = route.handler(self.server.context, Request(method, params, query, body))
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            request = Request(method, params, query, body, headers)
+            response = route.handler(self.server.context, request)
         except Exception as e:  # every failure is an answer in the spec's model
             problem = error_response(e, route.resource if route is not None else None)
             if problem.status >= 500:
@@ -106,14 +124,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(method, response)
 
     def _check_token(self) -> None:
-        token = self.server.token
-        if token is None:
-            return
-        given = self.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-            self.close_connection = True
-            raise HttpRefusal(401, "NotAuthorizedException", "a valid bearer token is required")
+        try:
+            self.server.context.auth.check(self.headers.get("Authorization"))
+        except HttpRefusal:
+            self.close_connection = True  # the body, unread, must not be taken as a request
+            raise
 
     def _route(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
         if not path.startswith("/v1/"):
@@ -163,7 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("WWW-Authenticate", 'Bearer realm="iceduck"')
         if data:
             self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        if response.status != 304:  # RFC 9110 section 15.4.5: a 304 has no content
+            self.send_header("Content-Length", str(len(data)))
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()

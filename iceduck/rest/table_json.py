@@ -2,7 +2,8 @@
 
 ``LoadTableResult``: "metadata-location" (absent for a staged table: "May be null if the
 table is staged as part of a transaction"), "metadata" (the table metadata JSON), and
-"config" (table-specific configuration; none here: the server vends no credentials).
+"config" (table-specific configuration: empty here; vended credentials are added by
+:mod:`iceduck.rest.table_response`).
 With ``snapshots=refs`` the spec asks for "only the snapshots referenced by branches or
 tags", so the others are left out of the response (the file on disk keeps them).
 
@@ -18,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from iceduck.catalog.base import LoadedTable
 from iceduck.errors import CorruptDataError, UserError
 from iceduck.formats.metadata_json import table_metadata_to_json
 from iceduck.formats.schema_json import (
@@ -102,7 +102,3 @@ def load_table_result(
     out["metadata"] = table_metadata_to_json(metadata)
     out["config"] = {}
     return out
-
-
-def loaded_result(table: LoadedTable, snapshots: str = "all") -> dict[str, Any]:
-    return load_table_result(table.metadata, table.metadata_location, snapshots)

@@ -1,5 +1,5 @@
-"""Table handlers: list (paging), create (staged too), load, exists, drop, rename, register,
-metrics.
+"""Table handlers: list (paging), create (staged too), load, exists, drop, rename, register
+(with ``overwrite``), metrics.
 
 Every name is checked (:mod:`iceduck.rest.names`) and every client-chosen location must
 lie under the warehouse (:meth:`ServeContext.check_within_warehouse`), so a request can
@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from iceduck.catalog.base import Namespace, TableIdentifier
+from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.metadata_files import read_metadata
 from iceduck.catalog.purge import reachable_files
-from iceduck.errors import AlreadyExistsError, UnsupportedError, UserError
+from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError
+from iceduck.io.fileio import MissingFileError
 from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
 from iceduck.rest.names import (
@@ -25,7 +27,8 @@ from iceduck.rest.names import (
 )
 from iceduck.rest.paging import page
 from iceduck.rest.request import NO_CONTENT, Request, Response
-from iceduck.rest.table_json import create_table_request, load_table_result, loaded_result
+from iceduck.rest.table_json import create_table_request
+from iceduck.rest.table_response import not_modified, table_response
 from iceduck.txn.builder import new_table_metadata
 
 
@@ -69,15 +72,20 @@ def create_table(ctx: ServeContext, req: Request) -> Response:
     if request.stage_create:
         if ctx.catalog.table_exists(identifier):
             raise AlreadyExistsError(f"table {identifier} already exists")
-        return Response(200, load_table_result(metadata, None))
-    return Response(200, loaded_result(ctx.catalog.create_table(identifier, metadata)))
+        return table_response(ctx, req, metadata, None)
+    created = ctx.catalog.create_table(identifier, metadata)
+    return table_response(ctx, req, created.metadata, created.metadata_location)
 
 
 def load_table(ctx: ServeContext, req: Request) -> Response:
     snapshots = req.query.get("snapshots", "all")
     if snapshots not in ("all", "refs"):
         raise UserError(f"snapshots must be all or refs, not {snapshots!r}")
-    return Response(200, loaded_result(ctx.catalog.load_table(_identifier(req)), snapshots))
+    table = ctx.catalog.load_table(_identifier(req))
+    unchanged = not_modified(req, table.metadata_location, snapshots)
+    if unchanged is not None:
+        return unchanged
+    return table_response(ctx, req, table.metadata, table.metadata_location, snapshots)
 
 
 def table_exists(ctx: ServeContext, req: Request) -> Response:
@@ -109,17 +117,47 @@ def rename_table(ctx: ServeContext, req: Request) -> Response:
 
 
 def register_table(ctx: ServeContext, req: Request) -> Response:
-    """``RegisterTableRequest``: name, metadata-location (under the warehouse), overwrite."""
+    """``RegisterTableRequest``: name, metadata-location (under the warehouse), and
+    ``overwrite`` ("Whether to overwrite table metadata if the table already exists")."""
     namespace = _namespace(ctx, req)
     body = req.json()
     name, location = body.get("name"), body.get("metadata-location")
     if not isinstance(name, str) or not isinstance(location, str):
         raise UserError("RegisterTableRequest: name and metadata-location must be strings")
-    if body.get("overwrite", False) is not False:
-        raise UnsupportedError("RegisterTableRequest: overwrite is not supported")
+    overwrite = body.get("overwrite", False)
+    if not isinstance(overwrite, bool):
+        raise UserError("RegisterTableRequest: overwrite must be true or false")
     ctx.check_within_warehouse(location, "metadata-location")
     identifier = TableIdentifier(namespace, check_name(name, "table"))
-    return Response(200, loaded_result(ctx.catalog.register_table(identifier, location)))
+    try:
+        if overwrite:
+            table = _register_over(ctx, identifier, location)
+        else:
+            table = ctx.catalog.register_table(identifier, location)
+    except MissingFileError:
+        raise UserError(f"RegisterTableRequest: metadata-location {location} does not exist") from None
+    return table_response(ctx, req, table.metadata, table.metadata_location)
+
+
+def _register_over(ctx: ServeContext, identifier: TableIdentifier, location: str) -> LoadedTable:
+    """Replace an existing table's metadata with the file at ``location`` as a commit: the
+    catalog's compare-and-swap from the current file to a new metadata file holding the
+    registered metadata (its ``metadata-log`` then names the replaced file), so a commit
+    racing it is a 409 for one of the two, never a lost update. A table that does not exist
+    yet is registered as without ``overwrite``."""
+    try:
+        base = ctx.catalog.load_table(identifier)
+    except NotFoundError:
+        try:
+            return ctx.catalog.register_table(identifier, location)
+        except AlreadyExistsError:
+            raise CommitConflictError(
+                f"table {identifier} was created meanwhile: retry the register"
+            ) from None
+    metadata = read_metadata(location)
+    # the new metadata file is written under the registered table's location
+    ctx.check_within_warehouse(metadata.location, "the registered table's location")
+    return ctx.catalog.commit_table(base, metadata)
 
 
 def report_metrics(ctx: ServeContext, req: Request) -> Response:

@@ -64,10 +64,35 @@ def _reply(status: int, data: bytes, headers: dict[str, str]) -> Reply:
     return Reply(status, json.loads(data) if data else None, headers)
 
 
-def start_server(warehouse: Path, token: str | None = None, prefix: str | None = None) -> CatalogServer:
+def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The updates that create a staged table's ``metadata``, as a client sends them with
+    ``assert-create`` (Java's ``CreateTableRequest`` transaction)."""
+    return [
+        {"action": "assign-uuid", "uuid": metadata["table-uuid"]},
+        {"action": "upgrade-format-version", "format-version": metadata["format-version"]},
+        {
+            "action": "add-schema",
+            "schema": metadata["schemas"][0],
+            "last-column-id": metadata["last-column-id"],
+        },
+        {"action": "set-current-schema", "schema-id": -1},
+        {"action": "add-spec", "spec": metadata["partition-specs"][0]},
+        {"action": "set-default-spec", "spec-id": -1},
+        {"action": "add-sort-order", "sort-order": metadata["sort-orders"][0]},
+        {"action": "set-default-sort-order", "sort-order-id": -1},
+        {"action": "set-location", "location": metadata["location"]},
+    ]
+
+
+def start_server(
+    warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
+) -> CatalogServer:
+    """A server over ``warehouse``; ``options`` are further :class:`ServeContext` fields
+    (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
     location = warehouse_location(warehouse)
     catalog = open_catalog(location, "iceduck")
-    server = CatalogServer(("127.0.0.1", 0), ServeContext(catalog, location, prefix), token=token)
+    context = ServeContext(catalog, location, prefix, **options)
+    server = CatalogServer(("127.0.0.1", 0), context, token=token)
     server.start()
     return server
 

@@ -16,7 +16,7 @@ from iceduck.catalog.base import TableIdentifier
 from iceduck.catalog.open import open_catalog
 from iceduck.errors import CommitConflictError
 from iceduck.spec.snapshot import StatisticsFile
-from tests.rest.conftest import RestClient
+from tests.rest.conftest import RestClient, creation_updates
 
 SCHEMA: dict[str, Any] = {
     "type": "struct",
@@ -77,17 +77,7 @@ def test_staged_create_completed_by_assert_create(client: RestClient) -> None:
     client.post("/v1/namespaces", {"namespace": ["shop"]})
     staged = client.post("/v1/namespaces/shop/tables", {"name": "t", "schema": SCHEMA, "stage-create": True})
     md = staged.body["metadata"]
-    updates = [
-        {"action": "assign-uuid", "uuid": md["table-uuid"]},
-        {"action": "upgrade-format-version", "format-version": md["format-version"]},
-        {"action": "add-schema", "schema": md["schemas"][0], "last-column-id": md["last-column-id"]},
-        {"action": "set-current-schema", "schema-id": -1},
-        {"action": "add-spec", "spec": md["partition-specs"][0]},
-        {"action": "set-default-spec", "spec-id": -1},
-        {"action": "add-sort-order", "sort-order": md["sort-orders"][0]},
-        {"action": "set-default-sort-order", "sort-order-id": -1},
-        {"action": "set-location", "location": md["location"]},
-    ]
+    updates = creation_updates(md)
     created = client.post(TABLE, {"requirements": [{"type": "assert-create"}], "updates": updates})
     assert created.status == 200, created.body
     assert created.body["metadata"]["table-uuid"] == md["table-uuid"]
