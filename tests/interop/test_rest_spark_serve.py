@@ -1,10 +1,12 @@
 """The ``iceduck serve`` command, as a user starts it, with Spark attached as users attach it.
 
-``python3 -m iceduck serve WAREHOUSE --port 0 --token T --prefix P`` runs in a subprocess;
-Spark 3.5 + Iceberg 1.10.2 attaches catalogs at runtime with the documented settings
-(``type=rest``, ``uri``, ``token``, ``warehouse``): the static bearer token, the ``prefix``
-the server hands out in ``GET /v1/config``'s overrides, and the ``warehouse`` query
-parameter Java's client sends with it. A wrong token is one clean ``NotAuthorizedException``.
+``python3 -m iceduck serve WAREHOUSE --port 0 --token T --prefix P --credential ID:SECRET``
+runs in a subprocess; Spark 3.5 + Iceberg 1.10.2 attaches catalogs at runtime with the
+documented settings (``type=rest``, ``uri``, ``token`` or ``credential``, ``warehouse``): the
+static bearer token, OAuth2 client credentials (Java logs in at ``/v1/oauth/tokens``), the
+``prefix`` the server hands out in ``GET /v1/config``'s overrides, and the ``warehouse``
+query parameter Java's client sends with it. A wrong token or secret is one clean
+``NotAuthorizedException``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "s3cr3t-t0ken"
+CREDENTIAL = "spark-etl:pa55word"
 
 
 @pytest.fixture(scope="module")
@@ -34,20 +37,9 @@ def cli_server(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) ->
     """``iceduck serve`` in a subprocess on a free port: (its URL, its warehouse)."""
     require_rest_client(spark)
     warehouse = tmp_path_factory.mktemp("served") / "wh"
+    command = ["serve", str(warehouse), "--port", "0", "--token", TOKEN, "--prefix", "lake"]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "iceduck",
-            "serve",
-            str(warehouse),
-            "--port",
-            "0",
-            "--token",
-            TOKEN,
-            "--prefix",
-            "lake",
-        ],
+        [sys.executable, "-m", "iceduck", *command, "--credential", CREDENTIAL],
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -87,3 +79,27 @@ def test_a_wrong_token_is_refused_cleanly(spark: SparkSession, cli_server: tuple
     with pytest.raises(Exception, match="NotAuthorized") as refused:
         spark.sql("SHOW NAMESPACES IN served_badtoken").collect()
     assert "a valid bearer token is required" in str(refused.value)
+
+
+def test_spark_logs_in_with_client_credentials(spark: SparkSession, cli_server: tuple[str, Path]) -> None:
+    url, warehouse = cli_server
+    attach(
+        spark, "served_oauth", url, credential=CREDENTIAL, **{"oauth2-server-uri": f"{url}/v1/oauth/tokens"}
+    )
+    spark.sql("CREATE NAMESPACE served_oauth.oauth")
+    spark.sql("CREATE TABLE served_oauth.oauth.t USING iceberg AS SELECT id FROM range(3)")
+    spark.sql("INSERT INTO served_oauth.oauth.t VALUES (10)")
+    with iceduck.connect(warehouse) as con:
+        assert iceduck_rows(con, "SELECT * FROM oauth.t") == spark_rows(
+            spark, "SELECT * FROM served_oauth.oauth.t"
+        )
+        assert len(iceduck_rows(con, "SELECT * FROM oauth.t")) == 4
+
+
+def test_a_wrong_secret_is_refused_cleanly(spark: SparkSession, cli_server: tuple[str, Path]) -> None:
+    url, _ = cli_server
+    oauth = {"oauth2-server-uri": f"{url}/v1/oauth/tokens"}
+    attach(spark, "served_badsecret", url, credential="spark-etl:wrong", **oauth)
+    with pytest.raises(Exception, match="NotAuthorized") as refused:
+        spark.sql("SHOW NAMESPACES IN served_badsecret").collect()
+    assert "invalid_client" in str(refused.value)
