@@ -152,3 +152,15 @@ def test_rename_and_drop(lake: tuple[SparkSession, Served, Connection]) -> None:
     tables = {r[1] for r in spark_rows(spark, f"SHOW TABLES IN {REST}.{NS}")}
     assert not {"after", "purged"} & tables
     catalog.close()
+
+
+def test_nested_namespaces(lake: tuple[SparkSession, Served, Connection]) -> None:
+    spark, rest, con = lake
+    spark.sql(f"CREATE NAMESPACE {REST}.{NS}.deep WITH DBPROPERTIES ('level' = '2')")
+    spark.sql(f"CREATE TABLE {REST}.{NS}.deep.t USING iceberg AS SELECT id, id * 2 AS twice FROM range(4)")
+    assert [r[0] for r in spark_rows(spark, f"SHOW NAMESPACES IN {REST}.{NS}")] == [f"{NS}.deep"]
+    assert _same(spark, con, f"{NS}.deep.t") == [(0, 0), (1, 2), (2, 4), (3, 6)]
+    catalog = rest.catalog()
+    assert catalog.load_namespace_properties((NS, "deep"))["level"] == "2"
+    assert [t.name for t in catalog.list_tables((NS, "deep"))] == ["t"]
+    catalog.close()
