@@ -44,6 +44,7 @@ def lake(spark: SparkSession) -> Iterator[tuple[SparkSession, Served, Connection
     con = rest.connect()
     yield spark, rest, con
     con.close()
+    assert rest.log.server_errors() == []
 
 
 def _together(*jobs: Callable[[], None]) -> list[BaseException | None]:

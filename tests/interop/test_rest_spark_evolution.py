@@ -35,6 +35,7 @@ def lake(spark: SparkSession) -> Iterator[tuple[SparkSession, Connection]]:
     con = rest.connect()
     yield spark, con
     con.close()
+    assert rest.log.server_errors() == []
 
 
 def _same(spark: SparkSession, con: Connection, sql: str) -> list[tuple[Any, ...]]:

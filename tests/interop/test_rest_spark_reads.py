@@ -33,6 +33,7 @@ def lake(spark: SparkSession) -> Iterator[tuple[SparkSession, Connection]]:
     con.execute(f"CREATE NAMESPACE {NS}")
     yield spark, con
     con.close()
+    assert rest.log.server_errors() == []
 
 
 def _same(spark: SparkSession, con: Connection, table: str) -> list[tuple[object, ...]]:

@@ -57,6 +57,7 @@ def lake(spark: SparkSession) -> Iterator[tuple[SparkSession, Served, Connection
     con = rest.connect()
     yield spark, rest, con
     con.close()
+    assert rest.log.server_errors() == []
 
 
 def _same(spark: SparkSession, con: Connection, table: str, columns: str = "*") -> list[tuple[object, ...]]:

@@ -50,6 +50,10 @@ class RequestLog(logging.Handler):
         super().__init__(logging.INFO)
         self.requests: list[tuple[str, str, int]] = []
 
+    def server_errors(self) -> list[tuple[str, str, int]]:
+        """The requests answered with a 5xx: a request the server could not handle."""
+        return [r for r in self.requests if r[2] >= 500]
+
     def emit(self, record: logging.LogRecord) -> None:
         found = self.LINE.search(record.getMessage())
         if found:
