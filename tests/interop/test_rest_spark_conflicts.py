@@ -18,16 +18,16 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.errors import CommitConflictError
+from tests.support.rest_race import held_groups, held_udf, together, wait_for
 from tests.support.rest_spark import REST, Served, iceduck_rows, served, spark_rows
 
 if TYPE_CHECKING:
@@ -45,26 +45,6 @@ def lake(spark: SparkSession) -> Iterator[tuple[SparkSession, Served, Connection
     yield spark, rest, con
     con.close()
     assert rest.log.server_errors() == []
-
-
-def _together(*jobs: Callable[[], None]) -> list[BaseException | None]:
-    """Run the jobs in threads started at once; each one's exception, or None."""
-    errors: list[BaseException | None] = [None] * len(jobs)
-    barrier = threading.Barrier(len(jobs))
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            jobs[i]()
-        except BaseException as e:  # reported to the test, which judges it
-            errors[i] = e
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
-    return errors
 
 
 def _writers(rest: Served, table: str) -> list[str]:
@@ -99,7 +79,7 @@ def test_concurrent_appends_each_land_exactly_once(lake: tuple[SparkSession, Ser
             time.sleep(random.uniform(0.02, 0.2))
         done_batches[0] = b
 
-    assert _together(spark_job, iceduck_job) == [None, None]
+    assert together(spark_job, iceduck_job) == [None, None]
     iceduck_batches = done_batches[0]
     expected = sorted(
         [(1000 * b + i, "spark") for b in range(spark_batches) for i in range(3)]
@@ -113,42 +93,6 @@ def test_concurrent_appends_each_land_exactly_once(lake: tuple[SparkSession, Ser
     assert writers.count("spark") == spark_batches and writers.count("iceduck") == iceduck_batches
     switches = sum(1 for a, b in itertools.pairwise(writers) if a != b)
     assert switches >= 2, f"the commits did not interleave: {writers}"
-
-
-def _wait_for(path: Path, timeout: float = 120) -> bool:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _hold(gate: Path) -> None:
-    """The DELETE's side of the gate, called while it reads the rows to delete (after its
-    snapshot is pinned): say so, then wait until the INSERT has committed."""
-    (gate / "reading").touch()
-    _wait_for(gate / "inserted")
-
-
-def _held_udf(gate: str) -> Callable[[object], bool]:
-    """A Spark UDF (run in a Python worker: the gate is files) that holds the DELETE."""
-
-    def held(value: object) -> bool:
-        _hold(Path(gate))
-        return True
-
-    return held
-
-
-def _held_groups(gate: Path, group: int) -> pa.RecordBatchReader:
-    """An Arrow stream for iceduck's DELETE subquery that holds the DELETE while read."""
-
-    def batches() -> Iterator[pa.RecordBatch]:
-        _hold(gate)
-        yield pa.record_batch([pa.array([group], pa.int32())], names=["g"])
-
-    return pa.RecordBatchReader.from_batches(pa.schema([("g", pa.int32())]), batches())
 
 
 def _history(con: Connection, table: str) -> list[set[tuple[Any, ...]]]:
@@ -202,7 +146,7 @@ def test_serializable_delete_against_insert(
     # engine's INSERT into the same partition has committed; the other rounds race freely
     gate = tmp_path / "gate"
     gate.mkdir()
-    spark.udf.register("held", _held_udf(str(gate)), "boolean")
+    spark.udf.register("held", held_udf(str(gate)), "boolean")
     deleted, inserted, failures = [False] * rounds, [False] * rounds, []
     for r in range(rounds):
         delay = random.Random(r).uniform(0, 0.8)
@@ -212,7 +156,7 @@ def test_serializable_delete_against_insert(
                 held = " AND held(grp)" if r == 0 else ""
                 spark.sql(f"DELETE FROM {REST}.{NS}.{table} WHERE grp = {r}{held}")
             elif r == 0:
-                con.register("held_groups", _held_groups(gate, r))
+                con.register("held_groups", held_groups(gate, r))
                 con.execute(
                     f"DELETE FROM {NS}.{table} WHERE grp = {r} AND grp IN (SELECT g FROM held_groups)"
                 )
@@ -221,7 +165,7 @@ def test_serializable_delete_against_insert(
 
         def insert(r: int = r, delay: float = delay) -> None:
             if r == 0:
-                assert _wait_for(gate / "reading"), "the DELETE never started reading"
+                assert wait_for(gate / "reading"), "the DELETE never started reading"
             elif inserter == "iceduck":
                 time.sleep(delay)
             if inserter == "iceduck":
@@ -231,7 +175,7 @@ def test_serializable_delete_against_insert(
             if r == 0:
                 (gate / "inserted").touch()
 
-        delete_error, insert_error = _together(delete, insert)
+        delete_error, insert_error = together(delete, insert)
         assert insert_error is None, f"round {r}: an append needs no validation: {insert_error!r}"
         inserted[r] = True
         if delete_error is None:

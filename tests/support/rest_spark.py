@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import datetime
+import importlib.util
 import logging
 import re
 import shutil
@@ -75,6 +76,13 @@ class Served:
     def connect(self) -> Connection:
         """iceduck on the same warehouse and ``catalog.db`` the server serves."""
         return connect(self.warehouse)
+
+    def connect_rest(self) -> Connection:
+        """iceduck through its own REST client catalog on this server (skips, naming the
+        reason, where iceduck has none)."""
+        if importlib.util.find_spec("iceduck.catalog.rest") is None:
+            pytest.skip("iceduck has no REST client catalog (iceduck.catalog.rest) in this tree")
+        return connect(catalog_uri=self.url)
 
     def catalog(self) -> Catalog:
         """The served ``catalog.db`` opened on its own (not the server's object)."""
