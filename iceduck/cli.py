@@ -7,6 +7,7 @@
     iceduck WAREHOUSE -f script.sql --csv     # run a script, results as CSV
     echo "SHOW TABLES;" | iceduck WAREHOUSE   # SQL on stdin
     iceduck --catalog postgresql://me@pg/lake --warehouse s3://lake/wh -p s3.endpoint=http://...
+    iceduck --catalog http://catalog:8181 -p token=...   # an Iceberg REST catalog (no warehouse needed)
     iceduck                                   # the lake of ~/.iceduck/config.toml, if there is one
     iceduck serve [WAREHOUSE] --port 8181     # serve it as an Iceberg REST catalog (iceduck.rest.serve)
 
@@ -57,7 +58,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--catalog",
         metavar="URI|NAME",
-        help="catalog URI (postgresql://..., jdbc:postgresql://..., sqlite:///...), or catalog name",
+        help="catalog URI (postgresql://..., jdbc:postgresql://..., sqlite:///..., a REST catalog's "
+        "http(s)://host:port), or catalog name",
     )
     p.add_argument("--catalog-name", metavar="NAME", help="catalog name (default iceduck)")
     p.add_argument("--warehouse", dest="warehouse_option", metavar="LOCATION", help="same as WAREHOUSE")
@@ -192,8 +194,12 @@ def _local_folder(lake: Lake) -> Path | None:
     """The lake's local warehouse folder (``None`` for a location in object storage), which
     must be a folder if it exists; absolute: the catalog records table locations under it."""
     from iceduck.catalog.open import is_remote, warehouse_location
+    from iceduck.catalog.uri import REST, parse_catalog_uri
     from iceduck.errors import UserError
 
+    rest = lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == REST
+    if lake.warehouse is None or rest:
+        return None  # a REST catalog: the server owns the locations, no folder to create
     if is_remote(str(lake.warehouse)):
         return None
     warehouse = Path(warehouse_location(lake.warehouse))

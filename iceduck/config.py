@@ -65,11 +65,12 @@ HIDDEN = "***"
 
 @dataclass(frozen=True)
 class Lake:
-    """Where a connection goes: the warehouse (a folder or a location URI), the catalog URI
-    (``None``: ``<warehouse>/catalog.db``, or the folder itself for ``hadoop``), the catalog's
-    name and type, and the Iceberg catalog properties. ``repr`` hides secrets."""
+    """Where a connection goes: the warehouse (a folder or a location URI; ``None`` only for
+    a REST catalog, whose server owns the locations), the catalog URI (``None``:
+    ``<warehouse>/catalog.db``, or the folder itself for ``hadoop``), the catalog's name and
+    type, and the Iceberg catalog properties. ``repr`` hides secrets."""
 
-    warehouse: str | Path
+    warehouse: str | Path | None
     catalog_uri: str | None = None
     name: str = DEFAULT_CATALOG
     catalog_type: str = "sql"
@@ -150,7 +151,8 @@ def _lake(
         raise UserError(
             f"a Hadoop catalog is the warehouse folder itself: it takes no catalog URI ({source})"
         )
-    if warehouse is None:
+    # a REST catalog's server owns the locations: it needs no warehouse
+    if warehouse is None and not (catalog_uri is not None and _is_rest(catalog_uri)):
         if catalog_uri is not None:
             # Java's JdbcCatalog.initialize refuses a missing warehouse too
             raise UserError(
@@ -158,11 +160,16 @@ def _lake(
                 "give warehouse='s3://bucket/path' or a folder"
             )
         warehouse = DEFAULT_WAREHOUSE
-    if not isinstance(warehouse, str | Path) or not str(warehouse).strip():
+    if warehouse is not None and (not isinstance(warehouse, str | Path) or not str(warehouse).strip()):
         raise UserError(f"the warehouse must be a folder or a location URI, not {warehouse!r} ({source})")
     if name is not None and (not isinstance(name, str) or not name):
         raise UserError(f"a catalog name must be a non-empty string, not {name!r} ({source})")
     return Lake(warehouse, catalog_uri, name or DEFAULT_CATALOG, kind, properties)
+
+
+def _is_rest(catalog_uri: str) -> bool:
+    """Whether ``catalog_uri`` names a REST catalog (``http(s)://``)."""
+    return catalog_uri.strip().lower().startswith(("http://", "https://"))
 
 
 def _config_path(env: Mapping[str, str], given: str | Path | None) -> Path | None:

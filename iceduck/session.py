@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from iceduck import answers
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
-from iceduck.catalog.open import open_catalog, warehouse_location
+from iceduck.catalog.open import lake_warehouse, open_catalog
 from iceduck.catalog.uri import redact
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
@@ -149,7 +149,7 @@ class Session:
 
     def __init__(
         self,
-        warehouse: str | Path = "warehouse",
+        warehouse: str | Path | None = "warehouse",
         catalog: str = "iceduck",
         *,
         catalog_type: str = "sql",
@@ -160,8 +160,9 @@ class Session:
         catalog_uri: str | None = None,
         properties: Mapping[str, str] | None = None,
     ) -> None:
-        #: the warehouse location: an absolute local path, or a location URI (``s3://b/wh``)
-        self.warehouse = warehouse_location(warehouse)
+        #: the warehouse location: an absolute local path, or a location URI (``s3://b/wh``);
+        #: for a REST catalog the warehouse identifier sent to the server ("" when none)
+        self.warehouse = lake_warehouse(warehouse, catalog_uri)
         #: the catalog URI without its password (``None``: the embedded default), for display
         self.catalog_uri = None if catalog_uri is None else redact(catalog_uri)
         self.catalog = (

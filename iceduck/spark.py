@@ -37,7 +37,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from iceduck.errors import UserError
+from iceduck.errors import UnsupportedError, UserError
 
 #: the catalog name iceduck uses unless told otherwise (stored in every catalog row)
 DEFAULT_CATALOG = "iceduck"
@@ -80,12 +80,17 @@ def spark_conf(
     # here: ``import iceduck`` stays light
     from iceduck.catalog.open import is_remote
     from iceduck.catalog.sqlite import CATALOG_DB
-    from iceduck.catalog.uri import POSTGRESQL, jdbc_postgres, parse_catalog_uri
+    from iceduck.catalog.uri import POSTGRESQL, REST, jdbc_postgres, parse_catalog_uri
     from iceduck.config import resolve_lake
 
     lake = resolve_lake(warehouse, catalog_uri, catalog, None, properties)
     if lake.catalog_type != "sql":
         raise UserError("spark_conf declares a JDBC catalog: a Hadoop catalog is not one")
+    if lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == REST:
+        raise UnsupportedError(
+            "spark_conf declares a JDBC catalog; for a REST catalog set Spark's "
+            f"spark.sql.catalog.{lake.name}.type=rest and its uri yourself"
+        )
     location = str(lake.warehouse)
     remote = is_remote(location)
     if not remote:

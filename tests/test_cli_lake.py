@@ -80,7 +80,7 @@ def test_a_named_config_file(tmp_path: Path) -> None:
     ("args", "parts"),
     [
         (["--catalog", "mysql://me:hunter2@h/db", "--warehouse", "{tmp}/wh"], ["unknown catalog URI"]),
-        (["--catalog", "https://me:hunter2@rest/v1", "--warehouse", "{tmp}/wh"], ["REST catalog"]),
+        (["--catalog", "https://me:hunter2@rest/v1", "--warehouse", "{tmp}/wh"], ["holds credentials"]),
         (["--catalog", "postgresql://me:hunter2@h", "--warehouse", "{tmp}/wh"], ["names no database"]),
         (["--catalog", "sqlite:////{tmp}/c.db"], ["needs a warehouse location"]),
         (["--warehouse", "s3://bucket/wh"], ["s3://bucket/wh", "cannot live in object storage"]),

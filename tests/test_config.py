@@ -249,7 +249,7 @@ def test_warehouse_locations() -> None:
             UserError,
             "takes no catalog URI",
         ),
-        ({"warehouse": "W", "catalog_uri": "https://rest/v1"}, UnsupportedError, "REST catalog is not"),
+        ({"warehouse": "W", "catalog_uri": "https://me:pw@rest/v1"}, UserError, "holds credentials"),
         ({"warehouse": "W", "catalog_uri": "mysql://h/db"}, UserError, "unknown catalog URI"),
         ({"warehouse": "W", "catalog_type": "glue"}, UserError, "unknown catalog type 'glue'"),
         ({"catalog_uri": "sqlite:////x.db"}, UserError, "needs a warehouse location"),

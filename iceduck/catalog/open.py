@@ -7,7 +7,10 @@
 * ``postgresql://``, ``postgres://``, ``jdbc:postgresql://``: Iceberg's JDBC catalog in
   PostgreSQL (:class:`iceduck.catalog.postgres.PostgresCatalog`).
 * ``sqlite:///...``, ``jdbc:sqlite:...``: the same layout in a SQLite file anywhere.
-* ``http(s)://``: the REST catalog, refused by name (not supported yet).
+* ``http(s)://``: an Iceberg REST catalog (:class:`iceduck.catalog.rest.catalog.RestCatalog`).
+  The server owns the locations, so no warehouse is needed; one given is sent as the
+  ``warehouse`` property (the config request's ``warehouse`` parameter: "Warehouse location
+  or identifier to request from the service"), and it may be a name rather than a location.
 
 A warehouse in object storage (``s3://``, ``gs://``, ``abfss://``...) has its store
 configured from the catalog properties (Iceberg's names: ``s3.endpoint``,
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from iceduck.catalog import jdbc_catalog
 from iceduck.catalog.base import Catalog
-from iceduck.catalog.uri import POSTGRESQL, SQLITE, parse_catalog_uri
+from iceduck.catalog.uri import POSTGRESQL, REST, SQLITE, parse_catalog_uri
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io.fileio import to_local_path
 
@@ -46,6 +49,15 @@ def warehouse_location(warehouse: str | Path) -> str:
     return jdbc_catalog.warehouse_location(Path(to_local_path(text)).expanduser())
 
 
+def lake_warehouse(warehouse: str | Path | None, catalog_uri: str | None) -> str:
+    """The warehouse as a session shows and records it: :func:`warehouse_location`, except
+    for a REST catalog, whose warehouse is an identifier the server interprets (as given;
+    empty when none was)."""
+    if catalog_uri is not None and parse_catalog_uri(catalog_uri).kind == REST:
+        return "" if warehouse is None else str(warehouse).strip()
+    return warehouse_location("warehouse" if warehouse is None else warehouse)
+
+
 def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
     """Hand the properties to the object stores, and for a warehouse in one check that it is
     reachable: a warehouse of a scheme no store serves is an :class:`UnsupportedError`."""
@@ -66,7 +78,7 @@ def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
 
 
 def open_catalog(
-    warehouse: str | Path,
+    warehouse: str | Path | None,
     name: str,
     kind: str = "sql",
     read_only: bool = False,
@@ -75,13 +87,20 @@ def open_catalog(
     properties: Mapping[str, str] | None = None,
 ) -> Catalog:
     """The catalog of a lake (see the module docstring), its store prepared first."""
-    location = warehouse_location(warehouse)
     props = dict(properties or {})
     parsed = parse_catalog_uri(catalog_uri) if catalog_uri is not None else None
     if kind not in ("sql", "hadoop"):
         raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
     if parsed is not None and kind == "hadoop":
         raise UserError("a Hadoop catalog is the warehouse folder itself: it takes no catalog URI")
+    if parsed is not None and parsed.kind == REST:
+        from iceduck.catalog.rest.catalog import RestCatalog
+
+        given = lake_warehouse(warehouse, parsed.uri)
+        if given:
+            props.setdefault("warehouse", given)
+        return RestCatalog(parsed.uri, name, props, read_only=read_only)
+    location = warehouse_location("warehouse" if warehouse is None else warehouse)
     if parsed is None and kind == "sql" and is_remote(location):
         raise UserError(
             f"warehouse {location} is not a local folder: the embedded SQLite catalog.db cannot "

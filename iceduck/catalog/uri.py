@@ -12,7 +12,8 @@ A team's catalog is named by the URI its other clients already use, in any of th
   reads it, so ``sqlite:////abs/catalog.db`` (four slashes) is absolute and
   ``sqlite:///catalog.db`` relative to the current folder -- and Spark's (the xerial
   driver's) ``jdbc:sqlite:<path>``, ``jdbc:sqlite:file:<path>``.
-* REST (``http://``, ``https://``): recognised, so that it can be refused by name.
+* REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest`),
+  the URI its other clients set as ``uri`` (``http://host:8181``, or with a path prefix).
 
 Parsing only: no driver is imported here, so a wrong URI is one clear error before anything
 connects, and :func:`redact` can be used anywhere a URI is shown (errors, reprs, the shell's
@@ -71,8 +72,7 @@ def looks_like_uri(text: str) -> bool:
 
 
 def parse_catalog_uri(text: str) -> CatalogUri:
-    """The catalog ``text`` names; a :class:`UserError` saying which forms exist otherwise,
-    an :class:`UnsupportedError` for the REST catalog."""
+    """The catalog ``text`` names; a :class:`UserError` saying which forms exist otherwise."""
     if not isinstance(text, str) or not text.strip():
         raise UserError(f"a catalog URI must be a non-empty string, not {text!r}")
     if "\x00" in text:
@@ -92,15 +92,33 @@ def parse_catalog_uri(text: str) -> CatalogUri:
         normalised = "postgresql" + uri[len(scheme) :]
         _check_postgres_netloc(uri, normalised)
         return CatalogUri(POSTGRESQL, normalised)
-    if scheme in ("http", "https"):
-        raise UnsupportedError(
-            f"the REST catalog is not supported yet ({redact(uri)}): use a PostgreSQL or SQLite "
-            "catalog URI (postgresql://..., jdbc:postgresql://..., sqlite:///..., jdbc:sqlite:...)"
-        )
+    if scheme in ("http", "https") and lower.startswith(f"{scheme}://"):
+        _check_rest(uri)
+        return CatalogUri(REST, uri.rstrip("/"))
     raise UserError(
         f"unknown catalog URI {redact(uri)!r}: use postgresql://user@host:port/db, "
-        "jdbc:postgresql://host:port/db, sqlite:///path/catalog.db or jdbc:sqlite:/path/catalog.db"
+        "jdbc:postgresql://host:port/db, sqlite:///path/catalog.db, jdbc:sqlite:/path/catalog.db "
+        "or a REST catalog's http(s)://host:port"
     )
+
+
+def _check_rest(uri: str) -> None:
+    """A REST catalog URI urllib can split, naming a host, without credentials (those go
+    in the ``token`` or ``credential`` property, which no banner or error shows)."""
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 -- raises ValueError on a port that is not a number
+    except ValueError as e:
+        raise UserError(f"malformed REST catalog URI {redact(uri)!r}: {e}") from None
+    if not parts.hostname:
+        raise UserError(f"the REST catalog URI {redact(uri)!r} names no host: write http://host:port")
+    if parts.username is not None or parts.password is not None:
+        raise UserError(
+            f"the REST catalog URI {redact(uri)!r} holds credentials: give them as the token or "
+            "credential property instead"
+        )
+    if parts.query or parts.fragment:
+        raise UserError(f"the REST catalog URI {redact(uri)!r} has a query or fragment: give the base URI")
 
 
 def _check_postgres_netloc(written: str, uri: str) -> None:

@@ -65,8 +65,9 @@ def key_bindings() -> KeyBindings:
 def banner(shell: Shell) -> str:
     session = shell.connection.session
     where = f" at {session.catalog_uri}" if session.catalog_uri else ""  # without its password
+    lake = f"warehouse {session.warehouse}" if session.warehouse else "the REST catalog"
     return (
-        f"iceduck {__version__} on warehouse {session.warehouse} (catalog {session.catalog.name}{where})\n"
+        f"iceduck {__version__} on {lake} (catalog {session.catalog.name}{where})\n"
         'End SQL statements with ";". Enter ".help" for the dot commands, "exit" or Ctrl-D to leave.'
     )
 

@@ -9,6 +9,7 @@ import pytest
 
 from iceduck.catalog.uri import (
     POSTGRESQL,
+    REST,
     SQLITE,
     CatalogUri,
     jdbc_postgres,
@@ -16,7 +17,7 @@ from iceduck.catalog.uri import (
     parse_catalog_uri,
     redact,
 )
-from iceduck.errors import UnsupportedError, UserError
+from iceduck.errors import UserError
 
 
 @pytest.mark.parametrize(
@@ -85,11 +86,21 @@ def test_bad_uris_are_one_clear_error(text: str, message: str) -> None:
         parse_catalog_uri(text)
 
 
-@pytest.mark.parametrize("text", ["http://rest:8181/catalog", "https://me:pw@rest.example/v1"])
-def test_the_rest_catalog_is_refused_by_name(text: str) -> None:
-    with pytest.raises(UnsupportedError, match="the REST catalog is not supported yet") as caught:
-        parse_catalog_uri(text)
-    assert "pw" not in str(caught.value)
+def test_rest_catalog_uris() -> None:
+    """http(s):// names an Iceberg REST catalog, as its other clients' ``uri`` property does;
+    credentials belong in the token/credential properties, never in the URI."""
+    parsed = parse_catalog_uri("http://rest:8181/catalog/")
+    assert (parsed.kind, parsed.uri) == (REST, "http://rest:8181/catalog")
+    assert parse_catalog_uri("HTTPS://rest.example").kind == REST
+    for text, message in [
+        ("https://me:pw@rest.example/v1", "holds credentials"),
+        ("http://", "names no host"),
+        ("http://rest:port", "malformed REST catalog URI"),
+        ("http://rest?warehouse=x", "query or fragment"),
+    ]:
+        with pytest.raises(UserError, match=message) as caught:
+            parse_catalog_uri(text)
+        assert "pw" not in str(caught.value)
 
 
 def test_a_bad_uri_never_shows_its_password() -> None:

@@ -1,4 +1,6 @@
-"""Catalog writes on both catalogs: namespaces, create/commit/drop/rename, conflicts, read-only."""
+"""Catalog writes on every catalog (SQLite, PostgreSQL, Hadoop, and the REST client talking
+to an ``iceduck serve`` over SQLite): namespaces, create/commit/drop/rename, conflicts,
+read-only."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
 from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.purge import reachable_files
+from iceduck.catalog.rest.catalog import RestCatalog
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.errors import (
     AlreadyExistsError,
@@ -34,6 +37,7 @@ from iceduck.spec.sort import UNSORTED
 from iceduck.spec.types import LongType, NestedField, StringType
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from iceduck.txn.snapshot import SnapshotChanges, produce
+from tests.support.rest import start_server
 from tests.txn.snapshot_support import write_data
 
 SCHEMA = Schema((NestedField(1, "id", LongType(), True), NestedField(2, "name", StringType())))
@@ -42,15 +46,24 @@ T = TableIdentifier(("db",), "t")
 Factory = Callable[[], Catalog]
 #: the database URI of each PostgreSQL catalog name a test opened
 _DATABASES: dict[str, str] = {}
+#: the SQLite file behind each REST server a test started, by its URI
+_SERVED: dict[str, Path] = {}
 
 
-@pytest.fixture(params=["sqlite", "postgres", "hadoop"])
+@pytest.fixture(params=["sqlite", "postgres", "hadoop", "rest"])
 def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
     """A factory: every call opens a new catalog object on the same warehouse (two writers).
-    On PostgreSQL each test is a catalog of its own name in the module's database."""
+    On PostgreSQL each test is a catalog of its own name in the module's database; REST is
+    a client of an ``iceduck serve`` (in a thread) over a SQLite warehouse."""
     warehouse = tmp_path / "wh"
     if request.param == "sqlite":
         return lambda: SqliteCatalog(warehouse)
+    if request.param == "rest":
+        warehouse.mkdir()
+        server = start_server(warehouse)
+        request.addfinalizer(server.stop)
+        _SERVED[server.url] = warehouse / "catalog.db"
+        return lambda: RestCatalog(server.url, "iceduck")
     if request.param == "postgres":
         uri, name = request.getfixturevalue("postgres_database"), f"c_{uuid.uuid4().hex[:12]}"
         _DATABASES[name] = uri
@@ -62,6 +75,8 @@ def _catalog_rows(catalog: Catalog, sql: str) -> list[tuple[object, ...]]:
     """Rows of ``sql`` read from a JDBC catalog's database directly (not through iceduck)."""
     if isinstance(catalog, SqliteCatalog):
         return sqlite3.connect(catalog.db_path).execute(sql).fetchall()
+    if isinstance(catalog, RestCatalog):
+        return sqlite3.connect(_SERVED[catalog.uri]).execute(sql).fetchall()
     import psycopg
 
     assert isinstance(catalog, PostgresCatalog)
@@ -81,6 +96,18 @@ def _create(catalog: Catalog, ident: TableIdentifier = T, **properties: str) -> 
 def _set(base: LoadedTable, **updates: str) -> object:
     builder = MetadataBuilder(base.metadata)
     builder.set_properties(dict(updates))
+    return builder.build()
+
+
+def _widen(base: LoadedTable, column: str) -> object:
+    """``base`` with a new column (id 3) named ``column``: a change every catalog refuses on
+    a base that is no longer current -- the REST protocol by the ``assert-last-assigned-field-id``
+    and ``assert-current-schema-id`` requirements it asserts (a change of properties only
+    asserts the table's UUID, and the server applies it to whatever is current)."""
+    builder = MetadataBuilder(base.metadata)
+    fields = (*base.metadata.schema().fields, NestedField(3, column, StringType()))
+    builder.set_current_schema(builder.add_schema(Schema(fields), last_column_id=3))
+    builder.set_properties({"who": column})
     return builder.build()
 
 
@@ -156,7 +183,7 @@ def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
     catalog = make_catalog()
     created = _create(catalog)
     name = Path(created.metadata_location).name
-    if isinstance(catalog, JdbcCatalog):
+    if isinstance(catalog, JdbcCatalog | RestCatalog):
         assert name.startswith("00000-") and name.endswith(".metadata.json")
     else:
         assert name == "v1.metadata.json"
@@ -169,9 +196,15 @@ def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
     assert len(_files(Path(created.metadata.location) / METADATA_DIR)) == (1 if name[0] == "0" else 2)
 
 
-def test_create_in_missing_namespace(make_catalog: Factory) -> None:
+def test_create_in_missing_namespace(make_catalog: Factory, tmp_path: Path) -> None:
     catalog = make_catalog()
-    metadata = new_table_metadata(SCHEMA, UNPARTITIONED, UNSORTED, catalog.default_table_location(T), {})
+    if isinstance(catalog, RestCatalog):  # the server chooses locations in namespaces that exist
+        with pytest.raises(NotFoundError, match="namespace 'db' not found"):
+            catalog.default_table_location(T)
+        location = str(tmp_path / "wh" / "db" / "t")
+    else:
+        location = catalog.default_table_location(T)
+    metadata = new_table_metadata(SCHEMA, UNPARTITIONED, UNSORTED, location, {})
     with pytest.raises(NotFoundError, match="namespace 'db' not found"):
         catalog.create_table(T, metadata)
 
@@ -182,7 +215,7 @@ def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None
     v1 = catalog.commit_table(v0, _set(v0, a="1"))
     v2 = catalog.commit_table(v1, _set(v1, b="2"))
     names = [Path(t.metadata_location).name for t in (v0, v1, v2)]
-    if isinstance(catalog, JdbcCatalog):
+    if isinstance(catalog, JdbcCatalog | RestCatalog):
         assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
         row = _catalog_rows(
             catalog,
@@ -207,10 +240,10 @@ def test_conflicting_commits_from_the_same_base(make_catalog: Factory) -> None:
     first, second = make_catalog(), make_catalog()
     base = _create(first)
     base_again = second.load_table(T)
-    winner = first.commit_table(base, _set(base, who="first"))
+    winner = first.commit_table(base, _widen(base, "first"))
     before = _files(Path(base.metadata.location) / METADATA_DIR)
     with pytest.raises(CommitConflictError, match=r"'db\.t'"):
-        second.commit_table(base_again, _set(base_again, who="second"))
+        second.commit_table(base_again, _widen(base_again, "second"))
     assert _files(Path(base.metadata.location) / METADATA_DIR) == before  # loser's file deleted
     assert first.load_table(T).metadata_location == winner.metadata_location
     assert second.load_table(T).metadata.properties["who"] == "first"

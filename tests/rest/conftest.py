@@ -3,65 +3,16 @@ tests speak HTTP to it with ``urllib.request`` (:class:`RestClient`)."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from iceduck.catalog.open import open_catalog, warehouse_location
-from iceduck.rest.context import ServeContext
 from iceduck.rest.server import CatalogServer
+from tests.support.rest import Reply, RestClient, start_server
 
-
-@dataclass
-class Reply:
-    status: int
-    body: Any
-    headers: dict[str, str]
-
-
-class RestClient:
-    def __init__(self, base: str, token: str | None = None) -> None:
-        self.base = base
-        self.token = token
-
-    def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        raw: bytes | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> Reply:
-        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        request = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        if self.token is not None:
-            request.add_header("Authorization", f"Bearer {self.token}")
-        for name, value in (headers or {}).items():
-            request.add_header(name, value)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return _reply(response.status, response.read(), dict(response.headers))
-        except urllib.error.HTTPError as e:
-            return _reply(e.code, e.read(), dict(e.headers))
-
-    def get(self, path: str) -> Reply:
-        return self.call("GET", path)
-
-    def post(self, path: str, body: Any) -> Reply:
-        return self.call("POST", path, body)
-
-
-def _reply(status: int, data: bytes, headers: dict[str, str]) -> Reply:
-    return Reply(status, json.loads(data) if data else None, headers)
+__all__ = ["Reply", "RestClient", "creation_updates", "start_server"]
 
 
 def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:
@@ -82,19 +33,6 @@ def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:
         {"action": "set-default-sort-order", "sort-order-id": -1},
         {"action": "set-location", "location": metadata["location"]},
     ]
-
-
-def start_server(
-    warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
-) -> CatalogServer:
-    """A server over ``warehouse``; ``options`` are further :class:`ServeContext` fields
-    (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
-    location = warehouse_location(warehouse)
-    catalog = open_catalog(location, "iceduck")
-    context = ServeContext(catalog, location, prefix, **options)
-    server = CatalogServer(("127.0.0.1", 0), context, token=token)
-    server.start()
-    return server
 
 
 @pytest.fixture
