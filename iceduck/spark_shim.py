@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from iceduck.errors import CorruptDataError
 
@@ -28,6 +29,19 @@ OLD_SLASHED = b"com/fasterxml/jackson/"
 NEW_SLASHED = b"org/apache/iceberg/shaded/com/fasterxml/jackson/"
 OLD_DOTTED = b"com.fasterxml.jackson."
 NEW_DOTTED = b"org.apache.iceberg.shaded.com.fasterxml.jackson."
+
+
+class Relocation(NamedTuple):
+    """One shadow-plugin ``relocate``: a package's slashed and dotted names, old and new."""
+
+    old_slashed: bytes
+    new_slashed: bytes
+    old_dotted: bytes
+    new_dotted: bytes
+
+
+#: Jackson under Iceberg's shaded package (the default of every function here)
+JACKSON = Relocation(OLD_SLASHED, NEW_SLASHED, OLD_DOTTED, NEW_DOTTED)
 
 # JVM class file constant-pool tags (JVMS §4.4) -> size of the entry body in bytes.
 # CONSTANT_Utf8 (1) is variable-length and handled separately.
@@ -52,15 +66,16 @@ _CP_FIXED_SIZES = {
 _CLASS_MAGIC = b"\xca\xfe\xba\xbe"
 
 
-def relocate_bytes(data: bytes) -> bytes:
+def relocate_bytes(data: bytes, relocation: Relocation = JACKSON) -> bytes:
     """Relocate Jackson names inside one modified-UTF-8 string (slashed and dotted forms).
 
     Both patterns are ASCII, so a byte-level replace is exact in modified UTF-8 too.
     """
-    return data.replace(OLD_SLASHED, NEW_SLASHED).replace(OLD_DOTTED, NEW_DOTTED)
+    r = relocation
+    return data.replace(r.old_slashed, r.new_slashed).replace(r.old_dotted, r.new_dotted)
 
 
-def relocate_class(data: bytes, name: str = "<class>") -> bytes:
+def relocate_class(data: bytes, name: str = "<class>", relocation: Relocation = JACKSON) -> bytes:
     """Rewrite a class file's CONSTANT_Utf8 entries, leaving everything else byte-identical.
 
     Only the constant pool changes: entry indices stay the same, so the rest of the class
@@ -80,7 +95,7 @@ def relocate_class(data: bytes, name: str = "<class>") -> bytes:
             tag = data[pos]
             if tag == 1:
                 (length,) = struct.unpack_from(">H", data, pos + 1)
-                text = relocate_bytes(data[pos + 3 : pos + 3 + length])
+                text = relocate_bytes(data[pos + 3 : pos + 3 + length], relocation)
                 if len(text) > 0xFFFF:
                     raise CorruptDataError("relocated constant longer than 65535 bytes", name)
                 out.write(struct.pack(">BH", 1, len(text)))
@@ -100,7 +115,7 @@ def relocate_class(data: bytes, name: str = "<class>") -> bytes:
     return out.getvalue()
 
 
-def _relocated_entries(jar: Path) -> Iterable[tuple[str, bytes]]:
+def _relocated_entries(jar: Path, r: Relocation, licences: str) -> Iterable[tuple[str, bytes]]:
     """(new name, new bytes) for each entry of a Jackson jar that the shim keeps.
 
     Dropped: ``module-info`` and ``META-INF/versions/`` (multi-release overlays; the base
@@ -114,19 +129,29 @@ def _relocated_entries(jar: Path) -> Iterable[tuple[str, bytes]]:
                 continue
             if name.startswith("META-INF/") and not name.startswith("META-INF/services/"):
                 if name.startswith(("META-INF/LICENSE", "META-INF/NOTICE")):
-                    yield f"META-INF/jackson/{jar.stem}/{name[9:]}", zf.read(name)
+                    yield f"META-INF/{licences}/{jar.stem}/{name[9:]}", zf.read(name)
                 continue
             data = zf.read(name)
+            new_name = relocate_bytes(name.encode(), r).decode()
             if name.endswith(".class"):
-                yield relocate_bytes(name.encode()).decode(), relocate_class(data, f"{jar}!{name}")
+                yield new_name, relocate_class(data, f"{jar}!{name}", r)
             elif name.startswith("META-INF/services/"):
-                yield relocate_bytes(name.encode()).decode(), relocate_bytes(data)
+                yield new_name, relocate_bytes(data, r)
             else:
-                yield relocate_bytes(name.encode()).decode(), data
+                yield new_name, data
 
 
 def build_jackson_shim(jars: Iterable[Path], target: Path) -> Path:
-    """Write a jar holding the given Jackson jars relocated under Iceberg's shaded package.
+    """Write a jar holding the given Jackson jars relocated under Iceberg's shaded package."""
+    return build_relocated_jar(jars, target, JACKSON, "jackson")
+
+
+def build_relocated_jar(
+    jars: Iterable[Path], target: Path, relocation: Relocation, licences: str, extra: Iterable[Path] = ()
+) -> Path:
+    """Write a jar holding ``jars`` relocated by ``relocation`` (licences kept under
+    ``META-INF/<licences>/``), then the already relocated class files of the folders in
+    ``extra`` (relative names; they replace a relocated entry of the same name).
 
     Written to a temporary file then renamed, so a concurrent build never exposes half a jar.
     """
@@ -137,15 +162,22 @@ def build_jackson_shim(jars: Iterable[Path], target: Path) -> Path:
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as out:
             out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: iceduck\n\n")
+            overrides = {
+                str(path.relative_to(folder)): path for folder in extra for path in folder.rglob("*.class")
+            }
             for jar in jars:
                 try:
-                    for name, data in _relocated_entries(jar):
+                    for name, data in _relocated_entries(jar, relocation, licences):
                         if name in seen:
-                            raise CorruptDataError(f"two Jackson jars both hold {name}", str(jar))
+                            what = licences.capitalize()
+                            raise CorruptDataError(f"two {what} jars both hold {name}", str(jar))
                         seen.add(name)
-                        out.writestr(name, data)
+                        if name not in overrides:
+                            out.writestr(name, data)
                 except zipfile.BadZipFile as exc:
                     raise CorruptDataError(f"not a jar (zip) file: {exc}", str(jar)) from exc
+            for name, path in sorted(overrides.items()):
+                out.writestr(name, path.read_bytes())
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import logging
 from pathlib import Path
 
 import pytest
@@ -149,5 +150,17 @@ def test_import_contracts_hold():
     """The contracts of ``pyproject.toml`` (what ``lint-imports`` checks in CI)."""
     from importlinter.cli import EXIT_STATUS_SUCCESS, lint_imports  # the test extra's import-linter
 
-    status = lint_imports(config_filename=str(PACKAGE.parent / "pyproject.toml"), no_cache=True, no_logo=True)
+    # its logging.config.dictConfig disables every logger that exists (disable_existing_loggers):
+    # later tests reading a log (the REST server's access log, ``iceduck.rest``) would see nothing
+    enabled = [
+        logger
+        for logger in logging.Logger.manager.loggerDict.values()
+        if isinstance(logger, logging.Logger) and not logger.disabled
+    ]
+    try:
+        config = str(PACKAGE.parent / "pyproject.toml")
+        status = lint_imports(config_filename=config, no_cache=True, no_logo=True)
+    finally:
+        for logger in enabled:
+            logger.disabled = False
     assert status == EXIT_STATUS_SUCCESS, "a layer rule of pyproject.toml is broken: see the report above"

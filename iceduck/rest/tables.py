@@ -177,12 +177,13 @@ def _register_over(ctx: ServeContext, identifier: TableIdentifier, location: str
 
 def report_metrics(ctx: ServeContext, req: Request) -> Response:
     """Accepted and not kept (spec: "Send a metrics report to this endpoint to be processed
-    by the backend"); the body must still be a ``ReportMetricsRequest`` of a table that
-    exists."""
+    by the backend"); the body must still be a ``ReportMetricsRequest``, in a namespace
+    that exists. The table itself may not exist yet: Java's client reports the commit of a
+    staged table (CTAS, REPLACE TABLE AS SELECT) before the transaction that creates it is
+    sent, and Java's own ``RESTCatalogAdapter`` accepts such a report too."""
     body = req.json()
     if not isinstance(body.get("report-type"), str):
         raise UserError("ReportMetricsRequest: report-type must be a string")
-    identifier = _identifier(req)
-    if not ctx.catalog.table_exists(identifier):
-        ctx.catalog.load_table(identifier)
+    _identifier(req)  # the names are checked
+    _namespace(ctx, req)
     return NO_CONTENT
