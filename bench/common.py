@@ -212,6 +212,36 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[st
 # -- environment -------------------------------------------------------------------------------
 
 
+def add_runs_option(parser: Any, default: tuple[int, int, int, int]) -> None:
+    """``--runs`` of an events-shaped section run alone: point cold, point warm, full cold,
+    full warm."""
+    text = ",".join(map(str, default))
+    parser.add_argument(
+        "--runs",
+        type=runs_option,
+        default=default,
+        help=f"point cold, point warm, full cold, full warm runs (default {text})",
+    )
+
+
+def runs_option(text: str) -> tuple[int, int, int, int]:
+    import argparse
+
+    try:
+        a, b, c, d = (int(n) for n in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--runs takes four numbers, not {text!r}") from None
+    return a, b, c, d
+
+
+def print_section(sec: Section) -> int:
+    """A section run alone: its lines, then its mismatches; the exit status (1 on a mismatch)."""
+    print("\n".join(sec.lines))
+    for m in sec.mismatches:
+        print("MISMATCH:", m)
+    return 1 if sec.mismatches else 0
+
+
 def machine() -> str:
     model = platform.processor() or platform.machine()
     try:

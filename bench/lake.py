@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import engines
 import events
-from common import WAREHOUSE_ROOT, Section, peer_missing, sql_list
+from common import WAREHOUSE_ROOT, Section, add_runs_option, peer_missing, print_section, sql_list
 from engines import EngineResult, Query
 
 ACCESS_KEY = "testing"
@@ -261,21 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--days", type=int, default=DEFAULT_DAYS, help="daily appends (manifests)")
     p.add_argument("--rows-per-day", type=int, help="rows per append (default: events.py's 16,000)")
-    p.add_argument(
-        "--runs",
-        default=",".join(map(str, RUNS)),
-        help="point cold, point warm, full cold, full warm runs (default %(default)s)",
-    )
+    add_runs_option(p, RUNS)
     p.add_argument("--warehouse", type=Path, help="the catalog's folder (default bench/.warehouse/lake)")
     args = p.parse_args(argv)
-    runs = tuple(int(n) for n in args.runs.split(","))
-    if len(runs) != 4:
-        p.error("--runs takes four numbers")
-    sec = run_section(args.days, args.rows_per_day, runs, args.warehouse)  # type: ignore[arg-type]
-    print("\n".join(sec.lines))
-    for m in sec.mismatches:
-        print("MISMATCH:", m)
-    return 1 if sec.mismatches else 0
+    return print_section(run_section(args.days, args.rows_per_day, args.runs, args.warehouse))
 
 
 if __name__ == "__main__":

@@ -253,11 +253,10 @@ def write_new(location: str, data: bytes) -> None:
         return
     path = Path(to_local_path(location))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         # the temporary name must fit where the final one does: a name of up to NAME_MAX
         # bytes (after "." and the random suffix the limit would be reached sooner)
         prefix = f".{path.name}." if len(path.name.encode()) <= NAME_MAX - 32 else ".iceduck-new."
-        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=f".{uuid.uuid4().hex[:8]}.tmp", dir=path.parent)
+        fd, tmp = _new_temporary_file(path.parent, prefix)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -271,6 +270,25 @@ def write_new(location: str, data: bytes) -> None:
             os.unlink(tmp)
     except OSError as e:  # named by the file being written, not its temporary name
         raise storage_error(e, str(path)) from e
+
+
+#: tries of making a folder and a file in it when a concurrent purge removes the folder
+_FOLDER_TRIES = 5
+
+
+def _new_temporary_file(folder: Path, prefix: str) -> tuple[int, str]:
+    """``mkstemp`` in ``folder``, made first. A purge of a table tidies up the folders it
+    emptied (:func:`iceduck.catalog.purge.remove_empty_folders`), so a writer of the same
+    location at that moment (a commit that will then fail its compare-and-swap) can see the
+    folder vanish between making it and creating the file in it: it is made again."""
+    for attempt in range(_FOLDER_TRIES):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            return tempfile.mkstemp(prefix=prefix, suffix=f".{uuid.uuid4().hex[:8]}.tmp", dir=folder)
+        except (FileExistsError, FileNotFoundError):
+            if attempt == _FOLDER_TRIES - 1 or (folder.exists() and not folder.is_dir()):
+                raise
+    raise AssertionError("unreachable")
 
 
 def delete(location: str) -> None:

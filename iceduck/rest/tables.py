@@ -10,13 +10,15 @@ make the server neither write nor read files elsewhere. A missing namespace is a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import read_metadata
 from iceduck.catalog.purge import reachable_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError
-from iceduck.io.fileio import MissingFileError
+from iceduck.io.fileio import MissingFileError, storage_error, to_local_path
+from iceduck.io.object_store import is_object_store
 from iceduck.rest.context import ServeContext
 from iceduck.rest.errors import no_such_namespace
 from iceduck.rest.names import (
@@ -72,9 +74,22 @@ def create_table(ctx: ServeContext, req: Request) -> Response:
     if request.stage_create:
         if ctx.catalog.table_exists(identifier):
             raise AlreadyExistsError(f"table {identifier} already exists")
+        _prepare_local_folder(location)
         return table_response(ctx, req, metadata, None)
     created = ctx.catalog.create_table(identifier, metadata)
     return table_response(ctx, req, created.metadata, created.metadata_location)
+
+
+def _prepare_local_folder(location: str) -> None:
+    """Create a staged table's ``metadata/`` folder in a local warehouse. A client may write
+    files there before the commit that creates the table (DuckDB's ``CREATE TABLE ... AS``
+    writes its first manifest into it, through a file system that makes no folders); an
+    object store has no folders to make. The location is under the warehouse (checked)."""
+    if not is_object_store(location):
+        try:
+            Path(to_local_path(location), "metadata").mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise storage_error(e, to_local_path(location)) from e
 
 
 def load_table(ctx: ServeContext, req: Request) -> Response:

@@ -56,7 +56,8 @@ def test_staged_create_writes_nothing(client: RestClient, warehouse: Path) -> No
     assert "metadata-location" not in staged.body
     assert staged.body["metadata"]["location"] == str(warehouse / "shop" / "later")
     assert client.call("HEAD", "/v1/namespaces/shop/tables/later").status == 404
-    assert not (warehouse / "shop" / "later").exists()
+    # no file: only the empty metadata/ folder a client may write manifests into before its commit
+    assert [p.name for p in (warehouse / "shop" / "later").rglob("*")] == ["metadata"]
 
 
 def test_create_errors(client: RestClient, warehouse: Path) -> None:
