@@ -107,8 +107,9 @@ def resolve_source(
     catalog = lookup.catalog
     name = None
     if not bare or lookup.namespace:
-        exists = lambda ident: ident in loaded or catalog.table_exists(ident)  # noqa: E731
-        name = resolve_table_name(catalog, ref.parts, lookup.namespace, exists)
+        name = resolve_table_name(
+            catalog, ref.parts, lookup.namespace, lambda ident: _load_if_exists(catalog, loaded, ident)
+        )
     if name is None:
         # DuckDB's own (pg_tables, main.t), or a name DuckDB reports missing (see Session.run)
         if (bare and ref.time_travel is None) or ref.parts[0].lower() in DUCKDB_SCHEMAS:
@@ -118,6 +119,25 @@ def resolve_source(
     if table is None:
         table = loaded[name.identifier] = catalog.load_table(name.identifier)
     return _target(ref, table, f"{catalog.name}.{name.identifier}", name, lookup.wap_branch)
+
+
+def _load_if_exists(
+    catalog: Catalog, loaded: dict[TableIdentifier, LoadedTable], ident: TableIdentifier
+) -> bool:
+    """Whether ``ident`` is a table, loading it into ``loaded`` on the way: the load a
+    statement needs anyway doubles as the existence check, so a remote catalog answers one
+    request per table rather than two (an existence check, then the load). A load that
+    fails with NotFoundError while the catalog still lists the table (its metadata file is
+    missing) is that error, not "no such table"."""
+    if ident in loaded:
+        return True
+    try:
+        loaded[ident] = catalog.load_table(ident)
+    except NotFoundError:
+        if catalog.table_exists(ident):
+            raise
+        return False
+    return True
 
 
 def _target(
