@@ -87,10 +87,15 @@ def spark_conf(
     if lake.catalog_type != "sql":
         raise UserError("spark_conf declares a JDBC catalog: a Hadoop catalog is not one")
     if lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == REST:
-        raise UnsupportedError(
-            "spark_conf declares a JDBC catalog; for a REST catalog set Spark's "
-            f"spark.sql.catalog.{lake.name}.type=rest and its uri yourself"
-        )
+        if jars:
+            from iceduck.spark_jars import MAVEN_PACKAGES
+
+            raise UnsupportedError(
+                "spark_conf(jars=True) puts the Iceberg runtime from PyPI on Spark's class path, "
+                "and it lacks the HTTP client Iceberg's REST catalog needs: leave jars=False and "
+                f"set spark.jars.packages={MAVEN_PACKAGES.split(',')[0]} (the complete runtime)"
+            )
+        return rest_conf(lake.name, parse_catalog_uri(lake.catalog_uri).uri, lake.warehouse, lake.properties)
     location = str(lake.warehouse)
     remote = is_remote(location)
     if not remote:
@@ -142,6 +147,31 @@ def spark_conf(
                 if driver not in jar_conf[key].split(os.pathsep):
                     jar_conf[key] = os.pathsep.join((jar_conf[key], driver))
         conf.update(jar_conf)
+    return conf
+
+
+def rest_conf(
+    name: str, uri: str, warehouse: str | Path | None, properties: Mapping[str, str]
+) -> dict[str, str]:
+    """Spark settings for catalog ``name`` on the REST catalog at ``uri``, with Iceberg's own
+    property names (``type=rest``, ``uri``, ``warehouse``) and the lake's properties as they are
+    (``token``, ``credential``, ``scope``, ``oauth2-server-uri``, ``header.*``, ``s3.*``: iceduck
+    reads the same names as Java's ``RESTSessionCatalog``). The server owns the locations and
+    names the FileIO; a warehouse given is passed on as the config request's ``warehouse``."""
+    prefix = f"spark.sql.catalog.{name}"
+    conf = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "rest",
+        f"{prefix}.uri": uri,
+        # iceduck and other engines commit through the same server: see them at once
+        f"{prefix}.cache-enabled": "false",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }
+    if warehouse is not None:
+        conf[f"{prefix}.warehouse"] = str(warehouse)
+    for key, value in properties.items():
+        if not key.startswith(_ICEDUCK_PREFIX):
+            conf.setdefault(f"{prefix}.{key}", value)
     return conf
 
 
