@@ -27,6 +27,7 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
+from iceduck.io.fileio import MissingFileError
 
 
 class HttpRefusal(UserError):
@@ -94,6 +95,11 @@ def error_response(error: BaseException, resource: str | None = None) -> ErrorRe
         return ErrorResponse(406, "UnsupportedOperationException", message)
     if isinstance(error, UserError):
         return ErrorResponse(400, "BadRequestException", message)
+    if isinstance(error, MissingFileError):
+        # a file the table's metadata names is gone (e.g. one metadata file registered under
+        # two names, then purged through one): Iceberg's NotFoundException, which Java's
+        # RESTCatalogAdapter answers with 404, naming the file -- not a server failure
+        return ErrorResponse(404, "NotFoundException", message)
     if isinstance(error, CorruptDataError):
         return ErrorResponse(500, "CorruptDataException", message)
     if isinstance(error, StorageError):

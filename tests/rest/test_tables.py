@@ -136,3 +136,21 @@ def test_a_symbolic_link_out_of_the_warehouse_is_outside(client: RestClient, war
     reply = _create(client, "t", location=str(warehouse / "link" / "t"))
     assert reply.status == 400 and "outside the warehouse" in reply.body["error"]["message"]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_one_metadata_file_under_two_names_purged_through_one(client: RestClient) -> None:
+    """Registering a file another table uses is allowed (as in Java); purging through one
+    name leaves the other naming a missing file: a 404 naming the file, never a 500."""
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    assert _create(client, "a").status == 200
+    location = client.get("/v1/namespaces/shop/tables/a").body["metadata-location"]
+    twin = client.post("/v1/namespaces/shop/register", {"name": "twin", "metadata-location": location})
+    assert twin.status == 200
+    assert client.call("DELETE", "/v1/namespaces/shop/tables/a?purgeRequested=true").status == 204
+    for reply in (
+        client.get("/v1/namespaces/shop/tables/twin"),
+        client.post("/v1/namespaces/shop/tables/twin", {"requirements": [], "updates": []}),
+    ):
+        assert reply.status == 404, reply.body
+        assert reply.body["error"]["type"] == "NotFoundException"
+        assert location in reply.body["error"]["message"]
