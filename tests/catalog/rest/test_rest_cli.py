@@ -69,8 +69,14 @@ def test_server_down_and_bad_uri_are_one_line(tmp_path: Path) -> None:
     assert "hunter2" not in run.stderr
 
 
-def test_spark_conf_refuses_a_rest_catalog_by_name() -> None:
+def test_spark_conf_of_the_rest_catalog_the_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
     import iceduck
 
-    with pytest.raises(UnsupportedError, match="type=rest"):
-        iceduck.spark_conf(catalog_uri="http://127.0.0.1:1")
+    monkeypatch.setenv("ICEDUCK_CATALOG_URI", "http://127.0.0.1:1")
+    monkeypatch.setenv("ICEDUCK_PROPERTY__TOKEN", "tok")
+    conf = iceduck.spark_conf()
+    assert conf["spark.sql.catalog.iceduck.type"] == "rest"
+    assert conf["spark.sql.catalog.iceduck.uri"] == "http://127.0.0.1:1"
+    assert conf["spark.sql.catalog.iceduck.token"] == "tok"
+    with pytest.raises(UnsupportedError, match="complete runtime"):
+        iceduck.spark_conf(jars=True)
