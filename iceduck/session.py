@@ -121,6 +121,9 @@ from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
+from iceduck.sql.transaction import TransactionStatement, parse_transaction
+from iceduck.txn.transaction import Transaction
+from iceduck.ops.transaction_rules import refuse_in_transaction
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -165,7 +168,8 @@ class Session:
         self.warehouse = lake_warehouse(warehouse, catalog_uri)
         #: the catalog URI without its password (``None``: the embedded default), for display
         self.catalog_uri = None if catalog_uri is None else redact(catalog_uri)
-        self.catalog = (
+        #: the catalog as opened; :attr:`catalog` is the open transaction in front of it
+        self.base_catalog: Catalog = (
             catalog_impl
             if catalog_impl is not None
             else open_catalog(
@@ -204,6 +208,11 @@ class Session:
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
+        #: the open transaction (BEGIN ... COMMIT), or None: each statement commits on its own
+        self.transaction: Transaction | None = None
+        #: False: the first statement opens a transaction, which lasts until COMMIT or
+        #: ROLLBACK (DB-API ``autocommit``)
+        self.autocommit = True
         #: the current namespace (``USE``): where one-part table names are read and created
         self.namespace: Namespace = ()
         if namespace is not None:
@@ -212,6 +221,11 @@ class Session:
             except BaseException:
                 self.close()
                 raise
+
+    @property
+    def catalog(self) -> Catalog:
+        """Where statements find and commit tables: the open transaction, else the catalog."""
+        return self.transaction if self.transaction is not None else self.base_catalog
 
     def use(self, namespace: str | Sequence[str]) -> Namespace:
         """Make ``namespace`` current, as ``USE`` does: a dotted name (``db``,
@@ -229,8 +243,10 @@ class Session:
         if not self.closed:
             self.closed = True
             self.registry.clear()
+            if self.transaction is not None:  # as sqlite3 and psycopg: closing rolls back
+                self.rollback()
             engine.close(self.database)
-            close = getattr(self.catalog, "close", None)
+            close = getattr(self.base_catalog, "close", None)
             if close is not None:
                 close()
 
@@ -320,7 +336,47 @@ class Session:
         with self._lock:
             self._reported[duck] = max(0.0, min(100.0, percent))
 
+    # -- transactions ---------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Open a transaction (``BEGIN``): later statements commit into it (:mod:`iceduck.txn.transaction`)."""
+        if self.transaction is not None:
+            raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
+        self.transaction = Transaction(self.base_catalog)
+
+    def commit(self) -> None:
+        """Commit the open transaction: every table it changed at once, or none (the error
+        says why). The transaction is over either way."""
+        transaction = self._ending("commit")
+        transaction.commit()
+
+    def rollback(self) -> None:
+        """Discard the open transaction and delete the files it wrote."""
+        self._ending("rollback").rollback()
+
+    def _ending(self, action: str) -> Transaction:
+        transaction = self.transaction
+        if transaction is None:
+            raise UserError(f"cannot {action} - no transaction is active")
+        self.transaction = None
+        return transaction
+
+    def _transaction_statement(self, duck: Duck, text: str, statement: TransactionStatement) -> Result:
+        """BEGIN / COMMIT / ROLLBACK, with DuckDB's errors for one out of place."""
+        if statement is TransactionStatement.BEGIN:
+            self.begin()
+        elif statement is TransactionStatement.COMMIT:
+            self.commit()
+        else:
+            self.rollback()
+        return Result(StatementRows(duck), text, written=OpResult(message=statement.value))
+
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
+        transaction_statement = parse_transaction(text)
+        if transaction_statement is not None:
+            return self._transaction_statement(duck, text, transaction_statement)
+        if self.transaction is None and not self.autocommit:
+            self.begin()
         own = self.session_objects
         own.open(duck)
         routed = own.route(text)
@@ -346,6 +402,8 @@ class Session:
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if self.transaction is not None:
+            refuse_in_transaction(text, statement)
         if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
             rows = call_procedure(self.op_context(duck, params, objects), statement)
             working = lambda: self._working(duck)  # noqa: E731
