@@ -123,7 +123,7 @@ from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 from iceduck.sql.transaction import TransactionStatement, parse_transaction
 from iceduck.txn.transaction import Transaction
-from iceduck.ops.transaction_rules import refuse_in_transaction
+from iceduck.ops.transaction_rules import refusal_in_transaction
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -213,6 +213,8 @@ class Session:
         #: False: the first statement opens a transaction, which lasts until COMMIT or
         #: ROLLBACK (DB-API ``autocommit``)
         self.autocommit = True
+        #: whether the open transaction was opened by ``autocommit = False`` (not BEGIN)
+        self._implicit = False
         #: the current namespace (``USE``): where one-part table names are read and created
         self.namespace: Namespace = ()
         if namespace is not None:
@@ -343,6 +345,7 @@ class Session:
         if self.transaction is not None:
             raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
         self.transaction = Transaction(self.base_catalog)
+        self._implicit = False
 
     def commit(self) -> None:
         """Commit the open transaction: every table it changed at once, or none (the error
@@ -361,6 +364,19 @@ class Session:
         self.transaction = None
         return transaction
 
+    def _outside_transaction(self, text: str, statement: Classified) -> None:
+        """Refuse, inside a ``BEGIN`` transaction, a statement that commits by itself (DDL,
+        CALL: :mod:`iceduck.ops.transaction_rules`). In a transaction that ``autocommit =
+        False`` opened, such a statement first commits the transaction and then runs on its
+        own -- MySQL's implicit commit before DDL, and Python's sqlite3 before 3.6 -- so
+        DB-API code mixing table DDL with its writes still runs."""
+        refusal = refusal_in_transaction(text, statement)
+        if refusal is None:
+            return
+        if not self._implicit:
+            raise refusal
+        self.commit()
+
     def _transaction_statement(self, duck: Duck, text: str, statement: TransactionStatement) -> Result:
         """BEGIN / COMMIT / ROLLBACK, with DuckDB's errors for one out of place."""
         if statement is TransactionStatement.BEGIN:
@@ -377,6 +393,7 @@ class Session:
             return self._transaction_statement(duck, text, transaction_statement)
         if self.transaction is None and not self.autocommit:
             self.begin()
+            self._implicit = True
         own = self.session_objects
         own.open(duck)
         routed = own.route(text)
@@ -403,7 +420,7 @@ class Session:
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
         if self.transaction is not None:
-            refuse_in_transaction(text, statement)
+            self._outside_transaction(text, statement)
         if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
             rows = call_procedure(self.op_context(duck, params, objects), statement)
             working = lambda: self._working(duck)  # noqa: E731

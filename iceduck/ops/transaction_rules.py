@@ -34,16 +34,16 @@ _NAMES: dict[type, str] = {
 }
 
 
-def refuse_in_transaction(text: str, statement: Any) -> None:
-    """UnsupportedError naming ``statement`` when a transaction cannot take it."""
+def refusal_in_transaction(text: str, statement: Any) -> UnsupportedError | None:
+    """The error naming ``statement`` when a transaction cannot take it; None when it can."""
     if isinstance(statement, DATA_STATEMENTS):
-        return
+        return None
     name = _NAMES.get(type(statement))
     if name is None:
-        return  # a query, SHOW, USE, DESCRIBE: reads
+        return None  # a query, SHOW, USE, DESCRIBE: reads
     if name == "CREATE TABLE" and " AS " in f" {text.upper()} ":
         name = "CREATE TABLE ... AS SELECT"
-    raise UnsupportedError(
+    return UnsupportedError(
         f"{name} cannot run inside a transaction: only INSERT, DELETE, UPDATE and MERGE "
         f"are part of one (COMMIT or ROLLBACK first, then run the {leading_word(text)} on its own)"
     )
