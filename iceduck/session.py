@@ -94,6 +94,7 @@ from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.procedures.call import call as call_procedure
+from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.python_scope import PythonScope, Registry, is_table_like
 from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
@@ -123,7 +124,6 @@ from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 from iceduck.sql.transaction import TransactionStatement, parse_transaction
 from iceduck.txn.transaction import Transaction
-from iceduck.ops.transaction_rules import refusal_in_transaction
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -341,7 +341,8 @@ class Session:
     # -- transactions ---------------------------------------------------------------------------
 
     def begin(self) -> None:
-        """Open a transaction (``BEGIN``): later statements commit into it (:mod:`iceduck.txn.transaction`)."""
+        """Open a transaction (``BEGIN``): later statements commit into it
+        (:mod:`iceduck.txn.transaction`)."""
         if self.transaction is not None:
             raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
         self.transaction = Transaction(self.base_catalog)

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests import test_dbapi_compliance as plain
-
 import iceduck
+from tests import test_dbapi_compliance as plain
 
 
 class IceduckDBAPI20TransactionsTest(plain.IceduckDBAPI20Test):

@@ -62,7 +62,8 @@ while True:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    paths = [str(REPO), os.environ.get("PYTHONPATH")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 @pytest.fixture(params=["sqlite", "postgres", "rest"])
@@ -104,7 +105,9 @@ def _ids(con: iceduck.Connection, table: str) -> list[int]:
     return [r[0] for r in con.execute(f"SELECT id FROM db.{table} ORDER BY id").fetchall()]
 
 
-def test_a_reader_in_another_process_never_sees_half_a_transaction(lake: dict[str, Any], tmp_path: Path) -> None:
+def test_a_reader_in_another_process_never_sees_half_a_transaction(
+    lake: dict[str, Any], tmp_path: Path
+) -> None:
     stop = tmp_path / "stop"
     reader = _spawn(READER, json.dumps(lake), str(stop))
     rounds = 25

@@ -58,5 +58,7 @@ def parse_transaction(text: str) -> TransactionStatement | None:
                 f"{shown} is not supported: iceduck's transactions take no modes or savepoints "
                 f"(use {_KINDS[word].value} alone)"
             )
-        raise UserError(f"syntax error at or near \"{rest[0]}\" in {shown}: expected {word} [TRANSACTION | WORK]")
+        raise UserError(
+            f'syntax error at or near "{rest[0]}" in {shown}: expected {word} [TRANSACTION | WORK]'
+        )
     return _KINDS[word]

@@ -53,7 +53,9 @@ def origins(pending: TableMetadata, base: TableMetadata) -> dict[int, int | None
     return out
 
 
-def concurrent_snapshots(metadata: TableMetadata, head: Snapshot | None, since_id: int | None) -> list[Snapshot]:
+def concurrent_snapshots(
+    metadata: TableMetadata, head: Snapshot | None, since_id: int | None
+) -> list[Snapshot]:
     """The snapshots a change that read snapshot ``since_id`` did not see, newest first:
     :func:`~iceduck.txn.validation.snapshots_since`, seen through a replay in progress."""
     replay = REPLAYING.get()

