@@ -122,7 +122,7 @@ from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
-from iceduck.sql.transaction import TransactionStatement, parse_transaction
+from iceduck.sql.transaction import TransactionStatement
 from iceduck.txn.transaction import Transaction
 
 if TYPE_CHECKING:
@@ -389,12 +389,6 @@ class Session:
         return Result(StatementRows(duck), text, written=OpResult(message=statement.value))
 
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
-        transaction_statement = parse_transaction(text)
-        if transaction_statement is not None:
-            return self._transaction_statement(duck, text, transaction_statement)
-        if self.transaction is None and not self.autocommit:
-            self.begin()
-            self._implicit = True
         own = self.session_objects
         own.open(duck)
         routed = own.route(text)
@@ -420,8 +414,13 @@ class Session:
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if isinstance(statement, TransactionStatement):
+            return self._transaction_statement(duck, text, statement)
         if self.transaction is not None:
             self._outside_transaction(text, statement)
+        elif not self.autocommit and refusal_in_transaction(text, statement) is None:
+            self.begin()  # DB-API autocommit off: the first statement opens a transaction
+            self._implicit = True
         if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
             rows = call_procedure(self.op_context(duck, params, objects), statement)
             working = lambda: self._working(duck)  # noqa: E731
