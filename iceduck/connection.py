@@ -13,9 +13,13 @@ A connection owns one session (catalog, manifest cache, DuckDB database); each c
 holds the result of its last statement. Errors are raised as PEP 249 classes that are
 also the iceduck error they come from (:mod:`iceduck.dbapi`).
 
-Transactions: every statement commits on its own (one Iceberg snapshot per write), so
-``commit`` has nothing to do and ``rollback`` has nothing to undo -- both succeed on an
-open connection, as for an autocommit connection of any driver.
+Transactions: with ``autocommit`` True (the default) every statement commits on its own
+(one Iceberg snapshot per write), and ``commit``/``rollback`` have nothing to do unless a
+``BEGIN`` opened a transaction. With ``autocommit = False`` the first statement opens a
+transaction (:mod:`iceduck.txn.transaction`): ``commit`` makes all of its changes, on every
+table, visible at once and ``rollback`` discards them, as in sqlite3 and psycopg; closing
+the connection with a transaction open rolls it back, and leaving ``with connect(...)``
+commits it (rolls it back on an exception) before closing, as psycopg does.
 
 Besides PEP 249, a cursor hands out its rows as Arrow (``fetch_arrow_table``,
 ``fetch_record_batch``, ``df``, ``pl``, and ``__arrow_c_stream__`` so that
@@ -203,13 +207,40 @@ class Connection:
         self.session.registry.unregister(view_name)
         return self
 
-    def commit(self) -> None:
-        """Nothing to do: every statement committed when it ran. Fails on a closed connection."""
+    @property
+    def autocommit(self) -> bool:
+        """True (the default): each statement commits on its own. False: the first statement
+        opens a transaction that lasts until :meth:`commit` or :meth:`rollback`."""
+        return self.session.autocommit
+
+    @autocommit.setter
+    def autocommit(self, value: bool) -> None:
+        """Turning autocommit on commits the open transaction (as sqlite3's ``autocommit``)."""
         self._check()
+        if not isinstance(value, bool):
+            raise ProgrammingError(f"autocommit is True or False, not {value!r}")
+        if value and self.session.transaction is not None:
+            self.commit()
+        self.session.autocommit = value
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (as sqlite3's ``in_transaction``)."""
+        return self.session.transaction is not None
+
+    def commit(self) -> None:
+        """Commit the open transaction, every table at once; nothing to do without one.
+        Fails on a closed connection."""
+        self._check()
+        if self.session.transaction is not None:
+            _call(self.session.commit)
 
     def rollback(self) -> None:
-        """Nothing to undo (statements commit as they run). Fails on a closed connection."""
+        """Discard the open transaction and the files it wrote; nothing to do without one.
+        Fails on a closed connection."""
         self._check()
+        if self.session.transaction is not None:
+            _call(self.session.rollback)
 
     def interrupt(self) -> None:
         """Stop the statements of this connection running now (call it from another thread);
@@ -227,8 +258,16 @@ class Connection:
     def __enter__(self) -> Connection:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if not self.closed:  # closed inside the block already: leaving it is no second close
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self.closed:  # closed inside the block already: leaving it is no second close
+            return
+        try:
+            if self.session.transaction is not None:
+                if kind is None:
+                    self.commit()
+                else:
+                    self.rollback()
+        finally:
             self.close()
 
 

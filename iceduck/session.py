@@ -94,6 +94,7 @@ from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.procedures.call import call as call_procedure
+from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.python_scope import PythonScope, Registry, is_table_like
 from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
@@ -121,6 +122,8 @@ from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
+from iceduck.sql.transaction import TransactionStatement
+from iceduck.txn.transaction import Transaction
 
 if TYPE_CHECKING:
     from iceduck.engine.connection import Duck
@@ -165,7 +168,8 @@ class Session:
         self.warehouse = lake_warehouse(warehouse, catalog_uri)
         #: the catalog URI without its password (``None``: the embedded default), for display
         self.catalog_uri = None if catalog_uri is None else redact(catalog_uri)
-        self.catalog = (
+        #: the catalog as opened; :attr:`catalog` is the open transaction in front of it
+        self.base_catalog: Catalog = (
             catalog_impl
             if catalog_impl is not None
             else open_catalog(
@@ -204,6 +208,13 @@ class Session:
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
+        #: the open transaction (BEGIN ... COMMIT), or None: each statement commits on its own
+        self.transaction: Transaction | None = None
+        #: False: the first statement opens a transaction, which lasts until COMMIT or
+        #: ROLLBACK (DB-API ``autocommit``)
+        self.autocommit = True
+        #: whether the open transaction was opened by ``autocommit = False`` (not BEGIN)
+        self._implicit = False
         #: the current namespace (``USE``): where one-part table names are read and created
         self.namespace: Namespace = ()
         if namespace is not None:
@@ -212,6 +223,11 @@ class Session:
             except BaseException:
                 self.close()
                 raise
+
+    @property
+    def catalog(self) -> Catalog:
+        """Where statements find and commit tables: the open transaction, else the catalog."""
+        return self.transaction if self.transaction is not None else self.base_catalog
 
     def use(self, namespace: str | Sequence[str]) -> Namespace:
         """Make ``namespace`` current, as ``USE`` does: a dotted name (``db``,
@@ -229,8 +245,10 @@ class Session:
         if not self.closed:
             self.closed = True
             self.registry.clear()
+            if self.transaction is not None:  # as sqlite3 and psycopg: closing rolls back
+                self.rollback()
             engine.close(self.database)
-            close = getattr(self.catalog, "close", None)
+            close = getattr(self.base_catalog, "close", None)
             if close is not None:
                 close()
 
@@ -320,6 +338,56 @@ class Session:
         with self._lock:
             self._reported[duck] = max(0.0, min(100.0, percent))
 
+    # -- transactions ---------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Open a transaction (``BEGIN``): later statements commit into it
+        (:mod:`iceduck.txn.transaction`)."""
+        if self.transaction is not None:
+            raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
+        self.transaction = Transaction(self.base_catalog)
+        self._implicit = False
+
+    def commit(self) -> None:
+        """Commit the open transaction: every table it changed at once, or none (the error
+        says why). The transaction is over either way."""
+        transaction = self._ending("commit")
+        transaction.commit()
+
+    def rollback(self) -> None:
+        """Discard the open transaction and delete the files it wrote."""
+        self._ending("rollback").rollback()
+
+    def _ending(self, action: str) -> Transaction:
+        transaction = self.transaction
+        if transaction is None:
+            raise UserError(f"cannot {action} - no transaction is active")
+        self.transaction = None
+        return transaction
+
+    def _outside_transaction(self, text: str, statement: Classified) -> None:
+        """Refuse, inside a ``BEGIN`` transaction, a statement that commits by itself (DDL,
+        CALL: :mod:`iceduck.ops.transaction_rules`). In a transaction that ``autocommit =
+        False`` opened, such a statement first commits the transaction and then runs on its
+        own -- MySQL's implicit commit before DDL, and Python's sqlite3 before 3.6 -- so
+        DB-API code mixing table DDL with its writes still runs."""
+        refusal = refusal_in_transaction(text, statement)
+        if refusal is None:
+            return
+        if not self._implicit:
+            raise refusal
+        self.commit()
+
+    def _transaction_statement(self, duck: Duck, text: str, statement: TransactionStatement) -> Result:
+        """BEGIN / COMMIT / ROLLBACK, with DuckDB's errors for one out of place."""
+        if statement is TransactionStatement.BEGIN:
+            self.begin()
+        elif statement is TransactionStatement.COMMIT:
+            self.commit()
+        else:
+            self.rollback()
+        return Result(StatementRows(duck), text, written=OpResult(message=statement.value))
+
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
         own = self.session_objects
         own.open(duck)
@@ -346,6 +414,13 @@ class Session:
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if isinstance(statement, TransactionStatement):
+            return self._transaction_statement(duck, text, statement)
+        if self.transaction is not None:
+            self._outside_transaction(text, statement)
+        elif not self.autocommit and refusal_in_transaction(text, statement) is None:
+            self.begin()  # DB-API autocommit off: the first statement opens a transaction
+            self._implicit = True
         if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
             rows = call_procedure(self.op_context(duck, params, objects), statement)
             working = lambda: self._working(duck)  # noqa: E731

@@ -28,6 +28,8 @@ from iceduck.shell.script import has_code, is_complete, is_dot_command
 from iceduck.version import __version__
 
 PROMPT = "iceduck> "
+#: the prompt while a transaction is open (BEGIN ... COMMIT), as psql's ``*``
+TRANSACTION_PROMPT = "iceduck*> "
 CONTINUATION = "    ...> "
 HISTORY_ENV = "ICEDUCK_HISTORY"
 
@@ -93,7 +95,7 @@ def run_repl(shell: Shell, completer: object | None = None) -> int:
     print(banner(shell), flush=True)
     while not shell.done:
         try:
-            text = session.prompt(PROMPT)
+            text = session.prompt(TRANSACTION_PROMPT if shell.connection.in_transaction else PROMPT)
         except KeyboardInterrupt:  # Ctrl-C at the prompt: drop the line, prompt again
             continue
         except EOFError:  # Ctrl-D on an empty line

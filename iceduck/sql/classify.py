@@ -12,6 +12,9 @@ the text, so each statement is parsed by exactly one parser:
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
 * ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
   namespace, as in Spark and DuckDB);
+* ``BEGIN``, ``COMMIT``, ``ROLLBACK`` and their spellings: a
+  :class:`~iceduck.sql.transaction.TransactionStatement` (the session opens and ends
+  transactions before anything else reads the text);
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
   :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
   (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
@@ -45,6 +48,7 @@ from iceduck.sql.parse import (
 from iceduck.sql.show import ShowTable, parse_show_table
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.syntax import unknown_statement
+from iceduck.sql.transaction import TransactionStatement, parse_transaction
 
 #: statement kinds a session runs through sqlglot: queries, plus DESCRIBE of a table or query
 RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
@@ -72,7 +76,7 @@ class Use:
 
 
 #: what a statement the session runs is
-Classified = Statement | Show | ShowTable | Use | CallStatement | WriteStatement
+Classified = Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
 
 
 def classify(text: str) -> Classified:
@@ -88,6 +92,9 @@ def classify(text: str) -> Classified:
         raise unknown
     if keyword == "CALL":
         return parse_call(text)
+    transaction = parse_transaction(text)
+    if transaction is not None:
+        return transaction
     if keyword in WRITE_KEYWORDS:
         from iceduck.sql.ddl import parse_write_statement  # the DDL/DML grammar loads on first use
 

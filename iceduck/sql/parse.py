@@ -280,7 +280,7 @@ def statement_kind(tree: exp.Expression, tokens: list[Token]) -> str:
     return tokens[0].text.upper() if tokens else tree.key.upper()
 
 
-#: statement kinds that would open or end a transaction: iceduck commits each statement on its own
+#: statement kinds that open or end a transaction: the session runs them, never as a query
 TRANSACTION_KINDS = frozenset({"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT"})
 
 #: what iceduck does run, for the refusal of everything else
@@ -293,8 +293,5 @@ def require_supported(statement: Statement, supported: frozenset[str]) -> None:
         if statement.explain:
             raise UnsupportedError(f"EXPLAIN {statement.kind} is not supported yet: only queries")
         if statement.kind in TRANSACTION_KINDS:
-            raise UnsupportedError(
-                f"{statement.kind} is not supported yet: iceduck has no multi-statement transactions, "
-                "each statement commits on its own"
-            )
+            raise UnsupportedError(f"{statement.kind} is not a query: it opens or ends a transaction")
         raise UnsupportedError(f"{statement.kind} is not supported yet: {RUNS}")

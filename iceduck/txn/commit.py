@@ -41,6 +41,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.commit_outcome import certainly_not_committed
@@ -90,6 +91,22 @@ class RetryPolicy:
         return delay + random.uniform(0, delay * 0.1)
 
 
+@runtime_checkable
+class DeferringCatalog(Protocol):
+    """A catalog that takes commits into an open transaction instead of swapping them
+    (:class:`iceduck.txn.transaction.Transaction`): :func:`commit` hands it the attempt,
+    which it runs on the transaction's pending state and runs again at COMMIT if the table
+    moved on meanwhile."""
+
+    def defer_commit(
+        self,
+        identifier: TableIdentifier,
+        attempt: Callable[[LoadedTable], PendingCommit],
+        base: LoadedTable,
+        cleanup_on_failure: Sequence[str],
+    ) -> LoadedTable: ...
+
+
 def commit(
     catalog: Catalog,
     identifier: TableIdentifier,
@@ -109,9 +126,12 @@ def commit(
     attempts wrote and ``cleanup_on_failure`` are deleted -- unless the swap may have landed
     (an interrupt, :class:`~iceduck.errors.CommitStateUnknownError`), when all are kept --
     and the error raised; when retries run out it is a CommitConflictError naming the
-    table and the number of attempts.
+    table and the number of attempts. Inside a transaction (a :class:`DeferringCatalog`)
+    nothing is swapped: the transaction keeps the change until COMMIT.
     """
     first = current = base if base is not None else catalog.load_table(identifier)
+    if isinstance(catalog, DeferringCatalog):  # inside a transaction: COMMIT swaps it
+        return catalog.defer_commit(identifier, attempt, first, cleanup_on_failure)
     policy = RetryPolicy.from_properties(current.metadata.properties)
     started = time.monotonic()
     written: dict[str, None] = {}

@@ -51,6 +51,7 @@ from iceduck.txn.manifest_ops import (
     split_by_content,
     write_added_manifests,
 )
+from iceduck.txn.replay import concurrent_snapshots
 from iceduck.txn.summary import snapshot_summary
 from iceduck.version import __version__
 
@@ -149,7 +150,7 @@ def _validate(
     if head_id == since_id:
         concurrent: list[Snapshot] = []
     else:
-        concurrent = validation.snapshots_since(metadata, head, since_id)
+        concurrent = concurrent_snapshots(metadata, head, since_id)
     needs_live = changes.validate_data_files_live or (concurrent and changes.validate_no_new_deletes_for)
     live = live_data_files(head_manifests, cache, metadata.specs_by_id()) if needs_live else {}
     if changes.validate_data_files_live:

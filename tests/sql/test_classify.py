@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from iceduck.sql.condition import Condition
 from iceduck.sql.parse import Statement
 from iceduck.sql.qualifiers import requalify_condition
 from iceduck.sql.statements import CreateNamespace, Delete, Insert, Merge, Update
+from iceduck.sql.transaction import TransactionStatement
 
 T = TypeVar("T")
 
@@ -174,11 +176,36 @@ def test_a_repeated_statement_and_its_condition_are_parsed_once(
     con.close()
 
 
-@pytest.mark.parametrize("text", ["BEGIN", "BEGIN TRANSACTION", "START TRANSACTION", "COMMIT", "ROLLBACK"])
-def test_a_transaction_statement_is_refused_as_one(text):
-    """Not "iceduck runs queries": the shell and DB-API users of DuckDB type BEGIN first."""
-    with pytest.raises(UnsupportedError, match="no multi-statement transactions, each statement commits"):
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("BEGIN", TransactionStatement.BEGIN),
+        ("begin transaction;", TransactionStatement.BEGIN),
+        ("START TRANSACTION", TransactionStatement.BEGIN),
+        ("COMMIT WORK", TransactionStatement.COMMIT),
+        ("END", TransactionStatement.COMMIT),
+        ("ROLLBACK", TransactionStatement.ROLLBACK),
+        ("/* x */ ABORT TRANSACTION", TransactionStatement.ROLLBACK),
+    ],
+)
+def test_a_transaction_statement_is_read_as_one(text, kind):
+    assert classify(text) is kind
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("BEGIN ISOLATION LEVEL SERIALIZABLE", UnsupportedError, "no modes or savepoints"),
+        ("ROLLBACK TO SAVEPOINT s", UnsupportedError, "no modes or savepoints"),
+        ("START", UserError, "START TRANSACTION"),
+        ("COMMIT now", UserError, 'syntax error at or near "NOW"'),
+    ],
+)
+def test_transaction_modes_and_bad_spellings_are_refused(text, error, message):
+    with pytest.raises(error, match=re.escape(message)):
         classify(text)
+    with pytest.raises(UnsupportedError, match="BEGIN is not a query"):
+        parse_query("BEGIN")
 
 
 @pytest.mark.parametrize(
