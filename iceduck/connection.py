@@ -354,7 +354,10 @@ class Cursor:
 
         ``INSERT INTO t [(cols)] VALUES (?, ...)`` over many rows runs as *one* INSERT, so
         the batch is one Iceberg commit (see :mod:`iceduck.batch_insert`); any other
-        statement runs once per parameter set, each committing on its own.
+        statement runs once per parameter set, inside one transaction, so the batch is still
+        one commit (all parameter sets or none) -- in autocommit mode a transaction of its
+        own, otherwise the connection's open one. A statement that commits by itself (DDL)
+        still does, each time.
         """
         from iceduck.batch_insert import batch_insert
 
@@ -365,11 +368,22 @@ class Cursor:
         if batch is not None:
             self.execute(batch.sql, batch.parameters)
             return self
+        session = self.connection.session
+        own = len(rows) > 1 and session.autocommit and session.transaction is None
+        if own:
+            session.begin(implicit=True)
         total = 0
-        for parameters in rows:
-            self.execute(sql, parameters)
-            count = self.rowcount
-            total = -1 if count < 0 or total < 0 else total + count
+        try:
+            for parameters in rows:
+                self.execute(sql, parameters)
+                count = self.rowcount
+                total = -1 if count < 0 or total < 0 else total + count
+        except BaseException:
+            if own and session.transaction is not None:
+                session.rollback()
+            raise
+        if own and session.transaction is not None:
+            _call(session.commit)
         self._rowcount = total
         return self
 

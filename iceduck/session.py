@@ -340,13 +340,14 @@ class Session:
 
     # -- transactions ---------------------------------------------------------------------------
 
-    def begin(self) -> None:
+    def begin(self, implicit: bool = False) -> None:
         """Open a transaction (``BEGIN``): later statements commit into it
-        (:mod:`iceduck.txn.transaction`)."""
+        (:mod:`iceduck.txn.transaction`). An ``implicit`` one (opened by the DB-API, not by
+        ``BEGIN``) is committed first by a statement that commits by itself (DDL, CALL)."""
         if self.transaction is not None:
             raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
         self.transaction = Transaction(self.base_catalog)
-        self._implicit = False
+        self._implicit = implicit
 
     def commit(self) -> None:
         """Commit the open transaction: every table it changed at once, or none (the error
@@ -419,8 +420,7 @@ class Session:
         if self.transaction is not None:
             self._outside_transaction(text, statement)
         elif not self.autocommit and refusal_in_transaction(text, statement) is None:
-            self.begin()  # DB-API autocommit off: the first statement opens a transaction
-            self._implicit = True
+            self.begin(implicit=True)  # DB-API autocommit off: the first statement opens one
         if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
             rows = call_procedure(self.op_context(duck, params, objects), statement)
             working = lambda: self._working(duck)  # noqa: E731

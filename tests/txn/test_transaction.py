@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import iceduck
+from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.errors import CommitConflictError, UnsupportedError, UserError
 
@@ -192,3 +193,29 @@ def test_turning_autocommit_on_commits(wh: Path) -> None:
     con.execute("INSERT INTO db.b VALUES (2, 'y')")
     con.autocommit = True
     assert len(rows(iceduck.connect(wh), "b")) == 2
+
+
+def test_executemany_is_one_commit_all_or_nothing(tmp_path: Path) -> None:
+    """A statement that cannot be batched into one INSERT still commits once: its parameter
+    sets run in one transaction (one snapshot each, as in BEGIN ... COMMIT), and a failing
+    set leaves none applied."""
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE n")
+    con.execute("CREATE TABLE n.t (id BIGINT, v STRING)")
+    con.execute("INSERT INTO n.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    table = TableIdentifier(("n",), "t")
+
+    def metadata() -> str:
+        return con.session.base_catalog.load_table(table).metadata_location
+
+    before = metadata()
+    con.executemany("UPDATE n.t SET v = ? WHERE id = ?", [("x", 1), ("y", 2)])
+    after = metadata()
+    assert before != after and not con.in_transaction
+    log = [e.metadata_file for e in con.session.base_catalog.load_table(table).metadata.metadata_log]
+    assert log[-1] == before  # one swap: the previous metadata is the one before the batch
+    assert con.execute("SELECT * FROM n.t ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "c")]
+    with pytest.raises(iceduck.Error):
+        con.executemany("UPDATE n.t SET id = CAST(? AS BIGINT) WHERE id = ?", [("9", 1), ("oops", 2)])
+    assert metadata() == after and not con.in_transaction
+    assert con.execute("SELECT * FROM n.t ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "c")]
