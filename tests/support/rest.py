@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -73,3 +75,23 @@ def start_server(
     server = CatalogServer(("127.0.0.1", 0), context, token=token)
     server.start()
     return server
+
+
+class RequestLog(logging.Handler):
+    """Every request the server answered, as ``(method, path, status)``, read from the
+    access log the server writes (logger ``iceduck.rest``)."""
+
+    LINE = re.compile(r'"([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.requests: list[tuple[str, str, int]] = []
+
+    def server_errors(self) -> list[tuple[str, str, int]]:
+        """The requests answered with a 5xx: a request the server could not handle."""
+        return [r for r in self.requests if r[2] >= 500]
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = self.LINE.search(record.getMessage())
+        if found:
+            self.requests.append((found.group(1), found.group(2), int(found.group(3))))

@@ -18,7 +18,6 @@ import atexit
 import datetime
 import importlib.util
 import logging
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.connection import Connection, connect
 from iceduck.rest.context import ServeContext
 from iceduck.rest.server import CatalogServer
+from tests.support.rest import RequestLog
 from tests.support.rest_client_jar import RestClientJarMissing, rest_client_jar
 
 if TYPE_CHECKING:
@@ -39,26 +39,6 @@ if TYPE_CHECKING:
 
 #: the Spark catalog name of the served warehouse
 REST = "rest"
-
-
-class RequestLog(logging.Handler):
-    """Every request the server answered, as ``(method, path, status)``, read from the
-    access log the server writes (logger ``iceduck.rest``)."""
-
-    LINE = re.compile(r'"([A-Z]+) (\S+) HTTP/[\d.]+" (\d{3})')
-
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.requests: list[tuple[str, str, int]] = []
-
-    def server_errors(self) -> list[tuple[str, str, int]]:
-        """The requests answered with a 5xx: a request the server could not handle."""
-        return [r for r in self.requests if r[2] >= 500]
-
-    def emit(self, record: logging.LogRecord) -> None:
-        found = self.LINE.search(record.getMessage())
-        if found:
-            self.requests.append((found.group(1), found.group(2), int(found.group(3))))
 
 
 @dataclass(frozen=True)
