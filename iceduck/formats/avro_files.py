@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import fastavro
+import zstandard
 
 from iceduck.errors import CorruptDataError, ValidationError
 
@@ -119,11 +120,18 @@ def _records(raw: bytes, pos: int, sync: bytes, parsed: Any, codec: str, path: s
         pos += 16
         if codec == "deflate":
             block = zlib.decompress(block, -15)
+        elif codec == "zstandard":  # Paimon's default manifest.compression is zstd
+            block = _zstd_decompress(block)
         elif codec != "null":
             raise CorruptDataError(f"unsupported Avro codec {codec!r}", path)
         stream = io.BytesIO(block)
         for _ in range(count):
             yield read(stream, parsed, None)
+
+
+def _zstd_decompress(block: bytes) -> bytes:
+    """A zstandard block: one Zstandard frame, whose content size Java's codec may leave out."""
+    return zstandard.ZstdDecompressor().decompressobj().decompress(block)
 
 
 def write_avro(
