@@ -30,11 +30,12 @@ Options these rules do not implement are refused by name, never ignored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from iceduck.engine.types import quote_string
 from iceduck.errors import UnsupportedError
+from iceduck.scan.paimon.tasks import PaimonFile
 from iceduck.spec.paimon.schema import DataField, TableSchema
 
 ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
@@ -144,6 +145,33 @@ def merge_spec(table: str, schema: TableSchema) -> MergeSpec:
         sequence_descending=order == "descending",
         ignore_delete=any(_true(schema, k) for k in IGNORE_DELETE_KEYS),
     )
+
+
+def check_retractions(spec: MergeSpec, outputs: Sequence[DataField], files: Iterable[PaimonFile]) -> None:
+    """Refuse, before reading, a merge that would meet a retract row it cannot apply: a
+    file of the merge holding DELETE/UPDATE_BEFORE rows (``_DELETE_ROW_COUNT`` > 0) in a
+    partial-update table without ``ignore-delete``, or in an aggregation table whose read
+    columns include a function that cannot retract. (A file without the count is checked
+    while reading: the merge SQL fails with the same message.)"""
+    if spec.ignore_delete or spec.engine not in ("partial-update", "aggregation"):
+        return
+    with_deletes = next((f for f in files if f.delete_row_count), None)
+    if with_deletes is None:
+        return
+    if spec.engine == "partial-update":
+        raise UnsupportedError(
+            f"Paimon partial-update table {spec.table} holds DELETE/UPDATE_BEFORE rows "
+            f"({with_deletes.path}); Paimon's partial-update merge engine refuses them unless "
+            "'ignore-delete' is set"
+        )
+    for f in outputs:
+        name = "primary_key" if f.name in spec.schema.primary_keys else aggregate_function(spec.schema, f)
+        if not AGGREGATES.get(name, False) and not _true(spec.schema, f"fields.{f.name}.ignore-retract"):
+            raise UnsupportedError(
+                f"Paimon aggregate function {name!r} of column {f.name!r} cannot retract the "
+                f"DELETE/UPDATE_BEFORE rows of {with_deletes.path} (table {spec.table}); Paimon needs "
+                f"'fields.{f.name}.ignore-retract' for that"
+            )
 
 
 def trimmed_keys(schema: TableSchema) -> list[str]:

@@ -33,7 +33,7 @@ import numpy as np
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
 from iceduck.engine.object_stores import duck_paths
-from iceduck.engine.paimon_merge import MergeSpec, merge_spec, merge_sql, trimmed_keys
+from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql, trimmed_keys
 from iceduck.engine.projection import per_file
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UnsupportedError, UserError
@@ -140,6 +140,7 @@ class _Scan:
         parts = list(raw)
         if merging:
             assert spec is not None  # append-only splits are always raw
+            check_retractions(spec, self.outputs, (f for r in merging for f in r.files))
             source = " UNION ALL ".join(self._select(r, deleted, spec) for r in merging)
             parts.append(merge_sql(spec, source, self.outputs))
         types = [paimon_type_sql(f.type) for f in self.outputs]

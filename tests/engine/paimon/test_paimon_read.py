@@ -5,15 +5,19 @@ the partial-update, aggregation and first-row merge engines."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from iceduck.engine import deletes
 from iceduck.engine.connection import open_database
+from iceduck.engine.errors import translate_duckdb_error
 from iceduck.engine.paimon_read import paimon_scan_sql
-from iceduck.errors import UnsupportedError
+from iceduck.errors import IceduckError, UnsupportedError
 from iceduck.formats.paimon.table_files import latest_snapshot_id, read_schema, read_snapshot
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
@@ -22,7 +26,7 @@ from tests.engine.paimon.pypaimon_tables import run_pypaimon
 
 SCRIPT = """
 app_s = pa.schema([("id", pa.int64()), ("name", pa.string()), ("dt", pa.string())])
-t = create("app", app_s, partition_keys=["dt"])
+t = create("app", app_s, partition_keys=["dt"], options={"metadata.stats-mode": "full"})
 for i in range(2):
     commit(t, {"id": [1 + i * 10, 2 + i * 10, 3], "name": ["a", "b", None],
                "dt": ["2024-01-01", "2024-01-02", "2024-01-01"]}, app_s)
@@ -94,6 +98,18 @@ t = create("fr", fr_s, primary_keys=["id"], options={"bucket": "1", "merge-engin
 commit(t, {"id": [1], "v": ["first"]}, fr_s)
 commit(t, {"id": [1], "v": ["second"]}, fr_s)
 result["fr"] = rows("fr")
+
+sq_s = pa.schema([pa.field("id", pa.int64(), nullable=False), ("ts", pa.int64()), ("v", pa.string())])
+t = create("seq", sq_s, primary_keys=["id"], options={"bucket": "1", "sequence.field": "ts"})
+commit(t, {"id": [1, 2], "ts": [5, 1], "v": ["new", "old2"]}, sq_s)
+commit(t, {"id": [1, 2], "ts": [3, 2], "v": ["old", "new2"]}, sq_s)
+result["seq"] = rows("seq")
+
+pud_s = pa.schema([pa.field("id", pa.int64(), nullable=False), ("a", pa.string()), ("rk", pa.string())])
+t = create("pud", pud_s, primary_keys=["id"],
+           options={"bucket": "1", "merge-engine": "partial-update", "rowkind.field": "rk"})
+commit(t, {"id": [1], "a": ["x"], "rk": ["+I"]}, pud_s)
+commit(t, {"id": [1], "a": ["x"], "rk": ["-D"]}, pud_s)
 """
 
 
@@ -131,7 +147,7 @@ def normal(rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return sorted((tuple((k, value(v)) for k, v in sorted(r.items())) for r in rows), key=repr)
 
 
-@pytest.mark.parametrize("name", ["app", "pk", "ppk", "dv", "evo", "pu", "agg", "fr"])
+@pytest.mark.parametrize("name", ["app", "pk", "ppk", "dv", "evo", "pu", "agg", "fr", "seq"])
 def test_full_read_matches_pypaimon(tables: tuple[Path, dict[str, Any]], name: str) -> None:
     warehouse, expected = tables
     assert normal(read(plan(warehouse, name))) == normal(expected[name])
@@ -147,6 +163,7 @@ def test_expected_rows_are_meaningful(tables: tuple[Path, dict[str, Any]]) -> No
     pu = {r["id"]: (r["a"], r["b"]) for r in expected["pu"]}
     assert pu == {1: ("a1b", 10), 2: ("a2", 20), 3: ("a3", None)}
     assert expected["fr"] == []  # first-row batch scans skip level 0, where pypaimon writes
+    assert sorted((r["id"], r["v"]) for r in expected["seq"]) == [(1, "new"), (2, "new2")]
 
 
 def test_filtered_reads_match_and_prune(tables: tuple[Path, dict[str, Any]]) -> None:
@@ -204,8 +221,6 @@ def test_schema_evolution_columns(tables: tuple[Path, dict[str, Any]]) -> None:
 def test_other_file_format_is_refused(tables: tuple[Path, dict[str, Any]]) -> None:
     warehouse, _ = tables
     p = plan(warehouse, "app")
-    from dataclasses import replace
-
     split = p.splits[0]
     orc = replace(split.files[0], file_format="orc", path=split.files[0].path[:-8] + ".orc")
     p = replace(p, splits=(replace(split, files=(orc,)),))
@@ -218,3 +233,56 @@ def test_empty_table(tmp_path: Path) -> None:
     p = plan(tmp_path, "e")
     assert p.snapshot_id is None and p.splits == ()
     assert read(p) == []
+
+
+def test_deletion_vectors_as_bitmaps(
+    tables: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past a few runs, deleted positions become bitmaps (:mod:`iceduck.engine.bitmaps`)."""
+    warehouse, expected = tables
+    monkeypatch.setattr(deletes, "MAX_RANGE_RUNS", 0)
+    assert normal(read(plan(warehouse, "dv"))) == normal(expected["dv"])
+
+
+def test_partial_update_deletes_are_refused(tables: tuple[Path, dict[str, Any]]) -> None:
+    """pypaimon records ``_DELETE_ROW_COUNT`` 0 even for files holding -D rows, so the merge
+    itself refuses the row, with the message the up-front check gives."""
+    warehouse, _ = tables
+    with pytest.raises(Exception) as e:
+        read(plan(warehouse, "pud"))
+    error = translate_duckdb_error(e.value)
+    assert isinstance(error, IceduckError)
+    assert "partial-update table" in str(error) and "'ignore-delete'" in str(error)
+
+
+def test_partial_update_deletes_counted_in_the_manifest_are_refused_naming_the_file(
+    tables: tuple[Path, dict[str, Any]],
+) -> None:
+    warehouse, _ = tables
+    p = plan(warehouse, "pud")
+    split = p.splits[0]
+    counted = tuple(replace(f, delete_row_count=1) for f in split.files)
+    with pytest.raises(UnsupportedError, match=r"ignore-delete") as e:
+        read(replace(p, splits=(replace(split, files=counted),)))
+    assert split.files[0].path in str(e.value) or split.files[1].path in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        ({"merge-engine": "lookup-ish"}, "merge engine 'lookup-ish'"),
+        ({"merge-engine": "partial-update", "fields.v.sequence-group": "n"}, "sequence-group"),
+        ({"merge-engine": "aggregation", "fields.v.aggregate-function": "rbm64"}, "'rbm64'"),
+        ({"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"}, "remove-rec"),
+        ({"merge-engine": "first-row", "sequence.field": "n"}, "first-row"),
+    ],
+)
+def test_unsupported_merge_options_are_refused_by_name(
+    tables: tuple[Path, dict[str, Any]], options: dict[str, str], refused: str
+) -> None:
+    warehouse, _ = tables
+    p = plan(warehouse, "pk")
+    schema = replace(p.schema, options={**p.schema.options, **options})
+    with pytest.raises(UnsupportedError, match=re.escape(refused)) as e:
+        read(replace(p, schema=schema))
+    assert p.table in str(e.value)
