@@ -86,7 +86,7 @@ def merge_spec(table: str, schema: TableSchema) -> MergeSpec:
     and the table for anything not implemented."""
     engine = schema.merge_engine
     if engine not in ENGINES:
-        raise UnsupportedError(f"Paimon merge engine {engine!r} is not supported (table {table})")
+        raise UnsupportedError(f"Paimon merge-engine {engine!r} is not supported (table {table})")
     options = schema.options
     by_name = {f.name: f for f in schema.fields}
     seq_names = tuple(schema.sequence_fields)

@@ -270,7 +270,7 @@ def test_partial_update_deletes_counted_in_the_manifest_are_refused_naming_the_f
 @pytest.mark.parametrize(
     ("options", "refused"),
     [
-        ({"merge-engine": "lookup-ish"}, "merge engine 'lookup-ish'"),
+        ({"merge-engine": "lookup-ish"}, "merge-engine 'lookup-ish'"),
         ({"merge-engine": "partial-update", "fields.v.sequence-group": "n"}, "sequence-group"),
         ({"merge-engine": "aggregation", "fields.v.aggregate-function": "rbm64"}, "'rbm64'"),
         ({"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"}, "remove-rec"),
