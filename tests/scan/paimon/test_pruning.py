@@ -155,4 +155,4 @@ def test_stats_of_a_renamed_or_widened_column_map_by_field_id() -> None:
     assert m.lower_bounds == {}  # INT then, BIGINT now: no bound of the old type
     same = [DataField(1, "old_id", BIGINT)]
     m = stats_metrics(stats([1], [5], [0]), same, fields, 10, "f")
-    assert set(m.lower_bounds) == {1}
+    assert m.lower_bounds is not None and set(m.lower_bounds) == {1}
