@@ -51,6 +51,11 @@ class TableSchema:
     time_millis: int | None = None
     version: int = 1
 
+    def __hash__(self) -> int:
+        # the options dict is not hashable; a schema file never changes, so its id, fields
+        # and options identify it
+        return hash((self.id, self.fields, tuple(sorted(self.options.items()))))
+
     @cached_property
     def _by_name(self) -> dict[str, DataField]:
         return {f.name: f for f in self.fields}
