@@ -273,3 +273,14 @@ def test_iceberg_schema_ids() -> None:
     assert x.field_type == ListType(9, IntegerType(), True)
     assert y.field_type == MapType(10, StringType(), 11, LongType(), False)
     assert len(set(schema.field_ids())) == len(list(schema.field_ids()))
+
+
+def test_iceberg_types_of_collections() -> None:
+    multiset = iceberg_type(parse_type({"type": "MULTISET", "element": "STRING NOT NULL"}))
+    # Paimon stores a multiset as a map from element to its count
+    assert multiset == MapType(1, StringType(), 2, IntegerType(), True)
+    vector = iceberg_type(parse_type({"type": "VECTOR NOT NULL", "element": "FLOAT NOT NULL", "length": 3}))
+    assert isinstance(vector, ListType) and vector.element_required
+    assert str(iceberg_type(parse_type("VARIANT"))) == "variant"
+    with pytest.raises(UnsupportedError, match="precision"):
+        iceberg_type(PaimonType("DECIMAL", precision=39, scale=0))
