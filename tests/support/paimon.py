@@ -81,6 +81,8 @@ class Expected:
     snapshot: int | None = None
     tag: str | None = None
     where: str | None = None
+    #: a system table (``snapshots``, ``files``...): pypaimon's read of ``<table>$<system>``
+    system: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,18 @@ class PaimonWarehouse:
         return self.path / f"{database}.db" / table
 
     def reads(self, table: str) -> list[Expected]:
-        return [e for e in self.expected if e.table == table]
+        """pypaimon's reads of ``table``'s rows (every snapshot, tag, filter), not its system tables."""
+        return [e for e in self.expected if e.table == table and e.system is None]
+
+    def current(self, table: str) -> Expected:
+        """pypaimon's full read of ``table`` at its latest snapshot."""
+        (read,) = (e for e in self.reads(table) if e.snapshot is None and e.tag is None and e.where is None)
+        return read
+
+    def system(self, table: str, system: str) -> Expected:
+        """pypaimon's read of the system table ``<table>$<system>``."""
+        (read,) = (e for e in self.expected if e.table == table and e.system == system)
+        return read
 
 
 def write_warehouse(path: Path) -> PaimonWarehouse:
@@ -108,7 +121,9 @@ def load_warehouse(path: Path) -> PaimonWarehouse:
     folder = path / "_expected"
     index = json.loads((folder / "index.json").read_text())
     expected = tuple(
-        Expected(e["table"], folder / e["file"], e.get("snapshot"), e.get("tag"), e.get("where"))
+        Expected(
+            e["table"], folder / e["file"], e.get("snapshot"), e.get("tag"), e.get("where"), e.get("system")
+        )
         for e in index
     )
     return PaimonWarehouse(path, expected, json.loads((folder / "notes.json").read_text()))

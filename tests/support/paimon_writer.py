@@ -544,6 +544,19 @@ def expected_reads(
     return entries
 
 
+#: Paimon's system tables (``<table>$snapshots``...) pypaimon reads, compared with iceduck's metadata tables
+SYSTEM_TABLES = ("snapshots", "schemas", "options", "tags", "files", "manifests")
+
+
+def system_tables(wh: Path, cat: Any, name: str) -> list[dict[str, Any]]:
+    """pypaimon's reads of the system tables of ``name`` at its latest snapshot."""
+    entries = []
+    for system in SYSTEM_TABLES:
+        rel = save(wh, name, f"system-{system}", read_all(cat.get_table(f"db.{name}${system}")))
+        entries.append({"table": name, "system": system, "where": None, "file": rel})
+    return entries
+
+
 def main(wh: Path) -> None:
     shutil.rmtree(wh, ignore_errors=True)
     cat = CatalogFactory.create({"warehouse": str(wh)})
@@ -581,6 +594,7 @@ def main(wh: Path) -> None:
     for name, table, filters, tags in tables:
         try:
             index += expected_reads(wh, name, table, filters, tags)
+            index += system_tables(wh, cat, name)
         except Exception as e:
             notes.setdefault("unreadable", []).append({"table": name, "error": f"{type(e).__name__}: {e}"})
             traceback.print_exc()
