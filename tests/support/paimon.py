@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.scenario_rows import Rows, arrow_rows
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("ICEDUCK_PAIMON_VENV") or REPO_ROOT / "tests" / ".venv-paimon")
 WRITER = Path(__file__).with_name("paimon_writer.py")
@@ -115,6 +117,19 @@ def write_warehouse(path: Path) -> PaimonWarehouse:
     """Write the test warehouse at ``path`` with pypaimon (about 3 s) and load its index."""
     run_pypaimon(WRITER, str(path))
     return load_warehouse(path)
+
+
+def table_rows(table: Any) -> Rows:
+    """``scenario_rows.arrow_rows`` of a ``pyarrow.Table`` with lists as tuples, so rows are hashable
+    (``assert_same`` counts them) whatever the nesting (``append_part`` has an ARRAY column)."""
+    names, rows = arrow_rows(table)
+    return names, sorted((_frozen(r) for r in rows), key=repr)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return ("list" if isinstance(value, list) else "tuple", tuple(_frozen(v) for v in value))
+    return value
 
 
 def load_warehouse(path: Path) -> PaimonWarehouse:
