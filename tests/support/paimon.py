@@ -17,9 +17,10 @@ import sys
 import venv
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tests.support.scenario_rows import Rows, arrow_rows
+if TYPE_CHECKING:
+    from tests.support.scenario_rows import Rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("ICEDUCK_PAIMON_VENV") or REPO_ROOT / "tests" / ".venv-paimon")
@@ -122,6 +123,8 @@ def write_warehouse(path: Path) -> PaimonWarehouse:
 def table_rows(table: Any) -> Rows:
     """``scenario_rows.arrow_rows`` of a ``pyarrow.Table`` with lists as tuples, so rows are hashable
     (``assert_same`` counts them) whatever the nesting (``append_part`` has an ARRAY column)."""
+    from tests.support.scenario_rows import arrow_rows  # not at import: bench/paimon.py uses the venv alone
+
     names, rows = arrow_rows(table)
     return names, sorted((_frozen(r) for r in rows), key=repr)
 
