@@ -25,6 +25,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pypaimon import CatalogFactory, Schema
 
+# the test warehouse's writer (also pypaimon-only): one batch commit as pypaimon's README writes one
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+from paimon_writer import commit
+
 SCHEMA = pa.schema(
     [
         pa.field("id", pa.int64(), nullable=False),
@@ -44,15 +48,6 @@ def rows(ids: pa.Array, version: int) -> dict[str, Any]:
         "v": pc.add(pc.multiply(pc.cast(ids64, pa.float64()), 0.5), float(version)),
         "s": pc.binary_join_element_wise("s", pc.cast(pc.bit_wise_and(ids64, 4095), pa.string()), ""),
     }
-
-
-def commit(table: Any, data: pa.Table) -> None:
-    wb = table.new_batch_write_builder()
-    write, cmt = wb.new_write(), wb.new_commit()
-    write.write_arrow(data)
-    cmt.commit(write.prepare_commit())
-    write.close()
-    cmt.close()
 
 
 def answers(table: Any, point: int) -> dict[str, Any]:
