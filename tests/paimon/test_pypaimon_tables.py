@@ -13,6 +13,7 @@ may widen an aggregate), structs by field values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -181,3 +182,22 @@ def file_names(table: pa.Table) -> pa.Table:
         return table
     names = [None if p is None else p.rsplit("/", 1)[-1] for p in table.column("file_path").to_pylist()]
     return table.set_column(table.column_names.index("file_path"), "file_path", pa.array(names, pa.string()))
+
+
+def explain(con: iceduck.Connection, sql: str) -> str:
+    return "\n".join(str(r[0]) for r in con.execute("EXPLAIN " + sql).fetchall())
+
+
+def files_read(text: str) -> int:
+    found = re.search(r"data files: (\d+) read", text)
+    assert found, text
+    return int(found.group(1))
+
+
+def test_explain_shows_partition_pruning(con: iceduck.Connection, paimon_warehouse: PaimonWarehouse) -> None:
+    """``dt = '2024-01-04'`` reads exactly that day's files (all live: only 2024-01-01 was overwritten)."""
+    day = paimon_warehouse.table_path("append_part") / "dt=2024-01-04"
+    text = explain(con, "SELECT * FROM paimon.db.append_part WHERE dt = '2024-01-04'")
+    assert files_read(text) == len(list(day.glob("*/bucket-*/*.parquet"))) > 0, text
+    everything = explain(con, "SELECT * FROM paimon.db.append_part")
+    assert files_read(everything) > files_read(text), everything
