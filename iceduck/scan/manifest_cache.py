@@ -35,7 +35,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from iceduck.errors import CorruptDataError
 from iceduck.formats.manifest_list import read_manifest_list
@@ -53,6 +53,8 @@ from iceduck.spec.manifest import (
 )
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.snapshot import Snapshot
+
+T = TypeVar("T")
 
 #: default bound, in manifest entries plus manifest-list rows: measured at about 3.7 KB a
 #: cached entry for a four-column table with full metrics (the bench events table: its
@@ -263,6 +265,17 @@ class ManifestCache:
 
     def clear(self) -> None:
         self._items.clear()
+
+    def get_or_load(self, key: tuple[Any, ...], load: Callable[[], T], weight: Callable[[T], int]) -> T:
+        """Another table format's immutable metadata file (Paimon manifests), parsed once
+        and kept within the same bound; ``key`` starts with the format's name, so it
+        cannot meet an Iceberg key."""
+        cached = self._items.get(key)
+        if cached is None:
+            cached = load()
+            self._put(key, cached, max(weight(cached), 1), "manifests_parsed")
+        return cast(T, cached)
+
 
     @property
     def size(self) -> int:

@@ -1,0 +1,75 @@
+"""Paimon tables written by pypaimon (the Paimon project's Python SDK), and its reads.
+
+pypaimon needs older pyarrow/pandas/polars than iceduck's environment, so it runs in its
+own interpreter (``ICEDUCK_PYPAIMON_PYTHON``, default ``/tmp/pvenv/bin/python``) as a
+subprocess: :func:`run_pypaimon` runs a script there with a catalog on ``warehouse`` and
+helpers (``create``, ``commit``, ``rows``), and returns what the script put in
+``result`` (JSON). Tests skip when that interpreter is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PYTHON = os.environ.get("ICEDUCK_PYPAIMON_PYTHON", "/tmp/pvenv/bin/python")
+
+PRELUDE = """
+import json, sys, datetime, decimal
+import pyarrow as pa
+from pypaimon import CatalogFactory, Schema
+
+cat = CatalogFactory.create({"warehouse": sys.argv[1]})
+cat.create_database("db", True)
+result = {}
+
+def create(name, schema, **kwargs):
+    cat.create_table("db." + name, Schema.from_pyarrow_schema(schema, **kwargs), False)
+    return cat.get_table("db." + name)
+
+def commit(table, data, schema):
+    wb = table.new_batch_write_builder()
+    w = wb.new_write()
+    c = wb.new_commit()
+    w.write_arrow(pa.table(data, schema=schema))
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
+
+def rows(name):
+    t = cat.get_table("db." + name)
+    rb = t.new_read_builder()
+    return rb.new_read().to_arrow(rb.new_scan().plan().splits()).to_pylist()
+
+def _plain(v):
+    if isinstance(v, (datetime.date, datetime.datetime, decimal.Decimal)):
+        return str(v)
+    return v
+"""
+
+EPILOGUE = """
+print(json.dumps({k: [{c: _plain(x) for c, x in r.items()} for r in v] for k, v in result.items()}))
+"""
+
+
+def pypaimon_available() -> bool:
+    return Path(PYTHON).exists()
+
+
+def run_pypaimon(warehouse: Path, script: str) -> dict[str, list[dict[str, Any]]]:
+    """Run ``script`` with pypaimon on ``warehouse``; the rows it stored in ``result``."""
+    if not pypaimon_available():
+        pytest.skip(f"pypaimon's interpreter {PYTHON} is missing")
+    source = PRELUDE + textwrap.dedent(script) + EPILOGUE
+    done = subprocess.run(
+        [PYTHON, "-c", source, str(warehouse)], capture_output=True, text=True, timeout=300, check=False
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"pypaimon script failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,0 +1,158 @@
+"""Pruning decisions of the Paimon planner on hand-built manifest records.
+
+BinaryRows are built by the layout rules :mod:`iceduck.spec.paimon.binary_row` quotes
+(Java's ``BinaryRow``): a 4-byte big-endian arity (``serializeBinaryRow``), then the
+fixed part -- the header byte and null bits in ``((arity + 63 + 8) // 64) * 8`` bytes,
+one 8-byte little-endian slot per field -- and the variable part; a string of at most 7
+bytes sits in its slot with ``0x80 | length`` in the slot's last byte, a longer one is
+(offset << 32 | length) pointing past the fixed part.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from iceduck.scan.paimon.planner import _Planner, restrict_filter
+from iceduck.scan.paimon.stats import stats_metrics
+from iceduck.spec.expressions.binding import bind
+from iceduck.spec.expressions.predicates import And, EqualTo, GreaterThan, LessThan
+from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
+from iceduck.spec.paimon.manifest import DataFileMeta, FileKind, ManifestEntry, SimpleStats
+from iceduck.spec.paimon.schema import DataField, TableSchema
+from iceduck.spec.paimon.types import PaimonType
+
+BIGINT = PaimonType("BIGINT")
+STRING = PaimonType("VARCHAR", length=2147483647)
+
+
+def binary_row(values: list[Any]) -> bytes:
+    arity = len(values)
+    width = ((arity + 63 + 8) // 64) * 8
+    fixed = bytearray(width + 8 * arity)
+    variable = bytearray()
+    for i, v in enumerate(values):
+        slot = width + 8 * i
+        if v is None:
+            fixed[(i + 8) // 8] |= 1 << ((i + 8) % 8)
+        elif isinstance(v, int):
+            fixed[slot : slot + 8] = struct.pack("<q", v)
+        else:
+            data = v.encode()
+            if len(data) <= 7:
+                fixed[slot : slot + len(data)] = data
+                fixed[slot + 7] = 0x80 | len(data)
+            else:
+                offset = len(fixed) + len(variable)
+                fixed[slot : slot + 8] = struct.pack("<q", (offset << 32) | len(data))
+                variable += data + b"\0" * (-len(data) % 8)
+    return struct.pack(">i", arity) + bytes(fixed + variable)
+
+
+def stats(mins: list[Any], maxs: list[Any], nulls: list[int]) -> SimpleStats:
+    return SimpleStats(binary_row(mins), binary_row(maxs), tuple(nulls))
+
+
+SCHEMA = TableSchema(
+    id=0,
+    fields=(DataField(0, "dt", STRING), DataField(1, "id", BIGINT), DataField(2, "v", BIGINT)),
+    highest_field_id=2,
+    partition_keys=("dt",),
+    primary_keys=("dt", "id"),
+    options={"bucket": "2"},
+)
+
+
+def entry(
+    dt: str, key: tuple[int, int], value: tuple[int, int], level: int = 0, stats_cols: Any = None
+) -> ManifestEntry:
+    value_stats = stats([dt, key[0], value[0]], [dt, key[1], value[1]], [0, 0, 0])
+    if stats_cols == ():
+        value_stats = SimpleStats(binary_row([]), binary_row([]), ())
+    f = DataFileMeta(
+        file_name=f"data-{dt}-{key}-{level}.parquet",
+        file_size=100,
+        row_count=10,
+        min_key=binary_row([key[0]]),
+        max_key=binary_row([key[1]]),
+        key_stats=stats([key[0]], [key[1]], [0]),
+        value_stats=value_stats,
+        min_sequence_number=0,
+        max_sequence_number=9,
+        schema_id=0,
+        level=level,
+        delete_row_count=0,
+        value_stats_cols=stats_cols,
+    )
+    return ManifestEntry(FileKind.ADD, binary_row([dt]), 0, 2, f)
+
+
+def planner(schema: TableSchema, row_filter: Any) -> _Planner:
+    return _Planner("/t", schema, row_filter, None)
+
+
+def test_partition_value_prunes() -> None:
+    p = planner(SCHEMA, EqualTo("dt", "2024-01-02"))
+    assert not p._entry_may_match(entry("2024-01-01", (1, 5), (0, 9)))
+    assert p._entry_may_match(entry("2024-01-02", (1, 5), (0, 9)))
+    assert p.counts.by_partition == 1
+
+
+def test_key_stats_prune_but_value_stats_do_not_on_merged_tables() -> None:
+    p = planner(SCHEMA, And(GreaterThan("id", 10), LessThan("v", 100)))
+    assert not p._entry_may_match(entry("a", (1, 5), (0, 9)))  # no key above 10
+    # keys may match; values all >= 100 would rule the file out, but a newer version of a key
+    # in another file must not lose to an older one: value stats are not used
+    assert p._entry_may_match(entry("a", (1, 50), (200, 300)))
+    assert p.counts.by_stats == 1
+
+
+def test_value_stats_prune_append_tables_and_level0_free_scans() -> None:
+    append = TableSchema(0, SCHEMA.fields, 2, partition_keys=("dt",))
+    p = planner(append, LessThan("v", 100))
+    assert not p._entry_may_match(entry("a", (1, 50), (200, 300)))
+    assert p._entry_may_match(entry("a", (1, 50), (50, 300)))
+    # "_VALUE_STATS_COLS": [] means no statistics: nothing to prune by
+    assert p._entry_may_match(entry("a", (1, 50), (200, 300), stats_cols=()))
+    dv = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"deletion-vectors.enabled": "true"})
+    p = planner(dv, LessThan("v", 100))
+    assert not p._entry_may_match(entry("a", (1, 50), (50, 300), level=0))  # level 0 skipped
+    assert p.counts.level0 == 1
+    assert not p._entry_may_match(entry("a", (1, 50), (200, 300), level=1))
+    assert p._entry_may_match(entry("a", (1, 50), (50, 300), level=1))
+
+
+def test_raw_split_rule() -> None:
+    from iceduck.scan.paimon.tasks import PaimonFile
+
+    def f(level: int, deletes: int | None = 0) -> PaimonFile:
+        return PaimonFile("p", "n", 0, level, 1, 1, 0, 0, deletes, "parquet")
+
+    p = planner(SCHEMA, EqualTo("dt", "x"))
+    assert p._raw([f(1), f(1)])  # one level above 0, no delete rows
+    assert not p._raw([f(1), f(2)])  # two levels: keys may overlap
+    assert not p._raw([f(0)])
+    assert not p._raw([f(1, 3)]) and not p._raw([f(1, None)])
+    dv = planner(
+        TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"deletion-vectors.enabled": "true"}),
+        EqualTo("dt", "x"),
+    )
+    assert dv._raw([f(1), f(3)])
+
+
+def test_restrict_filter_keeps_only_named_conjuncts() -> None:
+    ice = iceberg_schema(SCHEMA)
+    bound = bind(ice, And(EqualTo("dt", "a"), And(GreaterThan("id", 3), LessThan("v", 1))))
+    kept = restrict_filter(bound, {0, 1})
+    assert "v" not in str(kept) and "dt" in str(kept) and "id" in str(kept)
+
+
+def test_stats_of_a_renamed_or_widened_column_map_by_field_id() -> None:
+    old = [DataField(1, "old_id", PaimonType("INT"))]
+    fields = {f.field_id: f for f in iceberg_schema(SCHEMA).fields}
+    m = stats_metrics(stats([1], [5], [0]), old, fields, 10, "f")
+    assert m.null_value_counts == {1: 0}
+    assert m.lower_bounds == {}  # INT then, BIGINT now: no bound of the old type
+    same = [DataField(1, "old_id", BIGINT)]
+    m = stats_metrics(stats([1], [5], [0]), same, fields, 10, "f")
+    assert m.lower_bounds is not None and set(m.lower_bounds) == {1}
