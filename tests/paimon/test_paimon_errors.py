@@ -143,8 +143,8 @@ def test_deleted_data_file(copy: CopyTable, tmp_path: Path) -> None:
 
 
 def test_garbage_data_file(copy: CopyTable, tmp_path: Path) -> None:
-    table = copy("append_part")
-    victim = next(table.folder.glob("dt=2024-01-04/region=0/bucket-0/*.parquet"))
+    table = copy("pk")
+    victim = table.delta_files()[-1]
     victim.write_bytes(b"PAR1 this is not a parquet file PAR1")
     assert_names(query_error(table, tmp_path), victim.name)
 
