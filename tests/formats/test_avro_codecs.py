@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from iceduck.errors import CorruptDataError
-from iceduck.formats.avro_files import encode_header, read_avro
+from iceduck.formats.avro_files import _encode_long, encode_header, read_avro
 
 SCHEMA = {
     "type": "record",
@@ -23,17 +23,6 @@ SCHEMA = {
 }
 RECORDS = [{"a": i, "b": "x" * (i % 7)} for i in range(500)]
 SYNC = bytes(range(16))
-
-
-def _zigzag(n: int) -> bytes:
-    """Avro's long: zig-zag, then base-128 varint."""
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def _snappy_file(crc_delta: int = 0) -> tuple[bytes, int]:
@@ -47,7 +36,7 @@ def _snappy_file(crc_delta: int = 0) -> tuple[bytes, int]:
         (zlib.crc32(plain) ^ crc_delta).to_bytes(4, "big")
     )
     head = encode_header({"avro.schema": json.dumps(SCHEMA), "avro.codec": "snappy"}, SYNC)
-    head += _zigzag(len(RECORDS)) + _zigzag(len(block))
+    head += _encode_long(len(RECORDS)) + _encode_long(len(block))
     return head + block + SYNC, len(head)
 
 
