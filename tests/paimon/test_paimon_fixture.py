@@ -16,7 +16,19 @@ import pyarrow.parquet as pq
 from iceduck.formats.avro_files import read_avro
 from tests.support.paimon import PaimonWarehouse, load_warehouse, write_warehouse
 
-TABLES = ("append_part", "pk", "pk_part", "pk_dv", "evolved", "append_dv", "partial", "agg", "first")
+TABLES = (
+    "append_part",
+    "pk",
+    "pk_part",
+    "pk_dv",
+    "evolved",
+    "append_dv",
+    "partial",
+    "agg",
+    "first",
+    "pk_multi",
+    "pk_dynamic",
+)
 
 
 def avro_records(path: Path) -> list[dict]:
@@ -78,6 +90,16 @@ def test_append_dv_has_deletion_vectors(paimon_warehouse: PaimonWarehouse) -> No
     ]
     assert ranges and all(d["_CARDINALITY"] > 0 for d in ranges)
     assert not (paimon_warehouse.table_path("pk_dv") / "index").exists()  # pypaimon: no DVs for a PK table
+
+
+def test_composite_keys_and_dynamic_buckets(paimon_warehouse: PaimonWarehouse) -> None:
+    multi = paimon_warehouse.table_path("pk_multi")
+    data = next(multi.glob("bucket-*/*.parquet"))
+    assert pq.read_schema(data).names[:4] == ["_KEY_region", "_KEY_id", "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+    dynamic = paimon_warehouse.table_path("pk_dynamic")
+    entries = [r for m in manifests(dynamic, "index-manifest-") for r in avro_records(m)]
+    assert entries and {r["_INDEX_TYPE"] for r in entries} == {"HASH"}
+    assert len(list(dynamic.glob("bucket-*"))) > 1
 
 
 def test_tags_and_schema_changes(paimon_warehouse: PaimonWarehouse) -> None:

@@ -32,6 +32,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import paimon_writer_keys  # beside this script (its folder is on sys.path when run)
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -580,6 +581,13 @@ def main(wh: Path) -> None:
         ("pk_part", write_pk_part(cat), PK_PART_FILTERS, []),
         ("pk_dv", write_pk_dv(cat), PK_FILTERS[:2], []),
         ("evolved", write_evolved(cat, notes), EVOLVED_FILTERS, []),
+        ("pk_multi", paimon_writer_keys.write_pk_multi(cat, commit), paimon_writer_keys.MULTI_FILTERS, []),
+        (
+            "pk_dynamic",
+            paimon_writer_keys.write_pk_dynamic(cat, commit),
+            paimon_writer_keys.DYNAMIC_FILTERS,
+            [],
+        ),
     ]
     for optional in (lambda: ("append_dv", write_append_dv(cat), APPEND_DV_FILTERS, []),):
         try:
