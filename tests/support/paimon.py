@@ -40,12 +40,12 @@ def venv_python() -> Path:
 
 def ensure_venv() -> Path:
     """The venv's interpreter, creating the venv (``pip install pypaimon==2.1.0``) when missing."""
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    with open(VENV.parent / ".venv-paimon.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (VENV / STAMP).exists() and venv_python().exists():
-            return venv_python()
-        try:
+    try:
+        VENV.parent.mkdir(parents=True, exist_ok=True)
+        with open(VENV.parent / ".venv-paimon.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if (VENV / STAMP).exists() and venv_python().exists():
+                return venv_python()
             venv.EnvBuilder(clear=True, with_pip=True).create(VENV)
             done = subprocess.run(
                 [str(venv_python()), "-m", "pip", "install", "-q", "--disable-pip-version-check", PYPAIMON],
@@ -53,12 +53,14 @@ def ensure_venv() -> Path:
                 text=True,
                 timeout=600,
             )
-        except (OSError, subprocess.SubprocessError) as e:
-            raise PaimonEnvError(f"cannot create {VENV}: {e}") from e
-        if done.returncode != 0:
-            raise PaimonEnvError(f"pip install {PYPAIMON} into {VENV} failed: {done.stderr.strip()[-2000:]}")
-        (VENV / STAMP).write_text(PYPAIMON + "\n")
-        return venv_python()
+            if done.returncode != 0:
+                raise PaimonEnvError(
+                    f"pip install {PYPAIMON} into {VENV} failed: {done.stderr.strip()[-2000:]}"
+                )
+            (VENV / STAMP).write_text(PYPAIMON + "\n")
+            return venv_python()
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PaimonEnvError(f"cannot create {VENV}: {e}") from e
 
 
 def run_pypaimon(script: Path, *args: str, timeout: float = 600) -> str:
