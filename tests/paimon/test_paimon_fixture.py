@@ -14,21 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from iceduck.formats.avro_files import read_avro
-from tests.support.paimon import PaimonWarehouse, load_warehouse, write_warehouse
-
-TABLES = (
-    "append_part",
-    "pk",
-    "pk_part",
-    "pk_dv",
-    "evolved",
-    "append_dv",
-    "partial",
-    "agg",
-    "first",
-    "pk_multi",
-    "pk_dynamic",
-)
+from tests.support.paimon import TABLES, PaimonWarehouse, load_warehouse, write_warehouse
 
 
 def avro_records(path: Path) -> list[dict]:

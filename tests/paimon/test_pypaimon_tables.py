@@ -25,23 +25,8 @@ import pytest
 
 import iceduck
 from iceduck.errors import IceduckError
-from tests.support.paimon import Expected, PaimonWarehouse, table_rows
+from tests.support.paimon import TABLES, Expected, PaimonWarehouse, table_rows
 from tests.support.scenario_rows import Rows, assert_same
-
-#: the tables whose rows are compared (``fmt_orc``/``fmt_avro`` are in test_paimon_errors.py)
-TABLES = (
-    "append_part",
-    "pk",
-    "pk_part",
-    "pk_dv",
-    "evolved",
-    "append_dv",
-    "partial",
-    "agg",
-    "first",
-    "pk_multi",
-    "pk_dynamic",
-)
 
 
 @pytest.fixture(scope="module")

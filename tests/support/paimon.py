@@ -26,6 +26,20 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("ICEDUCK_PAIMON_VENV") or REPO_ROOT / "tests" / ".venv-paimon")
 WRITER = Path(__file__).with_name("paimon_writer.py")
 PYPAIMON = "pypaimon==2.1.0"
+#: the tables of paimon_writer.py whose rows are compared (``fmt_orc``/``fmt_avro``: the error tests)
+TABLES = (
+    "append_part",
+    "pk",
+    "pk_part",
+    "pk_dv",
+    "evolved",
+    "append_dv",
+    "partial",
+    "agg",
+    "first",
+    "pk_multi",
+    "pk_dynamic",
+)
 #: written last, after a successful install: a venv without it is half-made and gets rebuilt
 STAMP = "pypaimon-installed"
 
