@@ -27,7 +27,7 @@ from pypaimon import CatalogFactory, Schema
 
 # the test warehouse's writer (also pypaimon-only): one batch commit as pypaimon's README writes one
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
-from paimon_writer import commit
+from paimon_writer_rows import commit
 
 SCHEMA = pa.schema(
     [
