@@ -1,4 +1,4 @@
-"""Listing the files under a table location, for orphan-file removal.
+"""Listing the files under a table location, for orphan-file removal; listing one folder.
 
 As Java's ``DeleteOrphanFilesSparkAction`` lists with Hadoop's ``HiddenPathFilter``, names
 starting with ``.`` or ``_`` are skipped -- files and folders alike, except folders whose
@@ -56,6 +56,27 @@ def list_files(location: str) -> Iterator[ListedFile]:
                 except FileNotFoundError:  # removed since the folder was read
                     continue
                 yield ListedFile(path, stat.st_mtime_ns // 1_000_000)
+
+
+def list_children(location: str) -> tuple[list[str], list[str]]:
+    """(files, folders) directly below the folder ``location``, as locations, sorted;
+    both empty when the folder does not exist. Hidden names are kept: a caller that lists
+    a folder of its own format knows which names it wants (Paimon's ``snapshot/LATEST``
+    beside ``snapshot-<id>``)."""
+    if is_object_store(location):
+        return object_files.children(location)
+    root = to_local_path(location)
+    files: list[str] = []
+    folders: list[str] = []
+    with storage_errors(root):
+        try:
+            entries = list(os.scandir(root))
+        except (FileNotFoundError, NotADirectoryError):
+            return [], []
+        for entry in entries:
+            path = os.path.join(location.rstrip("/"), entry.name)
+            (folders if entry.is_dir() else files).append(path)
+    return sorted(files), sorted(folders)
 
 
 def _list_objects(location: str) -> Iterator[ListedFile]:

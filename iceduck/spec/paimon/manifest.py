@@ -9,8 +9,11 @@ Partition values, keys and statistics stay as BinaryRow bytes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+
+from iceduck.errors import CorruptDataError
 
 
 class FileKind(IntEnum):
@@ -44,6 +47,9 @@ class ManifestFileMeta:
     max_bucket: int | None = None
     min_level: int | None = None
     max_level: int | None = None
+    #: row tracking: the first and last row id of the manifest's files
+    min_row_id: int | None = None
+    max_row_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -128,3 +134,52 @@ class IndexManifestEntry:
     row_count: int
     dv_ranges: tuple[DeletionVectorRange, ...] | None = None
     external_path: str | None = None
+
+
+def merge_entries(entries: Iterable[ManifestEntry], path_hint: str = "") -> list[ManifestEntry]:
+    """ADD and DELETE entries merged in order, as Java's ``FileEntry.mergeEntries``.
+
+    Seed 004: "the same file may be added or deleted multiple times. The last version
+    should be read." An ADD records the file under its :attr:`ManifestEntry.identifier`;
+    a DELETE of a file added before removes both ("each dataFile will only be added once
+    and deleted once"); a DELETE of a file not seen yet is kept, because its ADD lies in
+    an earlier manifest the caller has not merged in. Adding a file that is already
+    there breaks that rule: :class:`CorruptDataError` naming ``path_hint``.
+
+    After merging a snapshot's base and delta manifest lists in full, the entries that
+    are still ADDs are the table's live files (:func:`live_files`).
+    """
+    merged: dict[tuple[object, ...], ManifestEntry] = {}
+    for entry in entries:
+        key = entry.identifier
+        if entry.kind == FileKind.ADD:
+            if key in merged:
+                raise CorruptDataError(
+                    f"data file {entry.file.file_name} (bucket {entry.bucket}, level {entry.file.level}) "
+                    "is added twice",
+                    path_hint or None,
+                )
+            merged[key] = entry
+        elif key in merged:
+            del merged[key]
+        else:
+            merged[key] = entry
+    return list(merged.values())
+
+
+def live_files(entries: Iterable[ManifestEntry], path_hint: str = "") -> list[ManifestEntry]:
+    """The ADD entries left after :func:`merge_entries` of a full read (base + delta)."""
+    return [e for e in merge_entries(entries, path_hint) if e.kind == FileKind.ADD]
+
+
+def merge_index_entries(entries: Iterable[IndexManifestEntry]) -> list[IndexManifestEntry]:
+    """Index manifest entries merged in order (Java ``IndexManifestFileHandler``): a DELETE
+    removes the ADD of the same index file of the same partition and bucket."""
+    merged: dict[tuple[object, ...], IndexManifestEntry] = {}
+    for entry in entries:
+        key = (entry.partition, entry.bucket, entry.index_type, entry.file_name)
+        if entry.kind == FileKind.ADD:
+            merged[key] = entry
+        else:
+            merged.pop(key, None)
+    return list(merged.values())
