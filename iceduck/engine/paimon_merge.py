@@ -140,7 +140,7 @@ def merge_spec(table: str, schema: TableSchema) -> MergeSpec:
         table=table,
         schema=schema,
         engine=engine,
-        key_count=len(trimmed_keys(schema)),
+        key_count=len(schema.trimmed_primary_keys),
         sequence_fields=tuple(by_name[n] for n in seq_names),
         sequence_descending=order == "descending",
         ignore_delete=any(_true(schema, k) for k in IGNORE_DELETE_KEYS),
@@ -172,13 +172,6 @@ def check_retractions(spec: MergeSpec, outputs: Sequence[DataField], files: Iter
                 f"DELETE/UPDATE_BEFORE rows of {with_deletes.path} (table {spec.table}); Paimon needs "
                 f"'fields.{f.name}.ignore-retract' for that"
             )
-
-
-def trimmed_keys(schema: TableSchema) -> list[str]:
-    """The key columns data files hold as ``_KEY_<k>``: the primary keys without the
-    partition keys (Paimon's ``trimmedPrimaryKeys``), or all of them when that leaves none."""
-    trimmed = [k for k in schema.primary_keys if k not in schema.partition_keys]
-    return trimmed or list(schema.primary_keys)
 
 
 def aggregate_function(schema: TableSchema, f: DataField) -> str:

@@ -33,7 +33,7 @@ import numpy as np
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
 from iceduck.engine.object_stores import duck_paths
-from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql, trimmed_keys
+from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql
 from iceduck.engine.projection import per_file
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UnsupportedError, UserError
@@ -219,7 +219,7 @@ class _Scan:
         items = [f"{_column(by_id.get(f.id), f)} AS c{i}" for i, f in enumerate(self.outputs)]
         if spec is not None:
             current = {f.name: f for f in self.plan.schema.fields}
-            for i, k in enumerate(trimmed_keys(self.plan.schema)):
+            for i, k in enumerate(self.plan.schema.trimmed_primary_keys):
                 old = by_id.get(current[k].id)
                 column = KEY_PREFIX + (old.name if old is not None else k)
                 items.append(f"{quote_identifier(column)} AS __k{i}")

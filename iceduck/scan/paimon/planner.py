@@ -125,7 +125,7 @@ class _Planner:
         self.ice: Schema = iceberg_schema(s)
         self.read_fields = {f.field_id: f for f in self.ice.fields}
         by_name = {f.name: f for f in s.fields}
-        self.partition_fields: list[DataField] = [by_name[k] for k in s.partition_keys]
+        self.partition_fields: list[DataField] = list(s.partition_fields)
         self.is_pk = bool(s.primary_keys)
         engine = s.merge_engine
         dv = s.deletion_vectors_enabled
@@ -241,13 +241,8 @@ class _Planner:
                 c.by_partition += 1
                 return False
         file_schema = self.file_schema(f.schema_id)
-        fields = {x.name: x for x in file_schema.fields}
         if self.key_eval is not None:
-            keys = [
-                fields[k]
-                for k in file_schema.primary_keys
-                if k not in file_schema.partition_keys and k in fields
-            ]
+            keys = file_schema.trimmed_primary_key_fields  # the "_KEY_<k>" columns _KEY_STATS describe
             metrics = stats_metrics(f.key_stats, keys, self.read_fields, f.row_count, f.file_name)
             if not self.key_eval.may_match(metrics):
                 c.by_stats += 1
