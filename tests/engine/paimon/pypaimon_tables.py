@@ -9,6 +9,8 @@ helpers (``create``, ``commit``, ``rows``), and returns what the script put in
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import json
 import os
 import subprocess
@@ -50,12 +52,32 @@ def rows(name):
 def _plain(v):
     if isinstance(v, (datetime.date, datetime.datetime, decimal.Decimal)):
         return str(v)
+    if isinstance(v, bytes):
+        return "hex:" + v.hex()
+    if isinstance(v, dict):
+        return sorted([k, _plain(x)] for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
     return v
 """
 
 EPILOGUE = """
 print(json.dumps({k: [{c: _plain(x) for c, x in r.items()} for r in v] for k, v in result.items()}))
 """
+
+
+def plain(value: Any) -> Any:
+    """A value as the scripts render pypaimon's (``_plain``): dates, times and decimals as
+    text, bytes as ``hex:...``, structs and maps as sorted [key, value] lists."""
+    if isinstance(value, datetime.date | datetime.datetime | decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return "hex:" + value.hex()
+    if isinstance(value, dict):
+        return sorted([k, plain(x)] for k, x in value.items())
+    if isinstance(value, list | tuple):
+        return [plain(x) for x in value]
+    return value
 
 
 def pypaimon_available() -> bool:

@@ -22,7 +22,7 @@ from iceduck.formats.paimon.table_files import latest_snapshot_id, read_schema, 
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
 from iceduck.spec.expressions.predicates import BooleanExpression, EqualTo, GreaterThan
-from tests.engine.paimon.pypaimon_tables import run_pypaimon
+from tests.engine.paimon.pypaimon_tables import plain, run_pypaimon
 
 SCRIPT = """
 app_s = pa.schema([("id", pa.int64()), ("name", pa.string()), ("dt", pa.string())])
@@ -105,6 +105,24 @@ commit(t, {"id": [1, 2], "ts": [5, 1], "v": ["new", "old2"]}, sq_s)
 commit(t, {"id": [1, 2], "ts": [3, 2], "v": ["old", "new2"]}, sq_s)
 result["seq"] = rows("seq")
 
+ty_s = pa.schema([
+    pa.field("id", pa.int64(), nullable=False), ("d", pa.date32()), ("ts", pa.timestamp("us")),
+    ("ms", pa.timestamp("ms")), ("dec", pa.decimal128(10, 2)), ("b", pa.binary()), ("f", pa.float32()),
+    ("t8", pa.int8()), ("ok", pa.bool_()),
+    ("st", pa.struct([("x", pa.int32()), ("y", pa.string())])), ("li", pa.list_(pa.int64())),
+    ("mp", pa.map_(pa.string(), pa.int64())),
+])
+t = create("types", ty_s, primary_keys=["id"], options={"bucket": "1"})
+commit(t, {"id": [1, 2], "d": [datetime.date(2024, 1, 2), None],
+           "ts": [datetime.datetime(2024, 1, 2, 3, 4, 5, 6), None],
+           "ms": [datetime.datetime(2024, 1, 2), None], "dec": [decimal.Decimal("12.34"), None],
+           "b": [b"ab", None], "f": [1.5, None], "t8": [-3, None], "ok": [True, None],
+           "st": [{"x": 1, "y": "a"}, None], "li": [[1, 2], None], "mp": [[("k", 1)], None]}, ty_s)
+commit(t, {"id": [2], "d": [datetime.date(1999, 12, 31)], "ts": [None], "ms": [None],
+           "dec": [decimal.Decimal("-1.00")], "b": [b""], "f": [None], "t8": [127], "ok": [False],
+           "st": [{"x": None, "y": "b"}], "li": [[]], "mp": [[]]}, ty_s)
+result["types"] = rows("types")
+
 pud_s = pa.schema([pa.field("id", pa.int64(), nullable=False), ("a", pa.string()), ("rk", pa.string())])
 t = create("pud", pud_s, primary_keys=["id"],
            options={"bucket": "1", "merge-engine": "partial-update", "rowkind.field": "rk"})
@@ -141,13 +159,10 @@ def read(p: PaimonScanPlan, columns: Sequence[str] | None = None, where: str = "
 
 
 def normal(rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    def value(v: Any) -> Any:
-        return str(v) if v is not None and not isinstance(v, int | float | str | bool) else v
-
-    return sorted((tuple((k, value(v)) for k, v in sorted(r.items())) for r in rows), key=repr)
+    return sorted((tuple((k, repr(plain(v))) for k, v in sorted(r.items())) for r in rows), key=repr)
 
 
-@pytest.mark.parametrize("name", ["app", "pk", "ppk", "dv", "evo", "pu", "agg", "fr", "seq"])
+@pytest.mark.parametrize("name", ["app", "pk", "ppk", "dv", "evo", "pu", "agg", "fr", "seq", "types"])
 def test_full_read_matches_pypaimon(tables: tuple[Path, dict[str, Any]], name: str) -> None:
     warehouse, expected = tables
     assert normal(read(plan(warehouse, name))) == normal(expected[name])
