@@ -19,6 +19,7 @@ from iceduck.engine.errors import translate_duckdb_error
 from iceduck.engine.paimon_read import paimon_scan_sql
 from iceduck.errors import IceduckError, UnsupportedError
 from iceduck.formats.paimon.table_files import latest_snapshot_id, read_schema, read_snapshot
+from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
 from iceduck.spec.expressions.predicates import BooleanExpression, EqualTo, GreaterThan
@@ -301,3 +302,24 @@ def test_unsupported_merge_options_are_refused_by_name(
     with pytest.raises(UnsupportedError, match=re.escape(refused)) as e:
         read(replace(p, schema=schema))
     assert p.table in str(e.value)
+
+
+def test_time_travel_reads_with_the_snapshot_schema(tables: tuple[Path, dict[str, Any]]) -> None:
+    warehouse, _ = tables
+    table = str(warehouse / "db.db" / "evo")
+    snapshot = read_snapshot(table, 1)
+    p = plan_paimon_scan(table, snapshot, read_schema(table, snapshot.schema_id))
+    assert normal(read(p)) == normal([{"id": 1, "name": "x", "small": 7}, {"id": 2, "name": "y", "small": 8}])
+
+
+def test_manifests_are_parsed_once_per_cache(tables: tuple[Path, dict[str, Any]]) -> None:
+    warehouse, _ = tables
+    table = str(warehouse / "db.db" / "ppk")
+    snapshot = read_snapshot(table, 3)
+    schema = read_schema(table, 0)
+    cache = ManifestCache()
+    first = plan_paimon_scan(table, snapshot, schema, cache=cache)
+    parsed = cache.manifests_parsed
+    assert parsed > 0
+    again = plan_paimon_scan(table, snapshot, schema, cache=cache)
+    assert cache.manifests_parsed == parsed and again.splits == first.splits
