@@ -11,7 +11,8 @@ Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpc
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
 commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
 large result streamed out), lake (the events table in an S3 bucket on loopback), rest (DuckDB
-1.5.5 reading the events table through ``iceduck serve``).
+1.5.5 reading the events table through ``iceduck serve``), paimon (pypaimon-written Paimon tables,
+append-only and primary-key, against DuckDB reading their Parquet files).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -43,7 +44,7 @@ from engines import EngineResult, Measurement, Query
 
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
-SECTIONS += ("rest",)
+SECTIONS += ("rest", "paimon")
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -92,6 +93,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
     suite.add_argument("--lake-days", type=int, default=50, help="daily appends of the lake section's table")
     suite.add_argument("--rest-days", type=int, default=63, help="daily appends of the rest section's table")
+    suite.add_argument("--paimon-rows", type=int, default=1_000_000, help="rows per Paimon table")
     return p.parse_args(argv)
 
 
@@ -351,6 +353,17 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
         return [
             lambda: rest.run_section(
                 args.rest_days, root=cache / f"rest-{args.rest_days}", force=args.rebuild, progress=progress
+            )
+        ]
+    if name == "paimon":
+        import paimon
+
+        return [
+            lambda: paimon.run_section(
+                args.paimon_rows,
+                root=cache / f"paimon-{args.paimon_rows}",
+                force=args.rebuild,
+                progress=progress,
             )
         ]
     import cli_cold

@@ -8,13 +8,15 @@ Each answer is a query of text lists run on the statement's cursor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 from iceduck.engine import queries
 from iceduck.engine.results import Running, StatementRows
 from iceduck.engine.types import quote_identifier
 from iceduck.errors import NotFoundError, UserError
+from iceduck.paimon_sources import PaimonSource, explain_paimon
 from iceduck.resolution import all_namespaces, not_found_message, resolve_table_name, written_namespace
 from iceduck.result import Result
 from iceduck.sources import Lookup, Source
@@ -42,9 +44,16 @@ def scans_of(sources: list[Source]) -> list[ScanExplanation]:
     return [ScanExplanation(s.display, s.view, s.selector, s.plan) for s in sources if s.plan is not None]
 
 
-def explain(duck: Duck, statement: Statement, sql: str, params: Any, sources: list[Source]) -> Result:
-    """``EXPLAIN [ANALYZE] q``: the manifests and files each Iceberg scan reads and skips,
-    then DuckDB's plan of the rewritten query."""
+def explain(
+    duck: Duck,
+    statement: Statement,
+    sql: str,
+    params: Any,
+    sources: list[Source],
+    paimon: Sequence[PaimonSource] = (),
+) -> Result:
+    """``EXPLAIN [ANALYZE] q``: the manifests and files each Iceberg or Paimon scan reads
+    and skips, then DuckDB's plan of the rewritten query."""
     lines: list[str] = []
     for source in sources:
         if source.plan is not None:
@@ -53,6 +62,8 @@ def explain(duck: Duck, statement: Statement, sql: str, params: Any, sources: li
             lines.extend(explain_scan(scan))
         elif source.metadata_table is not None:
             lines.extend(explain_metadata_table(source.display, source.metadata_table, source.rows or 0))
+    for paimon_source in paimon:
+        lines.extend(explain_paimon(paimon_source))
     if not lines:
         lines.append("no Iceberg tables in this query")
     keyword = "EXPLAIN ANALYZE " if statement.analyze else "EXPLAIN "
@@ -97,12 +108,18 @@ def show(
     namespace: tuple[str, ...] | None,
     lookup: Lookup,
     session_tables: Sequence[str] = (),
+    paimon: Mapping[str, PaimonWarehouse] | None = None,
 ) -> Result:
     """``SHOW NAMESPACES [IN ns]`` (the children of ``ns``, or the top level) or ``SHOW
     TABLES [IN ns]`` (of ``ns``; else of the current namespace, as in Spark; else all),
     followed by ``session_tables``, the connection's temporary tables and views, with an
-    empty namespace: Spark lists its temporary views so in every namespace's listing."""
+    empty namespace: Spark lists its temporary views so in every namespace's listing.
+    ``IN p`` or ``IN p.db`` of an attached Paimon warehouse ``p`` lists its databases or
+    tables."""
+    paimon = paimon or {}
     catalog = lookup.catalog
+    if namespace and namespace[0].lower() in paimon:
+        return _show_paimon(duck, text, what, namespace, paimon[namespace[0].lower()])
     if what == "NAMESPACES":
         names = [".".join(ns) for ns in catalog.list_namespaces(namespace or ())]
         queries.select_lists(duck, {"namespace": names})
@@ -114,5 +131,29 @@ def show(
     spaces = [namespace] if namespace is not None else all_namespaces(catalog)
     tables = [(".".join(t.namespace), t.name) for ns in spaces for t in catalog.list_tables(ns)]
     tables.extend(("", name) for name in sorted(session_tables))
+    queries.select_lists(duck, {"namespace": [t[0] for t in tables], "name": [t[1] for t in tables]})
+    return Result(StatementRows(duck), text)
+
+
+def _show_paimon(
+    duck: Duck, text: str, what: str, namespace: tuple[str, ...], warehouse: PaimonWarehouse
+) -> Result:
+    """SHOW NAMESPACES IN p (the databases) / SHOW TABLES IN p[.db] of a Paimon warehouse."""
+    if len(namespace) > 2:
+        shown = ".".join(namespace)
+        raise UserError(f"SHOW {what} IN {shown}: a Paimon warehouse has databases, then tables")
+    if what == "NAMESPACES":
+        if len(namespace) > 1:
+            raise UserError(f"SHOW NAMESPACES IN {'.'.join(namespace)}: Paimon databases do not nest")
+        names = [f"{warehouse.alias}.{db}" for db in warehouse.databases()]
+        queries.select_lists(duck, {"namespace": names})
+        return Result(StatementRows(duck), text)
+    databases = warehouse.databases()
+    if len(namespace) == 2:
+        databases = [db for db in databases if db.lower() == namespace[1].lower()]
+        if not databases:
+            known = ", ".join(warehouse.databases()) or "none"
+            raise NotFoundError(f"Paimon database {'.'.join(namespace)} not found; databases: {known}")
+    tables = [(f"{warehouse.alias}.{db}", t) for db in databases for t in warehouse.tables(db)]
     queries.select_lists(duck, {"namespace": [t[0] for t in tables], "name": [t[1] for t in tables]})
     return Result(StatementRows(duck), text)

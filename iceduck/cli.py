@@ -75,6 +75,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--namespace", metavar="NS", help="current namespace, as after USE NS (one-part table names)"
     )
+    p.add_argument(
+        "--paimon",
+        action="append",
+        default=[],
+        metavar="[ALIAS=]LOCATION",
+        help="attach a Paimon warehouse (as paimon, or ALIAS): SELECT * FROM paimon.db.t; repeat for more",
+    )
     p.add_argument("--catalog-type", choices=("sql", "hadoop"), help="catalog kind (default sql)")
     p.add_argument("--read-only", action="store_true", help="never write to the catalog")
     p.add_argument("--debug", action="store_true", help="print full tracebacks of errors")
@@ -114,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             catalog_type=lake.catalog_type,
             read_only=args.read_only,
             namespace=args.namespace,
+            paimon=_paimon_warehouses(args.paimon) or None,
         )
         if folder is not None and not existed and not args.read_only:
             try:
@@ -224,5 +232,18 @@ def _create_folder(folder: Path, shown: str) -> None:
     print(f"Created warehouse folder {shown} (it did not exist).", file=sys.stderr)
 
 
+def _paimon_warehouses(values: list[str]) -> dict[str, str]:
+    """``--paimon [ALIAS=]LOCATION`` options as {alias: location} (alias ``paimon`` when
+    none is given; an ``=`` inside a URI's query is no alias: the alias is a plain name)."""
+    attached: dict[str, str] = {}
+    for value in values:
+        alias, sep, location = value.partition("=")
+        if not sep or not alias.isidentifier():
+            alias, location = "paimon", value
+        attached[alias] = location
+    return attached
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

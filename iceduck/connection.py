@@ -55,6 +55,7 @@ def connect(
     read_only: bool = False,
     manifest_cache_entries: int | None = None,
     namespace: str | Sequence[str] | None = None,
+    paimon: str | Path | Mapping[str, str | Path] | None = None,
 ) -> Connection:
     """Open a lake: the warehouse ``warehouse`` through catalog ``catalog`` (default
     ``iceduck``, the name Spark's jobs must use too: a shared catalog's rows are per name).
@@ -88,6 +89,10 @@ def connect(
     ``namespace`` is the current namespace to start with, as after ``USE namespace``
     (``"db"``, ``"iceduck.db"``, or the levels ``("deep", "er")``): one-part table names
     are read and created in it. It must exist (ProgrammingError naming it otherwise).
+
+    ``paimon`` attaches Apache Paimon warehouses beside the catalog, as
+    ``ATTACH 'path' AS p (TYPE paimon)`` does: a location is attached as ``paimon``
+    (``SELECT * FROM paimon.db.orders``), a mapping ``{alias: location}`` attaches each.
     """
     # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
     # for tools that only need the module globals, such as ``iceduck --help``.
@@ -107,6 +112,14 @@ def connect(
             properties=lake.properties,
         )
     )
+    if paimon is not None:
+        attached = {"paimon": paimon} if isinstance(paimon, str | Path) else dict(paimon)
+        try:
+            for alias, location in attached.items():
+                _call(lambda: session.attach_paimon(location, alias))  # noqa: B023
+        except BaseException:
+            session.close()
+            raise
     return Connection(session)
 
 

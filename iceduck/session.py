@@ -79,6 +79,7 @@ from iceduck import answers
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.catalog.open import lake_warehouse, open_catalog
+from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 from iceduck.catalog.uri import redact
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
@@ -88,13 +89,16 @@ from iceduck.engine.layout import LayoutCache
 from iceduck.engine.results import StatementRows
 from iceduck.errors import (
     NotFoundError,
+    UnsupportedError,
     UserError,
 )
+from iceduck.io.listing import list_children
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.procedures.call import call as call_procedure
 from iceduck.ops.transaction_rules import refusal_in_transaction
+from iceduck.paimon_sources import PaimonSource, is_paimon_ref, plan_paimon_sources, resolve_paimon
 from iceduck.python_scope import PythonScope, Registry, is_table_like
 from iceduck.python_sources import StatementObjects
 from iceduck.resolution import (
@@ -106,7 +110,8 @@ from iceduck.resolution import (
 from iceduck.result import Result, statement_errors
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session_objects import SessionObjects
-from iceduck.sources import Lookup, Planning, Source, plan_sources, resolve_source
+from iceduck.sources import DUCKDB_SCHEMAS, Lookup, Planning, Source, plan_sources, resolve_source
+from iceduck.sql.attach import Attach, Detach
 from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.describe import described_table
@@ -217,6 +222,8 @@ class Session:
         self._implicit = False
         #: the current namespace (``USE``): where one-part table names are read and created
         self.namespace: Namespace = ()
+        #: attached Paimon warehouses, by lower-case alias (``ATTACH ... (TYPE paimon)``)
+        self.paimon: dict[str, PaimonWarehouse] = {}
         if namespace is not None:
             try:
                 self.use(namespace)
@@ -240,6 +247,32 @@ class Session:
                 raise UserError(f"a namespace is a dotted name or its levels, not {namespace!r}")
         self.namespace = use_namespace(self.catalog, parts)
         return self.namespace
+
+    def attach_paimon(self, location: str | Path, alias: str = "paimon", if_not_exists: bool = False) -> None:
+        """Attach the Paimon warehouse at ``location`` as ``alias``: its tables read as
+        ``alias.<database>.<table>`` (``ATTACH 'location' AS alias (TYPE paimon)``)."""
+        if not isinstance(alias, str) or not alias or "." in alias:
+            raise UserError(f"a Paimon warehouse alias is a plain name, not {alias!r}")
+        key = alias.lower()
+        if key in self.paimon:
+            if if_not_exists:
+                return
+            raise UserError(f"{alias} is attached already (to {self.paimon[key].location}); DETACH it first")
+        if key == self.base_catalog.name.lower() or key in DUCKDB_SCHEMAS:
+            raise UserError(f"{alias} cannot name a Paimon warehouse: it is the name of a catalog or schema")
+        text = str(location)
+        if "://" not in text and not text.startswith("file:"):
+            text = str(Path(text).expanduser().resolve())
+        files, folders = list_children(text)
+        if not files and not folders and not Path(text).is_dir() and "://" not in text:
+            raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
+        self.paimon[key] = PaimonWarehouse(text, alias)
+
+    def detach_paimon(self, alias: str, if_exists: bool = False) -> None:
+        """Forget the Paimon warehouse attached as ``alias`` (``DETACH alias``)."""
+        if self.paimon.pop(alias.lower(), None) is None and not if_exists:
+            attached = ", ".join(w.alias for w in self.paimon.values()) or "none"
+            raise NotFoundError(f"no Paimon warehouse is attached as {alias} (attached: {attached})")
 
     def close(self) -> None:
         if not self.closed:
@@ -408,13 +441,17 @@ class Session:
                 statement = self._parsed(self._statements, expanded, classify)
         if isinstance(statement, Show):
             own_tables = [*own.tables, *own.views]
-            return answers.show(duck, text, statement.what, statement.namespace, self.lookup(), own_tables)
+            return answers.show(
+                duck, text, statement.what, statement.namespace, self.lookup(), own_tables, self.paimon
+            )
         if isinstance(statement, ShowTable):
             return answers.show_table(duck, text, statement, self.lookup())
         if isinstance(statement, Use):
             namespace = self.use(statement.name)
             shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
             return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if isinstance(statement, Attach | Detach):
+            return self._attach(duck, text, statement)
         if isinstance(statement, TransactionStatement):
             return self._transaction_statement(duck, text, statement)
         if self.transaction is not None:
@@ -429,23 +466,32 @@ class Session:
             written = self._write(duck, statement, params, objects)
             objects.release()  # the statement is done: keep no user object alive
             return Result(StatementRows(duck), text, written=written)
-        sources, python = self._prepare(statement, params, duck, objects)
-        sql = self._rewrite(statement, sources, python)
-        if any(s.ref.time_travel is not None for s in sources):
+        sources, python, paimon = self._prepare(statement, params, duck, objects)
+        sql = self._rewrite(statement, sources, python, paimon)
+        if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
             params = parameters_left(statement.text, sql, params)
         try:
-            if described_table(statement) is not None and len(sources) == 1:
+            if described_table(statement) is not None and len(sources) == 1 and not paimon:
                 return answers.describe_table(duck, sql, sources[0])
             if statement.explain:
-                return answers.explain(duck, statement, sql, params, sources)
+                return answers.explain(duck, statement, sql, params, sources, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
-            views = {**objects.written, **{s.view: s.ref.display for s in sources}}
-            translated = translate_duckdb_error(e, views, bool(sources), con=duck)
+            views = {**objects.written, **_views(sources), **_views(paimon)}
+            translated = translate_duckdb_error(e, views, bool(sources) or bool(paimon), con=duck)
             if translated is None:
                 raise
             raise translated from e
         return Result(rows, sql, answers.scans_of(sources))
+
+    def _attach(self, duck: Duck, text: str, statement: Attach | Detach) -> Result:
+        if isinstance(statement, Attach):
+            self.attach_paimon(statement.location, statement.alias, statement.if_not_exists)
+            message = f"attached Paimon warehouse {statement.location} as {statement.alias}"
+        else:
+            self.detach_paimon(statement.alias, statement.if_exists)
+            message = f"detached {statement.alias}"
+        return Result(StatementRows(duck), text, written=OpResult(message=message))
 
     @contextmanager
     def _working(self, duck: Duck) -> Iterator[None]:
@@ -473,11 +519,23 @@ class Session:
             params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
-            resolve_target=lambda parts: resolve_target(self.catalog, parts, self.namespace),
-            new_identifier=lambda parts: new_identifier(self.catalog.name, parts, self.namespace),
+            resolve_target=lambda parts: resolve_target(self.catalog, self._writable(parts), self.namespace),
+            new_identifier=lambda parts: new_identifier(
+                self.catalog.name, self._writable(parts), self.namespace
+            ),
             report_progress=lambda percent: self._report(duck, percent),
             wap=self.session_objects.wap,
         )
+
+    def _writable(self, parts: tuple[str, ...]) -> tuple[str, ...]:
+        """``parts``, the name a write statement targets, unless it names a Paimon table:
+        iceduck reads Paimon tables and never writes them."""
+        if len(parts) >= 2 and parts[0].lower() in self.paimon:
+            raise UnsupportedError(
+                f"{'.'.join(parts)} is in the Paimon warehouse attached as {parts[0]}: "
+                "iceduck reads Paimon tables, it does not write them"
+            )
+        return parts
 
     def _write(
         self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
@@ -497,8 +555,8 @@ class Session:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``
         (and its Python objects registered there)."""
         statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
-        sources, python = self._prepare(statement, params, duck, objects)
-        return self._rewrite(statement, sources, python)
+        sources, python, paimon = self._prepare(statement, params, duck, objects)
+        return self._rewrite(statement, sources, python, paimon)
 
     def _resolved(
         self,
@@ -511,23 +569,28 @@ class Session:
         """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
         by scans (and Python objects registered), except the table it writes; and
         {DuckDB object name: the reference it replaced}."""
-        sources, python = self._prepare(statement, params, duck, objects, skip=written)
-        names = {**objects.written, **{s.view: s.ref.display for s in sources}}
-        return self._rewrite(statement, sources, python), names
+        sources, python, paimon = self._prepare(statement, params, duck, objects, skip=written)
+        names = {**objects.written, **_views(sources), **_views(paimon)}
+        return self._rewrite(statement, sources, python, paimon), names
 
     def _rewrite(
-        self, statement: Statement, sources: list[Source], python: Sequence[tuple[TableRef, str]] = ()
+        self,
+        statement: Statement,
+        sources: list[Source],
+        python: Sequence[tuple[TableRef, str]] = (),
+        paimon: Sequence[PaimonSource] = (),
     ) -> str:
-        """The text DuckDB runs: each Iceberg reference replaced by its relation, and columns
-        qualified by an unaliased table's full name pointed at its alias."""
-        refs = [s.ref for s in sources]
+        """The text DuckDB runs: each Iceberg or Paimon reference replaced by its relation,
+        and columns qualified by an unaliased table's full name pointed at its alias."""
+        refs = [*(s.ref for s in sources), *(s.ref for s in paimon)]
         identifiers = {
             id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
             for s in sources
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
-        return rewrite(statement.text, [*((s.ref, s.relation) for s in sources), *python], more)
+        relations = [*((s.ref, s.relation) for s in sources), *((s.ref, s.relation) for s in paimon), *python]
+        return rewrite(statement.text, relations, more)
 
     def _parsed(
         self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
@@ -549,19 +612,24 @@ class Session:
         duck: Duck,
         objects: StatementObjects | None = None,
         skip: WrittenTable | None = None,
-    ) -> tuple[list[Source], list[tuple[TableRef, str]]]:
+    ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
-        (:mod:`iceduck.sources`), and the relations of the Python objects it reads
-        (:mod:`iceduck.python_sources`); ``skip`` is the table a DuckDB write statement
+        (:mod:`iceduck.sources`), the relations of the Python objects it reads
+        (:mod:`iceduck.python_sources`), and its Paimon sources, planned and attached
+        (:mod:`iceduck.paimon_sources`); ``skip`` is the table a DuckDB write statement
         writes, never read as a source."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         lookup = self.lookup()
         sources: list[Source] = []
         python: list[tuple[TableRef, str]] = []
+        paimon: list[PaimonSource] = []
         for ref in table_refs(
             statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
         ):
             if ref.node is skip:
+                continue
+            if is_paimon_ref(ref, self.paimon):
+                paimon.append(resolve_paimon(ref, self.paimon))
                 continue
             relation = objects.registered(ref) if objects is not None else None
             temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
@@ -576,7 +644,11 @@ class Session:
                 python.append((ref, relation))
         planning = Planning(self.manifests, self.layouts, self.positions, self.timezone, self.unique_name)
         plan_sources(statement, sources, params, duck, planning)
-        return sources, python
+        if paimon:
+            plan_paimon_sources(
+                statement, paimon, params, duck, self.timezone, self.unique_name, self.manifests
+            )
+        return sources, python, paimon
 
     def lookup(self) -> Lookup:
         """Where this session resolves names now (the current namespace changes with USE)."""
@@ -594,3 +666,8 @@ def _positive(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UserError(f"{name} must be a positive integer, not {value!r}")
     return value
+
+
+def _views(sources: Sequence[Source] | Sequence[PaimonSource]) -> dict[str, str]:
+    """{DuckDB object name: the reference it replaced}, for DuckDB's errors in the user's terms."""
+    return {s.view: s.ref.display for s in sources}

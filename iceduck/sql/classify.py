@@ -12,6 +12,8 @@ the text, so each statement is parsed by exactly one parser:
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
 * ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
   namespace, as in Spark and DuckDB);
+* ``ATTACH '<path>' AS p (TYPE paimon)`` / ``DETACH p``: an :class:`~iceduck.sql.attach.Attach`
+  or :class:`~iceduck.sql.attach.Detach` (Paimon warehouses beside the Iceberg catalog);
 * ``BEGIN``, ``COMMIT``, ``ROLLBACK`` and their spellings: a
   :class:`~iceduck.sql.transaction.TransactionStatement` (the session opens and ends
   transactions before anything else reads the text);
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import UserError
+from iceduck.sql.attach import Attach, Detach, parse_attach
 from iceduck.sql.call import CallStatement, parse_call
 from iceduck.sql.parse import (
     QUERY_KINDS,
@@ -76,7 +79,10 @@ class Use:
 
 
 #: what a statement the session runs is
-Classified = Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
+Classified = (
+    Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
+    | Attach | Detach
+)
 
 
 def classify(text: str) -> Classified:
@@ -92,6 +98,9 @@ def classify(text: str) -> Classified:
         raise unknown
     if keyword == "CALL":
         return parse_call(text)
+    attach = parse_attach(text)
+    if attach is not None:
+        return attach
     transaction = parse_transaction(text)
     if transaction is not None:
         return transaction

@@ -37,6 +37,9 @@ from iceduck.sql.literals import Kind, Moment, SqlLiteral, literal_of, parse_tim
 from iceduck.sql.parse import DIALECT, Statement
 
 TABLE_FUNCTION = "iceduck_scan"
+#: reads one Paimon table folder without attaching its warehouse
+PAIMON_FUNCTION = "paimon_scan"
+TABLE_FUNCTIONS = frozenset({TABLE_FUNCTION, PAIMON_FUNCTION})
 
 #: computes the epoch millis of a SQL timestamp expression (see :func:`table_refs`)
 Evaluator = Callable[[str], int | None]
@@ -95,12 +98,14 @@ class TableRef:
     alias: str | None
     span: tuple[int, int]
     time_travel: TimeTravel | None = None
-    #: the argument of ``iceduck_scan(...)``; None for a named table
+    #: the argument of ``iceduck_scan(...)`` or ``paimon_scan(...)``; None for a named table
     path: str | None = None
+    #: which table function ``path`` was given to
+    function: str = TABLE_FUNCTION
 
     @property
     def display(self) -> str:
-        return f"{TABLE_FUNCTION}({self.path!r})" if self.path is not None else ".".join(self.parts)
+        return f"{self.function}({self.path!r})" if self.path is not None else ".".join(self.parts)
 
 
 @dataclass(frozen=True)
@@ -156,7 +161,7 @@ def _reference(
     alias = node.alias or None
     version = node.args.get("version")
     if function is not None:
-        if function.name.lower() != TABLE_FUNCTION or node.args.get("db"):
+        if function.name.lower() not in TABLE_FUNCTIONS or node.args.get("db"):
             return None
         path = _function_path(function)
         start = function.meta["start"]
@@ -185,7 +190,8 @@ def _reference(
         begin, end = _version_value_span(statement, end, version)
         value_text = statement.text[begin:end]
         travel = time_travel(version, timezone, params, (lambda: evaluate(value_text)) if evaluate else None)
-    return TableRef(node, parts, alias, (start, end), travel, path)
+    name = function.name.lower() if function is not None else TABLE_FUNCTION
+    return TableRef(node, parts, alias, (start, end), travel, path, name)
 
 
 def _is_cte(node: exp.Table) -> bool:
@@ -204,6 +210,8 @@ def _is_cte(node: exp.Table) -> bool:
 def _function_path(function: exp.Anonymous) -> str:
     args = function.expressions
     if len(args) != 1 or not (isinstance(args[0], exp.Literal) and args[0].is_string):
+        if function.name.lower() == PAIMON_FUNCTION:
+            raise UserError(f"{PAIMON_FUNCTION}() takes one string: the path of a Paimon table folder")
         raise UserError(f"{TABLE_FUNCTION}() takes one string: the path of a metadata file or table folder")
     return args[0].this
 
@@ -226,7 +234,7 @@ def _call_end(tokens: tuple[Token, ...], name_start: int) -> int:
             depth -= 1
             if depth == 0:
                 return token.end + 1
-    raise UserError(f"unbalanced parentheses after {TABLE_FUNCTION}")
+    raise UserError("unbalanced parentheses after a table function")
 
 
 def _version_value_span(statement: Statement, name_end: int, version: exp.Version) -> tuple[int, int]:

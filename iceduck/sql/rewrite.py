@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from iceduck.errors import UserError
-from iceduck.sql.references import TABLE_FUNCTION, TableRef
+from iceduck.sql.references import TableRef
 
 
 def quote_identifier(name: str) -> str:
@@ -32,7 +32,7 @@ def replacement(ref: TableRef, relation: str) -> str:
     SELECT), aliased like the original name would be."""
     if ref.alias or not isinstance(ref.node.parent, exp.From | exp.Join):
         return relation  # aliased already, or not in a FROM clause (DESCRIBE t)
-    implicit = ref.parts[-1] if ref.parts else TABLE_FUNCTION
+    implicit = ref.parts[-1] if ref.parts else ref.function
     return f"{relation} AS {quote_identifier(implicit)}"
 
 
