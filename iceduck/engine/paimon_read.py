@@ -230,7 +230,9 @@ class _Scan:
             items.append(f"{per_file([str(split_of[t.path]) for t in tasks])} AS __split")
             items.append(f"{per_file([str(level_of[t.path]) for t in tasks])} AS __lvl")
         condition = f" WHERE {where}" if where and where != "true" else ""
-        source = f"read_parquet(getvariable({quote_string(files)}))"
+        # hive_partitioning off: Paimon's partition folders (``dt=2024-01-01/``, ``p=__DEFAULT_PARTITION__``)
+        # are not columns: the files hold the partition columns themselves
+        source = f"read_parquet(getvariable({quote_string(files)}), hive_partitioning = false)"
         return f"SELECT {', '.join(items)} FROM {source}{condition}"
 
 

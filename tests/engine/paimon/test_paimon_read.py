@@ -31,6 +31,7 @@ t = create("app", app_s, partition_keys=["dt"], options={"metadata.stats-mode": 
 for i in range(2):
     commit(t, {"id": [1 + i * 10, 2 + i * 10, 3], "name": ["a", "b", None],
                "dt": ["2024-01-01", "2024-01-02", "2024-01-01"]}, app_s)
+commit(t, {"id": [30], "name": ["nul"], "dt": [None]}, app_s)  # dt=__DEFAULT_PARTITION__/
 result["app"] = rows("app")
 
 pk_s = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string()), ("n", pa.int32()),
