@@ -33,15 +33,19 @@ import numpy as np
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
 from iceduck.engine.object_stores import duck_paths
+from iceduck.engine.paimon_filter import filter_sql
 from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql
 from iceduck.engine.projection import per_file
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.formats.paimon.deletion_vectors import read_deletion_vector
+from iceduck.scan.paimon.planner import restrict_filter
 from iceduck.scan.paimon.tasks import DeletionVector, PaimonFile, PaimonScanPlan
 from iceduck.scan.tasks import FileScanTask
+from iceduck.spec.expressions.binding import bind
+from iceduck.spec.expressions.predicates import rewrite_not
 from iceduck.spec.manifest import FileFormat
-from iceduck.spec.paimon.iceberg_bridge import iceberg_type
+from iceduck.spec.paimon.iceberg_bridge import iceberg_schema, iceberg_type
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.types import PaimonType
 
@@ -229,11 +233,32 @@ class _Scan:
             items.append(f"{quote_identifier(KIND_COLUMN)} AS __kind")
             items.append(f"{per_file([str(split_of[t.path]) for t in tasks])} AS __split")
             items.append(f"{per_file([str(level_of[t.path]) for t in tasks])} AS __lvl")
-        condition = f" WHERE {where}" if where and where != "true" else ""
+        conditions = [where] if where and where != "true" else []
+        if spec is not None and (keys := self._key_filter(file_schema)) is not None:
+            conditions.append(keys)
+        condition = " WHERE " + " AND ".join(f"({c})" for c in conditions) if conditions else ""
         # hive_partitioning off: Paimon's partition folders (``dt=2024-01-01/``, ``p=__DEFAULT_PARTITION__``)
         # are not columns: the files hold the partition columns themselves
         source = f"read_parquet(getvariable({quote_string(files)}), hive_partitioning = false)"
         return f"SELECT {', '.join(items)} FROM {source}{condition}"
+
+    def _key_filter(self, file_schema: TableSchema) -> str | None:
+        """The filter's conditions on key and partition columns, over a file of
+        ``file_schema`` (:mod:`iceduck.engine.paimon_filter`)."""
+        schema = self.plan.schema
+        bound = rewrite_not(bind(iceberg_schema(schema), self.plan.row_filter))
+        keys = {f.id for f in schema.trimmed_primary_key_fields}
+        partitions = {f.id for f in schema.partition_fields}
+        restricted = restrict_filter(bound, keys | partitions)
+        by_id = {f.id: f for f in file_schema.fields}
+        columns = {}
+        for f in schema.fields:
+            old = by_id.get(f.id)
+            if f.id in keys and old is not None:
+                columns[f.id] = quote_identifier(KEY_PREFIX + old.name)
+            elif f.id in partitions:
+                columns[f.id] = _column(old, f)
+        return filter_sql(restricted, columns)
 
 
 def _column(old: DataField | None, new: DataField) -> str:

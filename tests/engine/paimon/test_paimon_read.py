@@ -22,7 +22,18 @@ from iceduck.formats.paimon.table_files import latest_snapshot_id, read_schema, 
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
-from iceduck.spec.expressions.predicates import BooleanExpression, EqualTo, GreaterThan
+from iceduck.spec.expressions.predicates import (
+    And,
+    BooleanExpression,
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    LessThan,
+    NotEqualTo,
+    Or,
+    StartsWith,
+)
 from tests.engine.paimon.pypaimon_tables import plain, run_pypaimon
 
 SCRIPT = """
@@ -324,3 +335,38 @@ def test_manifests_are_parsed_once_per_cache(tables: tuple[Path, dict[str, Any]]
     assert parsed > 0
     again = plan_paimon_scan(table, snapshot, schema, cache=cache)
     assert cache.manifests_parsed == parsed and again.splits == first.splits
+
+
+@pytest.mark.parametrize(
+    ("row_filter", "where", "keep"),
+    [
+        (EqualTo("id", 3), "id = 3", lambda r: r["id"] == 3),
+        (In("id", {1, 2, 14}), "id IN (1, 2, 14)", lambda r: r["id"] in (1, 2, 14)),
+        (NotEqualTo("id", 5), "id != 5", lambda r: r["id"] != 5),
+        (
+            And(EqualTo("dt", "d1"), LessThan("id", 10)),
+            "dt = 'd1' AND id < 10",
+            lambda r: r["dt"] == "d1" and r["id"] < 10,
+        ),
+        (
+            Or(GreaterThanOrEqual("id", 10), EqualTo("dt", "d2")),
+            "id >= 10 OR dt = 'd2'",
+            lambda r: r["id"] >= 10 or r["dt"] == "d2",
+        ),
+        (And(StartsWith("dt", "d"), LessThan("v", 50.0)), "dt LIKE 'd%' AND v < 50", lambda r: r["v"] < 50),
+    ],
+)
+def test_key_conditions_filter_rows_before_the_merge(
+    tables: tuple[Path, dict[str, Any]], row_filter: BooleanExpression, where: str, keep: Any
+) -> None:
+    """Key (and partition) conditions drop rows before the merge, a value condition does not."""
+    warehouse, expected = tables
+    p = plan(warehouse, "ppk", row_filter)
+    duck = open_database(threads=1)
+    try:
+        sql = paimon_scan_sql(duck, p, "__p")
+    finally:
+        duck.close()
+    assert ('"_KEY_id"' in sql.split("QUALIFY")[0].split("WHERE", 1)[-1]) == ("id" in where)
+    assert "v <" not in sql and '"v" <' not in sql
+    assert normal(read(p, where=f"WHERE {where}")) == normal([r for r in expected["ppk"] if keep(r)])
