@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from iceduck.scan.paimon.planner import restrict_filter
 from iceduck.scan.paimon.tasks import DeletionVector, PaimonFile, PaimonScanPlan
 from iceduck.scan.tasks import FileScanTask
 from iceduck.spec.expressions.binding import bind
-from iceduck.spec.expressions.predicates import rewrite_not
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression, rewrite_not
 from iceduck.spec.manifest import FileFormat
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema, iceberg_type
 from iceduck.spec.paimon.schema import DataField, TableSchema
@@ -242,14 +243,23 @@ class _Scan:
         source = f"read_parquet(getvariable({quote_string(files)}), hive_partitioning = false)"
         return f"SELECT {', '.join(items)} FROM {source}{condition}"
 
-    def _key_filter(self, file_schema: TableSchema) -> str | None:
-        """The filter's conditions on key and partition columns, over a file of
-        ``file_schema`` (:mod:`iceduck.engine.paimon_filter`)."""
+    @cached_property
+    def _key_conditions(self) -> BooleanExpression:
+        """The conjuncts of the filter on key and partition columns, bound."""
         schema = self.plan.schema
         bound = rewrite_not(bind(iceberg_schema(schema), self.plan.row_filter))
+        ids = {f.id for f in schema.trimmed_primary_key_fields} | {f.id for f in schema.partition_fields}
+        return restrict_filter(bound, ids)
+
+    def _key_filter(self, file_schema: TableSchema) -> str | None:
+        """The filter's conditions on key and partition columns as SQL over a file of
+        ``file_schema`` (:mod:`iceduck.engine.paimon_filter`)."""
+        schema = self.plan.schema
+        restricted = self._key_conditions
+        if isinstance(restricted, AlwaysTrue):
+            return None
         keys = {f.id for f in schema.trimmed_primary_key_fields}
         partitions = {f.id for f in schema.partition_fields}
-        restricted = restrict_filter(bound, keys | partitions)
         by_id = {f.id: f for f in file_schema.fields}
         columns = {}
         for f in schema.fields:

@@ -16,6 +16,8 @@ Follows Paimon's own readers (Java ``FileStoreScan``, ``KeyValueFileStoreScan``,
 * a primary-key batch scan leaves level-0 files out when deletion vectors are enabled
   (unless ``deletion-vectors.merge-on-read``) or the merge engine is ``first-row``
   (``CoreOptions.batchScanSkipLevel0``);
+* a table in postpone bucket mode (``bucket`` -2) keeps new files in bucket -2 until a
+  compaction moves them; batch scans read only the real buckets (``onlyReadRealBuckets``);
 * deletion vectors come from the snapshot's index manifest (``DELETION_VECTORS``
   entries per partition and bucket, a range of one index file per data file);
 * splits are per (partition, bucket); a primary-key split is read raw (no merge) when
@@ -61,6 +63,8 @@ from iceduck.spec.schema import Schema
 T = TypeVar("T")
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
+#: ``bucket`` = -2, Paimon's postpone bucket mode
+POSTPONE_BUCKET = -2
 
 
 def plan_paimon_scan(
@@ -108,6 +112,7 @@ class _Counts:
     by_partition: int = 0
     by_stats: int = 0
     level0: int = 0
+    postponed: int = 0
 
 
 @dataclass
@@ -133,6 +138,8 @@ class _Planner:
         self.dv_enabled = dv
         self.first_row = engine == "first-row"
         self.skip_level0 = self.is_pk and ((dv and not merge_on_read) or self.first_row)
+        #: ``bucket`` -2: new files wait in bucket -2 until compaction moves them to real buckets
+        self.postpone = s.bucket == POSTPONE_BUCKET
         bound = rewrite_not(bind(self.ice, self.row_filter))
         part_ids = {f.id for f in self.partition_fields}
         key_ids = {by_name[k].id for k in s.primary_keys if k in by_name}
@@ -198,6 +205,7 @@ class _Planner:
             files_skipped_by_partition=c.by_partition,
             files_skipped_by_stats=c.by_stats,
             level0_files_skipped=c.level0,
+            postponed_files_skipped=c.postponed,
             deletion_vectors_applied=sum(1 for s in splits for f in s.files if f.deletion_vector is not None),
             splits_merged=sum(1 for s in splits if not s.raw),
             splits_raw=sum(1 for s in splits if s.raw),
@@ -231,6 +239,9 @@ class _Planner:
         c, f = self.counts, e.file
         if self.skip_level0 and f.level == 0:
             c.level0 += 1
+            return False
+        if self.postpone and e.bucket < 0:
+            c.postponed += 1
             return False
         path = self.table
         if self.partition_eval is not None and self.partition_fields:

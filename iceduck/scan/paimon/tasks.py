@@ -78,6 +78,9 @@ class PaimonScanStats:
     #: level-0 files a primary-key table's batch scan leaves out (deletion vectors
     #: enabled, or the first-row merge engine: Paimon's ``batchScanSkipLevel0``)
     level0_files_skipped: int = 0
+    #: files a ``bucket`` = -2 (postpone) table holds in its not yet compacted bucket -2,
+    #: which Paimon's batch scans do not read (``onlyReadRealBuckets``)
+    postponed_files_skipped: int = 0
     deletion_vectors_applied: int = 0
     splits_merged: int = 0
     splits_raw: int = 0
@@ -117,10 +120,17 @@ class PaimonScanPlan:
         lines.append(
             f"  manifests: {s.manifests_total} total, {s.manifests_read} read, {s.manifests_skipped} skipped"
         )
-        skipped = s.files_skipped_by_partition + s.files_skipped_by_stats + s.level0_files_skipped
+        skipped = (
+            s.files_skipped_by_partition
+            + s.files_skipped_by_stats
+            + s.level0_files_skipped
+            + s.postponed_files_skipped
+        )
         lines.append(
             f"  data files: {s.files_read} read, {skipped} skipped ({s.files_skipped_by_partition} by "
-            f"partition, {s.files_skipped_by_stats} by key/value stats, {s.level0_files_skipped} at level 0)"
+            f"partition, {s.files_skipped_by_stats} by key/value stats, {s.level0_files_skipped} at level 0"
+            + (f", {s.postponed_files_skipped} postponed" if s.postponed_files_skipped else "")
+            + ")"
         )
         files = self.files
         lines.append(f"  rows in files read: {sum(f.row_count for f in files)}")

@@ -156,3 +156,13 @@ def test_stats_of_a_renamed_or_widened_column_map_by_field_id() -> None:
     same = [DataField(1, "old_id", BIGINT)]
     m = stats_metrics(stats([1], [5], [0]), same, fields, 10, "f")
     assert m.lower_bounds is not None and set(m.lower_bounds) == {1}
+
+
+def test_postpone_bucket_files_are_not_read() -> None:
+    postpone = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "-2"})
+    p = planner(postpone, EqualTo("dt", "a"))
+    waiting = entry("a", (1, 5), (0, 9), level=0)
+    waiting = ManifestEntry(waiting.kind, waiting.partition, -2, waiting.total_buckets, waiting.file)
+    assert not p._entry_may_match(waiting)
+    assert p._entry_may_match(entry("a", (1, 5), (0, 9), level=1))
+    assert p.counts.postponed == 1
