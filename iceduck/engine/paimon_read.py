@@ -40,7 +40,7 @@ from iceduck.engine.projection import per_file
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.formats.paimon.deletion_vectors import read_deletion_vector
-from iceduck.scan.paimon.planner import restrict_filter
+from iceduck.scan.paimon.filters import restrict_filter
 from iceduck.scan.paimon.tasks import DeletionVector, PaimonFile, PaimonScanPlan
 from iceduck.scan.tasks import FileScanTask
 from iceduck.spec.expressions.binding import bind

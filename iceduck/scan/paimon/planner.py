@@ -25,14 +25,14 @@ Follows Paimon's own readers (Java ``FileStoreScan``, ``KeyValueFileStoreScan``,
   enabled, the merge engine is ``first-row``, or all files share one level
   (``MergeTreeSplitGenerator``'s "raw convertible" rule); append-only splits are raw.
 
-Hash-bucket pruning (Paimon's ``BucketSelectConverter``) is not done: it needs Paimon's
-hash of the BinaryRow of the bucket key.
+An entry is also skipped when the filter pins the bucket key to values that hash to
+other buckets (``BucketSelectConverter``; :mod:`.buckets`).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -40,6 +40,8 @@ from iceduck.formats.paimon.manifests import read_index_manifest, read_manifest,
 from iceduck.formats.paimon.paths import data_file_path, index_file_path
 from iceduck.formats.paimon.table_files import read_schema
 from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.scan.paimon.buckets import bucket_selector
+from iceduck.scan.paimon.filters import restrict_filter
 from iceduck.scan.paimon.stats import exact_metrics, stats_metrics, value_stats_fields
 from iceduck.scan.paimon.tasks import (
     MATCH_ALL,
@@ -50,9 +52,8 @@ from iceduck.scan.paimon.tasks import (
     PaimonSplit,
 )
 from iceduck.spec.expressions.binding import bind
-from iceduck.spec.expressions.bound import referenced_field_ids
 from iceduck.spec.expressions.metrics_evaluator import InclusiveMetricsEvaluator
-from iceduck.spec.expressions.predicates import AlwaysTrue, And, BooleanExpression, and_, rewrite_not
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression, rewrite_not
 from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.spec.paimon.manifest import FileKind, ManifestEntry, ManifestFileMeta, merge_entries
@@ -83,33 +84,13 @@ def plan_paimon_scan(
     return _Planner(table, schema, row_filter, cache).plan(snapshot)
 
 
-def split_conjuncts(expr: BooleanExpression) -> list[BooleanExpression]:
-    """The terms of a conjunction (one term when ``expr`` is not an AND)."""
-    out: list[BooleanExpression] = []
-    pending = [expr]
-    while pending:
-        e = pending.pop()
-        if isinstance(e, And):
-            pending += (e.right, e.left)
-        elif not isinstance(e, AlwaysTrue):
-            out.append(e)
-    return out
-
-
-def restrict_filter(bound: BooleanExpression, field_ids: Iterable[int]) -> BooleanExpression:
-    """The conjuncts of a bound filter that name only ``field_ids``: what may prune when
-    the other columns must not (dropping a conjunct only widens what is read)."""
-    allowed = set(field_ids)
-    kept = [c for c in split_conjuncts(bound) if referenced_field_ids(c) <= allowed]
-    return and_(*kept) if kept else MATCH_ALL
-
-
 @dataclass
 class _Counts:
     manifests_total: int = 0
     manifests_skipped: int = 0
     files_total: int = 0
     by_partition: int = 0
+    by_bucket: int = 0
     by_stats: int = 0
     level0: int = 0
     postponed: int = 0
@@ -149,6 +130,7 @@ class _Planner:
         )
         value_filter = bound if (not self.is_pk or self.skip_level0) else MATCH_ALL
         self.value_eval = _evaluator(self.ice, value_filter)
+        self.buckets = bucket_selector(s, bound)
         self._partitions: dict[bytes, tuple[Any, ...]] = {}
 
     # -- cached reads ------------------------------------------------------------------------
@@ -203,6 +185,7 @@ class _Planner:
             files_total=c.files_total,
             files_read=sum(len(s.files) for s in splits),
             files_skipped_by_partition=c.by_partition,
+            files_skipped_by_bucket=c.by_bucket,
             files_skipped_by_stats=c.by_stats,
             level0_files_skipped=c.level0,
             postponed_files_skipped=c.postponed,
@@ -251,6 +234,9 @@ class _Planner:
             ):
                 c.by_partition += 1
                 return False
+        if self.buckets is not None and not self.buckets.may_contain(e.bucket, e.total_buckets):
+            c.by_bucket += 1
+            return False
         file_schema = self.file_schema(f.schema_id)
         if self.key_eval is not None:
             keys = file_schema.trimmed_primary_key_fields  # the "_KEY_<k>" columns _KEY_STATS describe

@@ -74,6 +74,8 @@ class PaimonScanStats:
     files_total: int = 0
     files_read: int = 0
     files_skipped_by_partition: int = 0
+    #: files of buckets the filter's bucket-key values do not hash to
+    files_skipped_by_bucket: int = 0
     files_skipped_by_stats: int = 0
     #: level-0 files a primary-key table's batch scan leaves out (deletion vectors
     #: enabled, or the first-row merge engine: Paimon's ``batchScanSkipLevel0``)
@@ -122,16 +124,20 @@ class PaimonScanPlan:
         )
         skipped = (
             s.files_skipped_by_partition
+            + s.files_skipped_by_bucket
             + s.files_skipped_by_stats
             + s.level0_files_skipped
             + s.postponed_files_skipped
         )
-        lines.append(
-            f"  data files: {s.files_read} read, {skipped} skipped ({s.files_skipped_by_partition} by "
-            f"partition, {s.files_skipped_by_stats} by key/value stats, {s.level0_files_skipped} at level 0"
-            + (f", {s.postponed_files_skipped} postponed" if s.postponed_files_skipped else "")
-            + ")"
-        )
+        reasons = [
+            f"{s.files_skipped_by_partition} by partition",
+            f"{s.files_skipped_by_bucket} by bucket",
+            f"{s.files_skipped_by_stats} by key/value stats",
+            f"{s.level0_files_skipped} at level 0",
+        ]
+        if s.postponed_files_skipped:
+            reasons.append(f"{s.postponed_files_skipped} postponed")
+        lines.append(f"  data files: {s.files_read} read, {skipped} skipped ({', '.join(reasons)})")
         files = self.files
         lines.append(f"  rows in files read: {sum(f.row_count for f in files)}")
         lines.append(f"  deletion vectors applied: {s.deletion_vectors_applied}")

@@ -13,7 +13,9 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from iceduck.scan.paimon.planner import _Planner, restrict_filter
+from iceduck.scan.paimon import buckets
+from iceduck.scan.paimon.filters import restrict_filter
+from iceduck.scan.paimon.planner import _Planner
 from iceduck.scan.paimon.stats import stats_metrics
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import And, EqualTo, GreaterThan, LessThan
@@ -166,3 +168,35 @@ def test_postpone_bucket_files_are_not_read() -> None:
     assert not p._entry_may_match(waiting)
     assert p._entry_may_match(entry("a", (1, 5), (0, 9), level=1))
     assert p.counts.postponed == 1
+
+
+def test_murmur_words_is_javas() -> None:
+    """``MurmurHashUtils.hashBytesByWords`` is MurmurHash3 x86-32's body and finalisation
+    over whole words: the reference vectors of MurmurHash3 for whole-word inputs."""
+    assert buckets.murmur_words(b"", 0) == 0
+    assert buckets.murmur_words(b"", 1) == 0x514E28B7
+    assert buckets.murmur_words(b"\xff\xff\xff\xff", 0) == 0x76293B50
+    assert buckets.murmur_words(b"\x21\x43\x65\x87", 0) == unsigned_to_signed(0xF55B516B)
+    assert buckets.murmur_words(b"\x21\x43\x65\x87", 0x5082EDEE) == unsigned_to_signed(0x2362F9DE)
+
+
+def unsigned_to_signed(x: int) -> int:
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def test_bucket_selection_needs_every_bucket_key_pinned() -> None:
+    fixed = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "4"})
+    ice = iceberg_schema(fixed)
+    assert buckets.bucket_selector(fixed, bind(ice, GreaterThan("id", 3))) is None
+    assert (
+        buckets.bucket_selector(fixed, bind(ice, EqualTo("dt", "a"))) is None
+    )  # dt is not in the bucket key
+    chosen = buckets.bucket_selector(fixed, bind(ice, And(EqualTo("dt", "a"), EqualTo("id", 7))))
+    assert chosen is not None
+    found = [b for b in range(4) if chosen.may_contain(b, 4)]
+    assert len(found) == 1 and found[0] == buckets.bucket_of(
+        buckets.binary_row([7], [fixed.fields[1]]) or b"", 4
+    )
+    assert sum(chosen.may_contain(b, 8) for b in range(8)) == 1  # each bucket count on its own
+    dynamic = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "-1"})
+    assert buckets.bucket_selector(dynamic, bind(ice, EqualTo("id", 7))) is None
