@@ -19,7 +19,9 @@ share a schema version and a role (raw, or merged) are one ``read_parquet`` over
 passed as a DuckDB variable ``<name>__f<n>`` (so a failure can name the broken file,
 :func:`iceduck.engine.file_errors.scan_files`). Deleted positions of a deletion vector
 are dropped by ``file_row_number`` (few runs: ranges; else bitmaps), the helpers of the
-Iceberg reader (:mod:`iceduck.engine.deletes`, :mod:`iceduck.engine.bitmaps`).
+Iceberg reader (:mod:`iceduck.engine.deletes`, :mod:`iceduck.engine.bitmaps`). Rows to
+merge are first filtered by the scan filter's key conditions (:mod:`.paimon_filter`), so
+DuckDB pushes them into the Parquet scans before the merge sorts anything.
 """
 
 from __future__ import annotations
