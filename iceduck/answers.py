@@ -88,6 +88,21 @@ def describe_table(duck: Duck, sql: str, source: Source) -> Result:
     return Result(StatementRows(duck), sql)
 
 
+def describe_paimon(duck: Duck, sql: str, source: PaimonSource) -> Result:
+    """``DESCRIBE p.db.t``: the columns of the Paimon schema read, ``NOT NULL`` ones
+    required and descriptions as comments; of a system table, its columns."""
+    types = [str(row[1]) for row in queries.rows(duck, sql)]
+    if source.metadata_table is None:
+        fields = source.table.schema.fields
+        columns = plain_columns([f.name for f in fields], types, [not f.type.nullable for f in fields])
+        columns["comment"] = [f.description for f in fields]
+    else:
+        names = [str(row[0]) for row in queries.rows(duck, sql)]
+        columns = plain_columns(names, types, [False] * len(names))
+    queries.select_lists(duck, columns)
+    return Result(StatementRows(duck), sql)
+
+
 def show_table(duck: Duck, text: str, statement: ShowTable, lookup: Lookup) -> Result:
     """SHOW CREATE TABLE / SHOW TBLPROPERTIES of a table (:mod:`iceduck.sql.show`)."""
     catalog = lookup.catalog

@@ -473,6 +473,8 @@ class Session:
         try:
             if described_table(statement) is not None and len(sources) == 1 and not paimon:
                 return answers.describe_table(duck, sql, sources[0])
+            if described_table(statement) is not None and len(paimon) == 1 and not sources:
+                return answers.describe_paimon(duck, sql, paimon[0])
             if statement.explain:
                 return answers.explain(duck, statement, sql, params, sources, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))

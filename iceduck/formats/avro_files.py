@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import fastavro
+import pyarrow as pa
 import zstandard
 
 from iceduck.errors import CorruptDataError, ValidationError
@@ -122,6 +123,8 @@ def _records(raw: bytes, pos: int, sync: bytes, parsed: Any, codec: str, path: s
             block = zlib.decompress(block, -15)
         elif codec == "zstandard":  # Paimon's default manifest.compression is zstd
             block = _zstd_decompress(block)
+        elif codec == "snappy":  # Paimon before 0.9 and Iceberg's write.avro.compression-codec
+            block = _snappy_decompress(block, path)
         elif codec != "null":
             raise CorruptDataError(f"unsupported Avro codec {codec!r}", path)
         stream = io.BytesIO(block)
@@ -132,6 +135,32 @@ def _records(raw: bytes, pos: int, sync: bytes, parsed: Any, codec: str, path: s
 def _zstd_decompress(block: bytes) -> bytes:
     """A zstandard block: one Zstandard frame, whose content size Java's codec may leave out."""
     return zstandard.ZstdDecompressor().decompressobj().decompress(block)
+
+
+def _snappy_decompress(block: bytes, path: str) -> bytes:
+    """Avro spec, "snappy": "each compressed block is followed by the 4-byte, big-endian CRC32
+    checksum of the uncompressed data in the block". Raw Snappy data starts with the
+    uncompressed length as a little-endian base-128 varint, which pyarrow's codec needs."""
+    if len(block) < 5:
+        raise CorruptDataError("truncated snappy block", path)
+    data, crc = block[:-4], int.from_bytes(block[-4:], "big")
+    size = shift = pos = 0
+    while True:
+        if pos >= len(data) or shift > 28:
+            raise CorruptDataError("snappy block without a valid length", path)
+        byte = data[pos]
+        pos += 1
+        size |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    try:
+        out = pa.decompress(data, decompressed_size=size, codec="snappy", asbytes=True)
+    except (OSError, ValueError) as e:  # pyarrow raises ArrowIOError / ArrowInvalid
+        raise CorruptDataError(f"corrupt snappy block: {e}", path) from None
+    if zlib.crc32(out) != crc:
+        raise CorruptDataError("snappy block CRC mismatch", path)
+    return bytes(out)
 
 
 def write_avro(

@@ -18,7 +18,7 @@ from typing import Any
 from iceduck.errors import CorruptDataError, NotFoundError
 from iceduck.formats.paimon.paths import table_path
 from iceduck.io.fileio import MissingFileError, exists, read_bytes
-from iceduck.io.listing import list_files
+from iceduck.io.listing import list_children
 from iceduck.spec.paimon.schema import TableSchema, schema_from_json
 from iceduck.spec.paimon.snapshot import Snapshot, snapshot_from_json
 
@@ -88,8 +88,8 @@ def read_tag(table: str, name: str) -> Snapshot:
 
 def _numbered(table: str, folder: str, prefix: str) -> list[int]:
     ids = []
-    for listed in list_files(table_path(table, folder)):
-        name = posixpath.basename(listed.path.replace("\\", "/"))
+    for location in list_children(table_path(table, folder))[0]:
+        name = posixpath.basename(location.replace("\\", "/"))
         if name.startswith(prefix) and name[len(prefix) :].isdigit():
             ids.append(int(name[len(prefix) :]))
     return sorted(ids)
@@ -108,8 +108,8 @@ def schema_ids(table: str) -> list[int]:
 def tag_names(table: str) -> list[str]:
     """The names of the table's tags, sorted."""
     names = []
-    for listed in list_files(table_path(table, "tag")):
-        name = posixpath.basename(listed.path.replace("\\", "/"))
+    for location in list_children(table_path(table, "tag"))[0]:
+        name = posixpath.basename(location.replace("\\", "/"))
         if name.startswith(TAG_PREFIX) and len(name) > len(TAG_PREFIX):
             names.append(name[len(TAG_PREFIX) :])
     return sorted(names)

@@ -273,7 +273,8 @@ class _Planner:
                 live.pop(key, None)
         out: dict[tuple[bytes, int], dict[str, DeletionVector]] = {}
         for (partition, bucket, _), e in live.items():
-            location = index_file_path(self.table, e)
+            # beside the data files under index-file-in-data-file-dir: the partition's folder
+            location = index_file_path(self.table, e, self.schema, self.partition(partition, self.table))
             files = out.setdefault((partition, bucket), {})
             for r in e.dv_ranges or ():
                 files[r.data_file] = DeletionVector(location, r)

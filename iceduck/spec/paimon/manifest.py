@@ -25,7 +25,7 @@ class FileKind(IntEnum):
 
 @dataclass(frozen=True)
 class SimpleStats:
-    """"_MIN_VALUES: BYTES -- BinaryRow; the minimum values of the columns. _MAX_VALUES:
+    """ "_MIN_VALUES: BYTES -- BinaryRow; the minimum values of the columns. _MAX_VALUES:
     BYTES -- BinaryRow; the maximum values of the columns. _NULL_COUNTS: ARRAY<BIGINT>"."""
 
     min_values: bytes

@@ -89,7 +89,7 @@ def value_text(value: Any, t: PaimonType, legacy: bool) -> str:
                 "(its folder depends on the writer's time zone)"
             )
         return _timestamp_cast(nanos, precision)
-    if root in ("FLOAT", "DOUBLE") and legacy:
+    if root in ("FLOAT", "DOUBLE"):  # the cast to string is ``String.valueOf`` too
         return java_float_text(value, single=root == "FLOAT")
     raise UnsupportedError(f"Paimon partition folders of {t} values")
 

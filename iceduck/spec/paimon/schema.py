@@ -17,7 +17,10 @@ from functools import cached_property
 from typing import Any
 
 from iceduck.errors import CorruptDataError
-from iceduck.spec.paimon.types import PaimonType, parse_type
+from iceduck.spec.paimon.types import DataField, data_field_from_json
+
+#: DataField lives in types (a ROW type has fields too); it is exported here as well
+__all__ = ["DataField", "TableSchema", "data_field_from_json", "schema_from_json"]
 
 #: ``bucket``: "Bucket number for file store"; -1 (the default) is dynamic bucket mode for
 #: primary-key tables and bucket-unaware mode for append-only tables
@@ -25,16 +28,6 @@ DEFAULT_BUCKET = -1
 #: ``partition.default-name``: "The default partition name in case the dynamic partition
 #: column value is null/empty string"
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
-
-
-@dataclass(frozen=True)
-class DataField:
-    """A column: Paimon field ids are stable across schema evolution (renames keep them)."""
-
-    id: int
-    name: str
-    type: PaimonType
-    description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +43,11 @@ class TableSchema:
     comment: str | None = None
     time_millis: int | None = None
     version: int = 1
+
+    def __hash__(self) -> int:
+        # the options dict is not hashable; a schema file never changes, so its id, fields
+        # and options identify it
+        return hash((self.id, self.fields, tuple(sorted(self.options.items()))))
 
     @cached_property
     def _by_name(self) -> dict[str, DataField]:
@@ -165,23 +163,6 @@ def _bool_option(schema: TableSchema, key: str, default: bool) -> bool:
     if value not in ("true", "false"):
         raise CorruptDataError(f"Paimon option {key!r} is not true or false: {raw!r}")
     return value == "true"
-
-
-def data_field_from_json(obj: Any, path: str) -> DataField:
-    """``{"id": 0, "name": "id", "type": ..., "description": ...}``."""
-    if not isinstance(obj, dict):
-        raise CorruptDataError(f"a Paimon field is not an object: {obj!r}", path or None)
-    field_id = obj.get("id")
-    name = obj.get("name")
-    if not isinstance(field_id, int) or isinstance(field_id, bool) or not isinstance(name, str):
-        raise CorruptDataError(
-            f"a Paimon field needs an integer 'id' and a string 'name': {obj!r}", path or None
-        )
-    if "type" not in obj:
-        raise CorruptDataError(f"Paimon field {name!r} has no 'type'", path or None)
-    description = obj.get("description")
-    doc = description if isinstance(description, str) else None
-    return DataField(field_id, name, parse_type(obj["type"], path), doc)
 
 
 def schema_from_json(obj: dict[str, Any], path: str) -> TableSchema:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from iceduck.errors import CorruptDataError, UnsupportedError
-
-if TYPE_CHECKING:
-    from iceduck.spec.paimon.schema import DataField
 
 
 @dataclass(frozen=True)
@@ -48,6 +45,34 @@ class PaimonType:
 
     def __str__(self) -> str:
         return render(self)
+
+
+@dataclass(frozen=True)
+class DataField:
+    """A column (of a schema, or of a ROW type): Paimon field ids are stable across schema
+    evolution (renames keep them). :mod:`iceduck.spec.paimon.schema` exports it too."""
+
+    id: int
+    name: str
+    type: PaimonType
+    description: str | None = None
+
+
+def data_field_from_json(obj: Any, path: str) -> DataField:
+    """``{"id": 0, "name": "id", "type": ..., "description": ...}``."""
+    if not isinstance(obj, dict):
+        raise CorruptDataError(f"a Paimon field is not an object: {obj!r}", path or None)
+    field_id = obj.get("id")
+    name = obj.get("name")
+    if not isinstance(field_id, int) or isinstance(field_id, bool) or not isinstance(name, str):
+        raise CorruptDataError(
+            f"a Paimon field needs an integer 'id' and a string 'name': {obj!r}", path or None
+        )
+    if "type" not in obj:
+        raise CorruptDataError(f"Paimon field {name!r} has no 'type'", path or None)
+    description = obj.get("description")
+    doc = description if isinstance(description, str) else None
+    return DataField(field_id, name, parse_type(obj["type"], path), doc)
 
 
 #: VARCHAR/VARBINARY of this length are written STRING/BYTES (Java ``VarCharType.MAX_LENGTH``)
@@ -96,8 +121,9 @@ def parse_type(value: str | dict[str, Any], path: str = "") -> PaimonType:
     (``"DECIMAL(10, 2) NOT NULL"``), a JSON object for a nested one.
 
     Parameter defaults are Java's (``DataTypeParser``): CHAR/VARCHAR/BINARY/VARBINARY
-    length 1, DECIMAL(10, 0), TIME(0), TIMESTAMP(6). An unknown or malformed type raises
-    :class:`CorruptDataError` naming ``path`` (the schema file).
+    length 1, DECIMAL(10, 0), TIME(0), TIMESTAMP(6). A malformed type raises
+    :class:`CorruptDataError`, a type name this reader does not know (a newer Paimon's)
+    :class:`UnsupportedError`, both naming ``path`` (the schema file).
     """
     if isinstance(value, str):
         return _Parser(value, path).parse_whole()
@@ -108,8 +134,6 @@ def parse_type(value: str | dict[str, Any], path: str = "") -> PaimonType:
 
 def _from_json(obj: dict[str, Any], path: str) -> PaimonType:
     """A nested type's JSON object: ``{"type": "ARRAY NOT NULL", "element": ...}``."""
-    from iceduck.spec.paimon.schema import data_field_from_json
-
     text = obj.get("type")
     if not isinstance(text, str):
         raise CorruptDataError(f"a Paimon type object has no 'type' string: {obj!r}", path or None)
@@ -198,6 +222,10 @@ class _Parser:
         if root is None:
             if head in ("LONG", "SHORT", "BYTE", "BOOL"):
                 root = {"LONG": "BIGINT", "SHORT": "SMALLINT", "BYTE": "TINYINT", "BOOL": "BOOLEAN"}[head]
+            elif head[0].isalpha():
+                # a type name this reader does not know (a newer Paimon's): valid, not corrupt
+                where = f"{self.path}: " if self.path else ""
+                raise UnsupportedError(f"{where}Paimon type {self.text!r} is not supported ({head})")
             else:
                 self.fail()
         t = self.parameters(head, root)
@@ -285,8 +313,6 @@ class _Parser:
         return t
 
     def row_fields(self) -> tuple[DataField, ...]:
-        from iceduck.spec.paimon.schema import DataField
-
         fields: list[DataField] = []
         while self.peek() != ">":
             if fields:
@@ -338,9 +364,3 @@ def render(t: PaimonType) -> str:
     else:
         text = root
     return text if t.nullable else text + " NOT NULL"
-
-
-def check_supported(t: PaimonType, path: str = "") -> None:
-    """Raise :class:`UnsupportedError` for types iceduck cannot read (BLOB)."""
-    if t.root == "BLOB":
-        raise UnsupportedError(f"{path + ': ' if path else ''}Paimon BLOB columns are not supported")

@@ -23,8 +23,9 @@ from iceduck.formats.paimon.deletion_vectors import (
 )
 from iceduck.formats.paimon.manifests import read_index_manifest
 from iceduck.formats.paimon.paths import index_file_path
-from iceduck.formats.paimon.table_files import read_snapshot
+from iceduck.formats.paimon.table_files import read_schema, read_snapshot
 from iceduck.spec.deletion_vector import DeletionVector
+from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.manifest import DeletionVectorRange
 from tests.formats.paimon.fixture import table
 
@@ -138,3 +139,17 @@ def test_missing_index_file_names_it(tmp_path: Path) -> None:
     with pytest.raises(CorruptDataError, match="does not exist") as info:
         read_deletion_vector(str(tmp_path / "index-gone-0"), DeletionVectorRange("d", 1, 20, None))
     assert "index-gone-0" in str(info.value)
+
+
+def test_index_file_beside_the_data_files() -> None:
+    """``index-file-in-data-file-dir``: pypaimon put the vector in ``dt=x y/bucket-0/``."""
+    location = table("dv_beside")
+    snapshot = read_snapshot(location, 2)
+    schema = read_schema(location, 0)
+    assert snapshot.index_manifest is not None
+    (entry,) = read_index_manifest(location, snapshot.index_manifest)
+    assert entry.dv_ranges is not None
+    partition = decode_row(entry.partition, [f.type for f in schema.partition_fields], "p")
+    path = index_file_path(location, entry, schema, partition)
+    assert path == f"{location}/dt=x y/bucket-0/{entry.file_name}"
+    assert read_deletion_vector(path, entry.dv_ranges[0]).tolist() == [0, 3]

@@ -18,10 +18,13 @@ from iceduck.spec.paimon.schema import TableSchema, schema_from_json
 from tests.formats.paimon.fixture import files_of, table
 
 
-@pytest.mark.parametrize("name", ["app", "pk", "typed", "dv", "stats"])
+@pytest.mark.parametrize("name", ["app", "pk", "typed", "dv", "stats", "names_legacy", "names_cast"])
 def test_every_live_file_of_the_fixtures_exists(name: str) -> None:
-    """The folders pypaimon wrote (``dt=2024-01-01/``, ``p_date=19723/``, ...) are the ones
-    derived from the decoded partition values."""
+    """The folders pypaimon wrote (``dt=2024-01-01/``, ``p_date=19723/``,
+    ``s=a%2Fb%3Ac%3Dd%25e %7Bx%7D%23%3F/ts=2024-01-01T10%3A00%3A00.123456/f=0.1/``,
+    ``ts=2024-01-01 00%3A00%3A00.000000/f=1.0E7/`` with ``partition.legacy-name`` false,
+    ``__DEFAULT_PARTITION__`` for null and blank values) are the ones derived from the
+    decoded partition values."""
     location = table(name)
     snapshot = read_snapshot(location, 1)
     schema = read_schema(location, snapshot.schema_id)
@@ -109,8 +112,10 @@ def test_java_float_text(value: float, single: bool, text: str) -> None:
 def test_unsupported_partition_types() -> None:
     with pytest.raises(UnsupportedError, match="BYTES"):
         partition_path(_schema(["BYTES"]), (b"x",))
-    with pytest.raises(UnsupportedError, match="FLOAT"):
-        partition_path(_schema(["FLOAT"], **{"partition.legacy-name": "false"}), (1.0,))
+    with pytest.raises(UnsupportedError, match="BINARY"):
+        partition_path(_schema(["BINARY(2)"], **{"partition.legacy-name": "false"}), (b"xy",))
+    # a float's cast to string is its Java toString too
+    assert partition_path(_schema(["FLOAT"], **{"partition.legacy-name": "false"}), (0.1,)) == "p0=0.1/"
 
 
 def test_data_file_locations() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from iceduck.errors import CorruptDataError, NotFoundError
+from iceduck.errors import CorruptDataError, NotFoundError, UnsupportedError
 from iceduck.formats.paimon.table_files import (
     earliest_snapshot_id,
     is_paimon_table,
@@ -116,6 +116,6 @@ def test_schema_with_unknown_type_names_the_file(tmp_path: Path) -> None:
         .replace('"type" : "STRING"', '"type" : "STRANG"')
         .replace('"type": "STRING"', '"type": "STRANG"')
     )
-    with pytest.raises(CorruptDataError, match="unknown Paimon type 'STRANG'") as info:
+    with pytest.raises(UnsupportedError, match="Paimon type 'STRANG' is not supported") as info:
         read_schema(location, 1)
     assert str(path) in str(info.value)

@@ -143,13 +143,18 @@ def test_nested_json_objects() -> None:
     assert s.type.root == "MULTISET" and not s.type.nullable
 
 
-@pytest.mark.parametrize(
-    "bad", ["INTEGRAL", "DECIMAL(10,", "VARCHAR(x)", "INT NOT", "ARRAY<INT", "", "INT INT"]
-)
-def test_unknown_type_names_the_file(bad: str) -> None:
+@pytest.mark.parametrize("bad", ["DECIMAL(10,", "VARCHAR(x)", "INT NOT", "ARRAY<INT", "", "INT INT", "(INT)"])
+def test_malformed_type_names_the_file(bad: str) -> None:
     with pytest.raises(CorruptDataError, match="schema-3") as info:
         parse_type(bad, "t/schema/schema-3")
     assert repr(bad) in str(info.value)
+
+
+@pytest.mark.parametrize("unknown", ["INTEGRAL", "GEOMETRY(4326)", "ARRAY<UUID>"])
+def test_unknown_type_is_unsupported_and_names_the_file(unknown: str) -> None:
+    with pytest.raises(UnsupportedError, match="t/schema/schema-3") as info:
+        parse_type(unknown, "t/schema/schema-3")
+    assert repr(unknown) in str(info.value)
 
 
 def test_schema_properties() -> None:
@@ -164,6 +169,9 @@ def test_schema_properties() -> None:
     assert not schema.deletion_vectors_enabled and schema.file_format == "parquet"
     assert schema.sequence_fields == () and schema.partition_default_name == "__DEFAULT_PARTITION__"
     assert schema.partition_fields == ()
+    # hashable (a cache key), equal to a schema parsed from the same JSON
+    again = schema_from_json(PK_SCHEMA, "elsewhere")
+    assert hash(schema) == hash(again) and schema == again
 
 
 def test_trimmed_primary_keys_drop_partition_keys() -> None:
@@ -186,7 +194,7 @@ def test_trimmed_primary_keys_drop_partition_keys() -> None:
     "change",
     [
         {"fields": None},
-        {"fields": [{"id": 0, "name": "id", "type": "BIGINTEGER"}]},
+        {"fields": [{"id": 0, "name": "id", "type": "BIGINT("}]},
         {"fields": [{"id": 0, "name": "id"}]},
         {"fields": [{"id": 0, "name": "a", "type": "INT"}, {"id": 1, "name": "a", "type": "INT"}]},
         {"id": "0"},
@@ -265,3 +273,14 @@ def test_iceberg_schema_ids() -> None:
     assert x.field_type == ListType(9, IntegerType(), True)
     assert y.field_type == MapType(10, StringType(), 11, LongType(), False)
     assert len(set(schema.field_ids())) == len(list(schema.field_ids()))
+
+
+def test_iceberg_types_of_collections() -> None:
+    multiset = iceberg_type(parse_type({"type": "MULTISET", "element": "STRING NOT NULL"}))
+    # Paimon stores a multiset as a map from element to its count
+    assert multiset == MapType(1, StringType(), 2, IntegerType(), True)
+    vector = iceberg_type(parse_type({"type": "VECTOR NOT NULL", "element": "FLOAT NOT NULL", "length": 3}))
+    assert isinstance(vector, ListType) and vector.element_required
+    assert str(iceberg_type(parse_type("VARIANT"))) == "variant"
+    with pytest.raises(UnsupportedError, match="precision"):
+        iceberg_type(PaimonType("DECIMAL", precision=39, scale=0))
