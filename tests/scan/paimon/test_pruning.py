@@ -1,11 +1,8 @@
 """Pruning decisions of the Paimon planner on hand-built manifest records.
 
-BinaryRows are built by the layout rules :mod:`iceduck.spec.paimon.binary_row` quotes
-(Java's ``BinaryRow``): a 4-byte big-endian arity (``serializeBinaryRow``), then the
-fixed part -- the header byte and null bits in ``((arity + 63 + 8) // 64) * 8`` bytes,
-one 8-byte little-endian slot per field -- and the variable part; a string of at most 7
-bytes sits in its slot with ``0x80 | length`` in the slot's last byte, a longer one is
-(offset << 32 | length) pointing past the fixed part.
+BinaryRows are written by :func:`iceduck.scan.paimon.buckets.binary_row` (Java's
+``BinaryRowWriter`` layout; checked against Part A's decoder and pypaimon's buckets) with
+the 4-byte big-endian arity ``serializeBinaryRow`` puts first.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from iceduck.scan.paimon.planner import _Planner
 from iceduck.scan.paimon.stats import stats_metrics
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import And, EqualTo, GreaterThan, LessThan
+from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.spec.paimon.manifest import DataFileMeta, FileKind, ManifestEntry, SimpleStats
 from iceduck.spec.paimon.schema import DataField, TableSchema
@@ -29,26 +27,12 @@ STRING = PaimonType("VARCHAR", length=2147483647)
 
 
 def binary_row(values: list[Any]) -> bytes:
-    arity = len(values)
-    width = ((arity + 63 + 8) // 64) * 8
-    fixed = bytearray(width + 8 * arity)
-    variable = bytearray()
-    for i, v in enumerate(values):
-        slot = width + 8 * i
-        if v is None:
-            fixed[(i + 8) // 8] |= 1 << ((i + 8) % 8)
-        elif isinstance(v, int):
-            fixed[slot : slot + 8] = struct.pack("<q", v)
-        else:
-            data = v.encode()
-            if len(data) <= 7:
-                fixed[slot : slot + len(data)] = data
-                fixed[slot + 7] = 0x80 | len(data)
-            else:
-                offset = len(fixed) + len(variable)
-                fixed[slot : slot + 8] = struct.pack("<q", (offset << 32) | len(data))
-                variable += data + b"\0" * (-len(data) % 8)
-    return struct.pack(">i", arity) + bytes(fixed + variable)
+    """A serialised BinaryRow (``serializeBinaryRow``: the arity, then the row) of ints
+    (BIGINT) and strings (VARCHAR)."""
+    fields = [DataField(i, f"f{i}", STRING if isinstance(v, str) else BIGINT) for i, v in enumerate(values)]
+    row = buckets.binary_row(values, fields)
+    assert row is not None
+    return struct.pack(">i", len(values)) + row
 
 
 def stats(mins: list[Any], maxs: list[Any], nulls: list[int]) -> SimpleStats:
@@ -200,3 +184,19 @@ def test_bucket_selection_needs_every_bucket_key_pinned() -> None:
     assert sum(chosen.may_contain(b, 8) for b in range(8)) == 1  # each bucket count on its own
     dynamic = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "-1"})
     assert buckets.bucket_selector(dynamic, bind(ice, EqualTo("id", 7))) is None
+
+
+def test_binary_rows_written_decode_back() -> None:
+    """The writer bucket pruning hashes with lays rows out as the reader decodes them."""
+    types = [PaimonType(t) for t in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "DATE", "BIGINT")]
+    types += [STRING, STRING]
+    fields = [DataField(i, f"f{i}", t) for i, t in enumerate(types)]
+    values = [True, -5, -300, 70000, 19723, -(2**40), "short", "a longer string than seven"]
+    row = buckets.binary_row(values, fields)
+    assert row is not None
+    assert decode_row(struct.pack(">i", len(values)) + row, types, "t") == tuple(values)
+    nulls = [None] * len(values)
+    assert decode_row(
+        struct.pack(">i", len(values)) + (buckets.binary_row(nulls, fields) or b""), types, "t"
+    ) == (tuple(nulls))
+    assert buckets.binary_row([1.5], [DataField(0, "f", PaimonType("DOUBLE"))]) is None
