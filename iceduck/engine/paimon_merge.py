@@ -251,7 +251,7 @@ def _aggregate(spec: MergeSpec, f: DataField, c: str, order: str) -> str:
         cond = f"{c} IS NOT NULL" + (f" AND {adds}" if ignore else "")
         return f"last({value} ORDER BY {order}) FILTER (WHERE {cond})"
     simple = {
-        "product": f"product({c})",
+        "product": _product(f, c, order, adds),
         "min": f"min({c})",
         "max": f"max({c})",
         "first_value": f"first({c} ORDER BY {order})",
@@ -273,3 +273,15 @@ def _aggregate(spec: MergeSpec, f: DataField, c: str, order: str) -> str:
         f"(table {spec.table}); Paimon needs 'fields.{f.name}.ignore-retract' for that"
     )
     return f"CASE WHEN bool_or({RETRACT}) THEN error({quote_string(message)}) ELSE {expr} END"
+
+
+def _product(f: DataField, c: str, order: str, adds: str) -> str:
+    """``product`` as ``FieldProductAgg`` multiplies: exactly for integers (DuckDB's
+    ``product`` is a DOUBLE), rounding to the column's scale after each step for decimals
+    (``fromBigDecimal``), in floating point for FLOAT/DOUBLE."""
+    t = f.type
+    if t.root in ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL"):
+        step = "a * b" if t.root != "DECIMAL" else f"CAST(a * b AS DECIMAL({t.precision}, {t.scale}))"
+        values = f"list({c} ORDER BY {order}) FILTER (WHERE {c} IS NOT NULL AND {adds})"
+        return f"list_reduce({values}, lambda a, b: {step})"
+    return f"product({c})"

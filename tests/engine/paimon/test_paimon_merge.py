@@ -95,6 +95,8 @@ def test_aggregation_functions_without_retraction() -> None:
         "fields.s.list-agg-delimiter": "|",
     }
     assert merged(options, adds) == {1: (7, "x"), 2: (1, "p"), 3: (4, "r")}
+    product = {**options, "fields.a.aggregate-function": "product"}
+    assert merged(product, [*adds, (1, 3, None, 9, 0)]) == {1: (105, "x"), 2: (1, "p"), 3: (4, "r")}
     options["fields.a.aggregate-function"] = "first_value"
     options["fields.s.aggregate-function"] = "first_non_null_value"
     assert merged(options, adds) == {1: (5, "x"), 2: (1, "p"), 3: (4, "r")}
