@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from iceduck.catalog.paimon_warehouse import PaimonTable, PaimonWarehouse, load_paimon_table
 from iceduck.engine import queries
+from iceduck.engine.deletes import PositionCache
 from iceduck.engine.paimon_read import paimon_scan_sql
 from iceduck.errors import UserError
+from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.paimon.metadata_tables import paimon_metadata_table
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
@@ -106,11 +108,13 @@ def plan_paimon_sources(
     duck: Duck,
     timezone: str,
     unique_name: Callable[..., str],
-    cache: Any = None,
+    cache: ManifestCache | None = None,
+    positions: PositionCache | None = None,
 ) -> None:
     """Plan each Paimon source of ``statement`` with the filter its WHERE/ON clauses imply
     and attach it to ``duck`` (setting ``plan``, ``view`` and ``relation``); register each
-    system table as Arrow."""
+    system table as Arrow. ``cache`` and ``positions`` are the session's caches of parsed
+    manifests and decoded deletion vectors."""
     data = [s for s in sources if s.metadata_table is None]
     schemas = {id(s.ref.node): iceberg_schema(s.table.schema) for s in data}
     filters = pushdown(statement.tree, schemas, params, timezone) if data else {}
@@ -133,7 +137,8 @@ def plan_paimon_sources(
             cache,
         )
         columns = _columns(source.table, used)
-        source.relation = f"({paimon_scan_sql(duck, source.plan, source.view, columns)})"
+        scan = paimon_scan_sql(duck, source.plan, source.view, columns, positions=positions)
+        source.relation = f"({scan})"
 
 
 def _columns(table: PaimonTable, used: frozenset[str] | None) -> list[str] | None:

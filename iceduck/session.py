@@ -647,9 +647,8 @@ class Session:
         planning = Planning(self.manifests, self.layouts, self.positions, self.timezone, self.unique_name)
         plan_sources(statement, sources, params, duck, planning)
         if paimon:
-            plan_paimon_sources(
-                statement, paimon, params, duck, self.timezone, self.unique_name, self.manifests
-            )
+            caches = (self.manifests, self.positions)
+            plan_paimon_sources(statement, paimon, params, duck, self.timezone, self.unique_name, *caches)
         return sources, python, paimon
 
     def lookup(self) -> Lookup:

@@ -140,7 +140,7 @@ def merge_spec(table: str, schema: TableSchema) -> MergeSpec:
         table=table,
         schema=schema,
         engine=engine,
-        key_count=len(trimmed_keys(schema)),
+        key_count=len(schema.trimmed_primary_keys),
         sequence_fields=tuple(by_name[n] for n in seq_names),
         sequence_descending=order == "descending",
         ignore_delete=any(_true(schema, k) for k in IGNORE_DELETE_KEYS),
@@ -172,13 +172,6 @@ def check_retractions(spec: MergeSpec, outputs: Sequence[DataField], files: Iter
                 f"DELETE/UPDATE_BEFORE rows of {with_deletes.path} (table {spec.table}); Paimon needs "
                 f"'fields.{f.name}.ignore-retract' for that"
             )
-
-
-def trimmed_keys(schema: TableSchema) -> list[str]:
-    """The key columns data files hold as ``_KEY_<k>``: the primary keys without the
-    partition keys (Paimon's ``trimmedPrimaryKeys``), or all of them when that leaves none."""
-    trimmed = [k for k in schema.primary_keys if k not in schema.partition_keys]
-    return trimmed or list(schema.primary_keys)
 
 
 def aggregate_function(schema: TableSchema, f: DataField) -> str:
@@ -258,7 +251,7 @@ def _aggregate(spec: MergeSpec, f: DataField, c: str, order: str) -> str:
         cond = f"{c} IS NOT NULL" + (f" AND {adds}" if ignore else "")
         return f"last({value} ORDER BY {order}) FILTER (WHERE {cond})"
     simple = {
-        "product": f"product({c})",
+        "product": _product(f, c, order, adds),
         "min": f"min({c})",
         "max": f"max({c})",
         "first_value": f"first({c} ORDER BY {order})",
@@ -280,3 +273,15 @@ def _aggregate(spec: MergeSpec, f: DataField, c: str, order: str) -> str:
         f"(table {spec.table}); Paimon needs 'fields.{f.name}.ignore-retract' for that"
     )
     return f"CASE WHEN bool_or({RETRACT}) THEN error({quote_string(message)}) ELSE {expr} END"
+
+
+def _product(f: DataField, c: str, order: str, adds: str) -> str:
+    """``product`` as ``FieldProductAgg`` multiplies: exactly for integers (DuckDB's
+    ``product`` is a DOUBLE), rounding to the column's scale after each step for decimals
+    (``fromBigDecimal``), in floating point for FLOAT/DOUBLE."""
+    t = f.type
+    if t.root in ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL"):
+        step = "a * b" if t.root != "DECIMAL" else f"CAST(a * b AS DECIMAL({t.precision}, {t.scale}))"
+        values = f"list({c} ORDER BY {order}) FILTER (WHERE {c} IS NOT NULL AND {adds})"
+        return f"list_reduce({values}, lambda a, b: {step})"
+    return f"product({c})"

@@ -19,13 +19,16 @@ share a schema version and a role (raw, or merged) are one ``read_parquet`` over
 passed as a DuckDB variable ``<name>__f<n>`` (so a failure can name the broken file,
 :func:`iceduck.engine.file_errors.scan_files`). Deleted positions of a deletion vector
 are dropped by ``file_row_number`` (few runs: ranges; else bitmaps), the helpers of the
-Iceberg reader (:mod:`iceduck.engine.deletes`, :mod:`iceduck.engine.bitmaps`).
+Iceberg reader (:mod:`iceduck.engine.deletes`, :mod:`iceduck.engine.bitmaps`). Rows to
+merge are first filtered by the scan filter's key conditions (:mod:`.paimon_filter`), so
+DuckDB pushes them into the Parquet scans before the merge sorts anything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,15 +36,19 @@ import numpy as np
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
 from iceduck.engine.object_stores import duck_paths
-from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql, trimmed_keys
+from iceduck.engine.paimon_filter import filter_sql
+from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql
 from iceduck.engine.projection import per_file
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.formats.paimon.deletion_vectors import read_deletion_vector
+from iceduck.scan.paimon.filters import restrict_filter
 from iceduck.scan.paimon.tasks import DeletionVector, PaimonFile, PaimonScanPlan
 from iceduck.scan.tasks import FileScanTask
+from iceduck.spec.expressions.binding import bind
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression, rewrite_not
 from iceduck.spec.manifest import FileFormat
-from iceduck.spec.paimon.iceberg_bridge import iceberg_type
+from iceduck.spec.paimon.iceberg_bridge import iceberg_schema, iceberg_type
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.types import PaimonType
 
@@ -219,7 +226,7 @@ class _Scan:
         items = [f"{_column(by_id.get(f.id), f)} AS c{i}" for i, f in enumerate(self.outputs)]
         if spec is not None:
             current = {f.name: f for f in self.plan.schema.fields}
-            for i, k in enumerate(trimmed_keys(self.plan.schema)):
+            for i, k in enumerate(self.plan.schema.trimmed_primary_keys):
                 old = by_id.get(current[k].id)
                 column = KEY_PREFIX + (old.name if old is not None else k)
                 items.append(f"{quote_identifier(column)} AS __k{i}")
@@ -229,11 +236,41 @@ class _Scan:
             items.append(f"{quote_identifier(KIND_COLUMN)} AS __kind")
             items.append(f"{per_file([str(split_of[t.path]) for t in tasks])} AS __split")
             items.append(f"{per_file([str(level_of[t.path]) for t in tasks])} AS __lvl")
-        condition = f" WHERE {where}" if where and where != "true" else ""
-        # hive_partitioning: Paimon's partition folders (``dt=2024-01-01``, ``__DEFAULT_PARTITION__``
-        # for null) are not columns; the files hold every column themselves
+        conditions = [where] if where and where != "true" else []
+        if spec is not None and (keys := self._key_filter(file_schema)) is not None:
+            conditions.append(keys)
+        condition = " WHERE " + " AND ".join(f"({c})" for c in conditions) if conditions else ""
+        # hive_partitioning off: Paimon's partition folders (``dt=2024-01-01/``, ``p=__DEFAULT_PARTITION__``)
+        # are not columns: the files hold the partition columns themselves
         source = f"read_parquet(getvariable({quote_string(files)}), hive_partitioning = false)"
         return f"SELECT {', '.join(items)} FROM {source}{condition}"
+
+    @cached_property
+    def _key_conditions(self) -> BooleanExpression:
+        """The conjuncts of the filter on key and partition columns, bound."""
+        schema = self.plan.schema
+        bound = rewrite_not(bind(iceberg_schema(schema), self.plan.row_filter))
+        ids = {f.id for f in schema.trimmed_primary_key_fields} | {f.id for f in schema.partition_fields}
+        return restrict_filter(bound, ids)
+
+    def _key_filter(self, file_schema: TableSchema) -> str | None:
+        """The filter's conditions on key and partition columns as SQL over a file of
+        ``file_schema`` (:mod:`iceduck.engine.paimon_filter`)."""
+        schema = self.plan.schema
+        restricted = self._key_conditions
+        if isinstance(restricted, AlwaysTrue):
+            return None
+        keys = {f.id for f in schema.trimmed_primary_key_fields}
+        partitions = {f.id for f in schema.partition_fields}
+        by_id = {f.id: f for f in file_schema.fields}
+        columns = {}
+        for f in schema.fields:
+            old = by_id.get(f.id)
+            if f.id in keys and old is not None:
+                columns[f.id] = quote_identifier(KEY_PREFIX + old.name)
+            elif f.id in partitions:
+                columns[f.id] = _column(old, f)
+        return filter_sql(restricted, columns)
 
 
 def _column(old: DataField | None, new: DataField) -> str:

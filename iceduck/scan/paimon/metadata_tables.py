@@ -262,8 +262,7 @@ def _files(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[d
     for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
         for meta in read_manifest_list(table, name):
             entries.extend(read_manifest(table, meta.file_name))
-    by_name = {f.name: f for f in schema.fields}
-    partition_fields = [by_name[k] for k in schema.partition_keys]
+    partition_fields = list(schema.partition_fields)
     schemas: dict[int, TableSchema] = {schema.id: schema}
     rows = []
     for e in merge_entries(entries, table):
@@ -273,8 +272,7 @@ def _files(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[d
         file_schema = schemas.get(f.schema_id) or schemas.setdefault(
             f.schema_id, read_schema(table, f.schema_id)
         )
-        fields = {x.name: x for x in file_schema.fields}
-        keys = [fields[k] for k in file_schema.trimmed_primary_keys] if file_schema.primary_keys else []
+        keys = file_schema.trimmed_primary_key_fields
         cols = f.value_stats_cols if f.value_stats_cols is not None or f.write_cols is None else f.write_cols
         nulls, mins, maxs = _stats_text(
             value_stats_fields(file_schema.fields, cols, f.file_name), f.value_stats, f.file_name
@@ -308,8 +306,7 @@ def _files(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[d
 def _manifests(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[dict[str, Any]]:
     if snapshot is None:
         return []
-    by_name = {f.name: f for f in schema.fields}
-    partition_fields = [by_name[k] for k in schema.partition_keys]
+    partition_fields = list(schema.partition_fields)
     rows = []
     for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
         for m in read_manifest_list(table, name):

@@ -16,6 +16,8 @@ Follows Paimon's own readers (Java ``FileStoreScan``, ``KeyValueFileStoreScan``,
 * a primary-key batch scan leaves level-0 files out when deletion vectors are enabled
   (unless ``deletion-vectors.merge-on-read``) or the merge engine is ``first-row``
   (``CoreOptions.batchScanSkipLevel0``);
+* a table in postpone bucket mode (``bucket`` -2) keeps new files in bucket -2 until a
+  compaction moves them; batch scans read only the real buckets (``onlyReadRealBuckets``);
 * deletion vectors come from the snapshot's index manifest (``DELETION_VECTORS``
   entries per partition and bucket, a range of one index file per data file);
 * splits are per (partition, bucket); a primary-key split is read raw (no merge) when
@@ -23,14 +25,14 @@ Follows Paimon's own readers (Java ``FileStoreScan``, ``KeyValueFileStoreScan``,
   enabled, the merge engine is ``first-row``, or all files share one level
   (``MergeTreeSplitGenerator``'s "raw convertible" rule); append-only splits are raw.
 
-Hash-bucket pruning (Paimon's ``BucketSelectConverter``) is not done: it needs Paimon's
-hash of the BinaryRow of the bucket key.
+An entry is also skipped when the filter pins the bucket key to values that hash to
+other buckets (``BucketSelectConverter``; :mod:`.buckets`).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -38,6 +40,8 @@ from iceduck.formats.paimon.manifests import read_index_manifest, read_manifest,
 from iceduck.formats.paimon.paths import data_file_path, index_file_path
 from iceduck.formats.paimon.table_files import read_schema
 from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.scan.paimon.buckets import bucket_selector
+from iceduck.scan.paimon.filters import restrict_filter
 from iceduck.scan.paimon.stats import exact_metrics, stats_metrics, value_stats_fields
 from iceduck.scan.paimon.tasks import (
     MATCH_ALL,
@@ -48,9 +52,8 @@ from iceduck.scan.paimon.tasks import (
     PaimonSplit,
 )
 from iceduck.spec.expressions.binding import bind
-from iceduck.spec.expressions.bound import referenced_field_ids
 from iceduck.spec.expressions.metrics_evaluator import InclusiveMetricsEvaluator
-from iceduck.spec.expressions.predicates import AlwaysTrue, And, BooleanExpression, and_, rewrite_not
+from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression, rewrite_not
 from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.spec.paimon.manifest import FileKind, ManifestEntry, ManifestFileMeta, merge_entries
@@ -61,6 +64,8 @@ from iceduck.spec.schema import Schema
 T = TypeVar("T")
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
+#: ``bucket`` = -2, Paimon's postpone bucket mode
+POSTPONE_BUCKET = -2
 
 
 def plan_paimon_scan(
@@ -79,35 +84,16 @@ def plan_paimon_scan(
     return _Planner(table, schema, row_filter, cache).plan(snapshot)
 
 
-def split_conjuncts(expr: BooleanExpression) -> list[BooleanExpression]:
-    """The terms of a conjunction (one term when ``expr`` is not an AND)."""
-    out: list[BooleanExpression] = []
-    pending = [expr]
-    while pending:
-        e = pending.pop()
-        if isinstance(e, And):
-            pending += (e.right, e.left)
-        elif not isinstance(e, AlwaysTrue):
-            out.append(e)
-    return out
-
-
-def restrict_filter(bound: BooleanExpression, field_ids: Iterable[int]) -> BooleanExpression:
-    """The conjuncts of a bound filter that name only ``field_ids``: what may prune when
-    the other columns must not (dropping a conjunct only widens what is read)."""
-    allowed = set(field_ids)
-    kept = [c for c in split_conjuncts(bound) if referenced_field_ids(c) <= allowed]
-    return and_(*kept) if kept else MATCH_ALL
-
-
 @dataclass
 class _Counts:
     manifests_total: int = 0
     manifests_skipped: int = 0
     files_total: int = 0
     by_partition: int = 0
+    by_bucket: int = 0
     by_stats: int = 0
     level0: int = 0
+    postponed: int = 0
 
 
 @dataclass
@@ -125,7 +111,7 @@ class _Planner:
         self.ice: Schema = iceberg_schema(s)
         self.read_fields = {f.field_id: f for f in self.ice.fields}
         by_name = {f.name: f for f in s.fields}
-        self.partition_fields: list[DataField] = [by_name[k] for k in s.partition_keys]
+        self.partition_fields: list[DataField] = list(s.partition_fields)
         self.is_pk = bool(s.primary_keys)
         engine = s.merge_engine
         dv = s.deletion_vectors_enabled
@@ -133,6 +119,8 @@ class _Planner:
         self.dv_enabled = dv
         self.first_row = engine == "first-row"
         self.skip_level0 = self.is_pk and ((dv and not merge_on_read) or self.first_row)
+        #: ``bucket`` -2: new files wait in bucket -2 until compaction moves them to real buckets
+        self.postpone = s.bucket == POSTPONE_BUCKET
         bound = rewrite_not(bind(self.ice, self.row_filter))
         part_ids = {f.id for f in self.partition_fields}
         key_ids = {by_name[k].id for k in s.primary_keys if k in by_name}
@@ -142,6 +130,7 @@ class _Planner:
         )
         value_filter = bound if (not self.is_pk or self.skip_level0) else MATCH_ALL
         self.value_eval = _evaluator(self.ice, value_filter)
+        self.buckets = bucket_selector(s, bound)
         self._partitions: dict[bytes, tuple[Any, ...]] = {}
 
     # -- cached reads ------------------------------------------------------------------------
@@ -196,8 +185,10 @@ class _Planner:
             files_total=c.files_total,
             files_read=sum(len(s.files) for s in splits),
             files_skipped_by_partition=c.by_partition,
+            files_skipped_by_bucket=c.by_bucket,
             files_skipped_by_stats=c.by_stats,
             level0_files_skipped=c.level0,
+            postponed_files_skipped=c.postponed,
             deletion_vectors_applied=sum(1 for s in splits for f in s.files if f.deletion_vector is not None),
             splits_merged=sum(1 for s in splits if not s.raw),
             splits_raw=sum(1 for s in splits if s.raw),
@@ -232,6 +223,9 @@ class _Planner:
         if self.skip_level0 and f.level == 0:
             c.level0 += 1
             return False
+        if self.postpone and e.bucket < 0:
+            c.postponed += 1
+            return False
         path = self.table
         if self.partition_eval is not None and self.partition_fields:
             values = self.partition(e.partition, path)
@@ -240,14 +234,12 @@ class _Planner:
             ):
                 c.by_partition += 1
                 return False
+        if self.buckets is not None and not self.buckets.may_contain(e.bucket, e.total_buckets):
+            c.by_bucket += 1
+            return False
         file_schema = self.file_schema(f.schema_id)
-        fields = {x.name: x for x in file_schema.fields}
         if self.key_eval is not None:
-            keys = [
-                fields[k]
-                for k in file_schema.primary_keys
-                if k not in file_schema.partition_keys and k in fields
-            ]
+            keys = file_schema.trimmed_primary_key_fields  # the "_KEY_<k>" columns _KEY_STATS describe
             metrics = stats_metrics(f.key_stats, keys, self.read_fields, f.row_count, f.file_name)
             if not self.key_eval.may_match(metrics):
                 c.by_stats += 1

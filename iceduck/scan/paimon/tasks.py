@@ -74,10 +74,15 @@ class PaimonScanStats:
     files_total: int = 0
     files_read: int = 0
     files_skipped_by_partition: int = 0
+    #: files of buckets the filter's bucket-key values do not hash to
+    files_skipped_by_bucket: int = 0
     files_skipped_by_stats: int = 0
     #: level-0 files a primary-key table's batch scan leaves out (deletion vectors
     #: enabled, or the first-row merge engine: Paimon's ``batchScanSkipLevel0``)
     level0_files_skipped: int = 0
+    #: files a ``bucket`` = -2 (postpone) table holds in its not yet compacted bucket -2,
+    #: which Paimon's batch scans do not read (``onlyReadRealBuckets``)
+    postponed_files_skipped: int = 0
     deletion_vectors_applied: int = 0
     splits_merged: int = 0
     splits_raw: int = 0
@@ -117,11 +122,22 @@ class PaimonScanPlan:
         lines.append(
             f"  manifests: {s.manifests_total} total, {s.manifests_read} read, {s.manifests_skipped} skipped"
         )
-        skipped = s.files_skipped_by_partition + s.files_skipped_by_stats + s.level0_files_skipped
-        lines.append(
-            f"  data files: {s.files_read} read, {skipped} skipped ({s.files_skipped_by_partition} by "
-            f"partition, {s.files_skipped_by_stats} by key/value stats, {s.level0_files_skipped} at level 0)"
+        skipped = (
+            s.files_skipped_by_partition
+            + s.files_skipped_by_bucket
+            + s.files_skipped_by_stats
+            + s.level0_files_skipped
+            + s.postponed_files_skipped
         )
+        reasons = [
+            f"{s.files_skipped_by_partition} by partition",
+            f"{s.files_skipped_by_bucket} by bucket",
+            f"{s.files_skipped_by_stats} by key/value stats",
+            f"{s.level0_files_skipped} at level 0",
+        ]
+        if s.postponed_files_skipped:
+            reasons.append(f"{s.postponed_files_skipped} postponed")
+        lines.append(f"  data files: {s.files_read} read, {skipped} skipped ({', '.join(reasons)})")
         files = self.files
         lines.append(f"  rows in files read: {sum(f.row_count for f in files)}")
         lines.append(f"  deletion vectors applied: {s.deletion_vectors_applied}")

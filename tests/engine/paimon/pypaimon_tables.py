@@ -1,14 +1,16 @@
 """Paimon tables written by pypaimon (the Paimon project's Python SDK), and its reads.
 
 pypaimon needs older pyarrow/pandas/polars than iceduck's environment, so it runs in its
-own interpreter (``ICEDUCK_PYPAIMON_PYTHON``, default ``/tmp/pvenv/bin/python``) as a
-subprocess: :func:`run_pypaimon` runs a script there with a catalog on ``warehouse`` and
-helpers (``create``, ``commit``, ``rows``), and returns what the script put in
-``result`` (JSON). Tests skip when that interpreter is missing.
+own venv (:func:`tests.support.paimon.ensure_venv`) as a subprocess: :func:`run_pypaimon`
+runs a script there with a catalog on ``warehouse`` and helpers (``create``, ``commit``,
+``rows``), and returns what the script put in ``result`` (JSON). Where the venv cannot be
+made the tests skip, unless ``$ICEDUCK_REQUIRE_PAIMON`` is set, as in ``tests/paimon``.
 """
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import json
 import os
 import subprocess
@@ -18,7 +20,7 @@ from typing import Any
 
 import pytest
 
-PYTHON = os.environ.get("ICEDUCK_PYPAIMON_PYTHON", "/tmp/pvenv/bin/python")
+from tests.support.paimon import PaimonEnvError, ensure_venv
 
 PRELUDE = """
 import json, sys, datetime, decimal
@@ -50,6 +52,12 @@ def rows(name):
 def _plain(v):
     if isinstance(v, (datetime.date, datetime.datetime, decimal.Decimal)):
         return str(v)
+    if isinstance(v, bytes):
+        return "hex:" + v.hex()
+    if isinstance(v, dict):
+        return sorted([k, _plain(x)] for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
     return v
 """
 
@@ -58,17 +66,37 @@ print(json.dumps({k: [{c: _plain(x) for c, x in r.items()} for r in v] for k, v 
 """
 
 
-def pypaimon_available() -> bool:
-    return Path(PYTHON).exists()
+def plain(value: Any) -> Any:
+    """A value as the scripts render pypaimon's (``_plain``): dates, times and decimals as
+    text, bytes as ``hex:...``, structs and maps as sorted [key, value] lists."""
+    if isinstance(value, datetime.date | datetime.datetime | decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return "hex:" + value.hex()
+    if isinstance(value, dict):
+        return sorted([k, plain(x)] for k, x in value.items())
+    if isinstance(value, list | tuple):
+        return [plain(x) for x in value]
+    return value
 
 
 def run_pypaimon(warehouse: Path, script: str) -> dict[str, list[dict[str, Any]]]:
     """Run ``script`` with pypaimon on ``warehouse``; the rows it stored in ``result``."""
-    if not pypaimon_available():
-        pytest.skip(f"pypaimon's interpreter {PYTHON} is missing")
+    try:
+        python = ensure_venv()
+    except PaimonEnvError as e:
+        if os.environ.get("ICEDUCK_REQUIRE_PAIMON"):
+            raise
+        pytest.skip(f"no pypaimon venv: {e}")
     source = PRELUDE + textwrap.dedent(script) + EPILOGUE
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     done = subprocess.run(
-        [PYTHON, "-c", source, str(warehouse)], capture_output=True, text=True, timeout=300, check=False
+        [str(python), "-c", source, str(warehouse)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
     )
     if done.returncode != 0:
         raise AssertionError(f"pypaimon script failed:\n{done.stderr[-3000:]}")

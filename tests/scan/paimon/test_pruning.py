@@ -1,11 +1,8 @@
 """Pruning decisions of the Paimon planner on hand-built manifest records.
 
-BinaryRows are built by the layout rules :mod:`iceduck.spec.paimon.binary_row` quotes
-(Java's ``BinaryRow``): a 4-byte big-endian arity (``serializeBinaryRow``), then the
-fixed part -- the header byte and null bits in ``((arity + 63 + 8) // 64) * 8`` bytes,
-one 8-byte little-endian slot per field -- and the variable part; a string of at most 7
-bytes sits in its slot with ``0x80 | length`` in the slot's last byte, a longer one is
-(offset << 32 | length) pointing past the fixed part.
+BinaryRows are written by :func:`iceduck.scan.paimon.buckets.binary_row` (Java's
+``BinaryRowWriter`` layout; checked against Part A's decoder and pypaimon's buckets) with
+the 4-byte big-endian arity ``serializeBinaryRow`` puts first.
 """
 
 from __future__ import annotations
@@ -13,10 +10,13 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from iceduck.scan.paimon.planner import _Planner, restrict_filter
+from iceduck.scan.paimon import buckets
+from iceduck.scan.paimon.filters import restrict_filter
+from iceduck.scan.paimon.planner import _Planner
 from iceduck.scan.paimon.stats import stats_metrics
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import And, EqualTo, GreaterThan, LessThan
+from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.spec.paimon.manifest import DataFileMeta, FileKind, ManifestEntry, SimpleStats
 from iceduck.spec.paimon.schema import DataField, TableSchema
@@ -27,26 +27,12 @@ STRING = PaimonType("VARCHAR", length=2147483647)
 
 
 def binary_row(values: list[Any]) -> bytes:
-    arity = len(values)
-    width = ((arity + 63 + 8) // 64) * 8
-    fixed = bytearray(width + 8 * arity)
-    variable = bytearray()
-    for i, v in enumerate(values):
-        slot = width + 8 * i
-        if v is None:
-            fixed[(i + 8) // 8] |= 1 << ((i + 8) % 8)
-        elif isinstance(v, int):
-            fixed[slot : slot + 8] = struct.pack("<q", v)
-        else:
-            data = v.encode()
-            if len(data) <= 7:
-                fixed[slot : slot + len(data)] = data
-                fixed[slot + 7] = 0x80 | len(data)
-            else:
-                offset = len(fixed) + len(variable)
-                fixed[slot : slot + 8] = struct.pack("<q", (offset << 32) | len(data))
-                variable += data + b"\0" * (-len(data) % 8)
-    return struct.pack(">i", arity) + bytes(fixed + variable)
+    """A serialised BinaryRow (``serializeBinaryRow``: the arity, then the row) of ints
+    (BIGINT) and strings (VARCHAR)."""
+    fields = [DataField(i, f"f{i}", STRING if isinstance(v, str) else BIGINT) for i, v in enumerate(values)]
+    row = buckets.binary_row(values, fields)
+    assert row is not None
+    return struct.pack(">i", len(values)) + row
 
 
 def stats(mins: list[Any], maxs: list[Any], nulls: list[int]) -> SimpleStats:
@@ -156,3 +142,61 @@ def test_stats_of_a_renamed_or_widened_column_map_by_field_id() -> None:
     same = [DataField(1, "old_id", BIGINT)]
     m = stats_metrics(stats([1], [5], [0]), same, fields, 10, "f")
     assert m.lower_bounds is not None and set(m.lower_bounds) == {1}
+
+
+def test_postpone_bucket_files_are_not_read() -> None:
+    postpone = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "-2"})
+    p = planner(postpone, EqualTo("dt", "a"))
+    waiting = entry("a", (1, 5), (0, 9), level=0)
+    waiting = ManifestEntry(waiting.kind, waiting.partition, -2, waiting.total_buckets, waiting.file)
+    assert not p._entry_may_match(waiting)
+    assert p._entry_may_match(entry("a", (1, 5), (0, 9), level=1))
+    assert p.counts.postponed == 1
+
+
+def test_murmur_words_is_javas() -> None:
+    """``MurmurHashUtils.hashBytesByWords`` is MurmurHash3 x86-32's body and finalisation
+    over whole words: the reference vectors of MurmurHash3 for whole-word inputs."""
+    assert buckets.murmur_words(b"", 0) == 0
+    assert buckets.murmur_words(b"", 1) == 0x514E28B7
+    assert buckets.murmur_words(b"\xff\xff\xff\xff", 0) == 0x76293B50
+    assert buckets.murmur_words(b"\x21\x43\x65\x87", 0) == unsigned_to_signed(0xF55B516B)
+    assert buckets.murmur_words(b"\x21\x43\x65\x87", 0x5082EDEE) == unsigned_to_signed(0x2362F9DE)
+
+
+def unsigned_to_signed(x: int) -> int:
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def test_bucket_selection_needs_every_bucket_key_pinned() -> None:
+    fixed = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "4"})
+    ice = iceberg_schema(fixed)
+    assert buckets.bucket_selector(fixed, bind(ice, GreaterThan("id", 3))) is None
+    assert (
+        buckets.bucket_selector(fixed, bind(ice, EqualTo("dt", "a"))) is None
+    )  # dt is not in the bucket key
+    chosen = buckets.bucket_selector(fixed, bind(ice, And(EqualTo("dt", "a"), EqualTo("id", 7))))
+    assert chosen is not None
+    found = [b for b in range(4) if chosen.may_contain(b, 4)]
+    assert len(found) == 1 and found[0] == buckets.bucket_of(
+        buckets.binary_row([7], [fixed.fields[1]]) or b"", 4
+    )
+    assert sum(chosen.may_contain(b, 8) for b in range(8)) == 1  # each bucket count on its own
+    dynamic = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"bucket": "-1"})
+    assert buckets.bucket_selector(dynamic, bind(ice, EqualTo("id", 7))) is None
+
+
+def test_binary_rows_written_decode_back() -> None:
+    """The writer bucket pruning hashes with lays rows out as the reader decodes them."""
+    types = [PaimonType(t) for t in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "DATE", "BIGINT")]
+    types += [STRING, STRING]
+    fields = [DataField(i, f"f{i}", t) for i, t in enumerate(types)]
+    values = [True, -5, -300, 70000, 19723, -(2**40), "short", "a longer string than seven"]
+    row = buckets.binary_row(values, fields)
+    assert row is not None
+    assert decode_row(struct.pack(">i", len(values)) + row, types, "t") == tuple(values)
+    nulls = [None] * len(values)
+    assert decode_row(
+        struct.pack(">i", len(values)) + (buckets.binary_row(nulls, fields) or b""), types, "t"
+    ) == (tuple(nulls))
+    assert buckets.binary_row([1.5], [DataField(0, "f", PaimonType("DOUBLE"))]) is None
