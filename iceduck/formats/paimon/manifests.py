@@ -18,6 +18,7 @@ from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.avro_files import read_avro
 from iceduck.formats.paimon.paths import table_path
 from iceduck.io.fileio import read_bytes
+from iceduck.spec.paimon.fields import opt_bytes, opt_int, opt_str, opt_strs, req_bytes, req_int, req_str
 from iceduck.spec.paimon.manifest import (
     DataFileMeta,
     DeletionVectorRange,
@@ -78,18 +79,18 @@ def _version(record: dict[str, Any], expected: int, path: str) -> None:
 def _manifest_file_meta(record: dict[str, Any], path: str) -> ManifestFileMeta:
     _version(record, DATA_VERSION, path)
     return ManifestFileMeta(
-        file_name=_str(record, "_FILE_NAME", path),
-        file_size=_int(record, "_FILE_SIZE", path),
-        num_added_files=_int(record, "_NUM_ADDED_FILES", path),
-        num_deleted_files=_int(record, "_NUM_DELETED_FILES", path),
+        file_name=req_str(record, "_FILE_NAME", path),
+        file_size=req_int(record, "_FILE_SIZE", path),
+        num_added_files=req_int(record, "_NUM_ADDED_FILES", path),
+        num_deleted_files=req_int(record, "_NUM_DELETED_FILES", path),
         partition_stats=_stats(record, "_PARTITION_STATS", path),
-        schema_id=_int(record, "_SCHEMA_ID", path),
-        min_bucket=_opt_int(record, "_MIN_BUCKET", path),
-        max_bucket=_opt_int(record, "_MAX_BUCKET", path),
-        min_level=_opt_int(record, "_MIN_LEVEL", path),
-        max_level=_opt_int(record, "_MAX_LEVEL", path),
-        min_row_id=_opt_int(record, "_MIN_ROW_ID", path),
-        max_row_id=_opt_int(record, "_MAX_ROW_ID", path),
+        schema_id=req_int(record, "_SCHEMA_ID", path),
+        min_bucket=opt_int(record, "_MIN_BUCKET", path),
+        max_bucket=opt_int(record, "_MAX_BUCKET", path),
+        min_level=opt_int(record, "_MIN_LEVEL", path),
+        max_level=opt_int(record, "_MAX_LEVEL", path),
+        min_row_id=opt_int(record, "_MIN_ROW_ID", path),
+        max_row_id=opt_int(record, "_MAX_ROW_ID", path),
     )
 
 
@@ -100,35 +101,35 @@ def _manifest_entry(record: dict[str, Any], path: str) -> ManifestEntry:
         raise CorruptDataError("a manifest entry has no _FILE record", path)
     return ManifestEntry(
         kind=_kind(record, path),
-        partition=_bytes(record, "_PARTITION", path),
-        bucket=_int(record, "_BUCKET", path),
-        total_buckets=_int(record, "_TOTAL_BUCKETS", path),
+        partition=req_bytes(record, "_PARTITION", path),
+        bucket=req_int(record, "_BUCKET", path),
+        total_buckets=req_int(record, "_TOTAL_BUCKETS", path),
         file=_data_file(raw_file, path),
     )
 
 
 def _data_file(record: dict[str, Any], path: str) -> DataFileMeta:
     return DataFileMeta(
-        file_name=_str(record, "_FILE_NAME", path),
-        file_size=_int(record, "_FILE_SIZE", path),
-        row_count=_int(record, "_ROW_COUNT", path),
-        min_key=_bytes(record, "_MIN_KEY", path),
-        max_key=_bytes(record, "_MAX_KEY", path),
+        file_name=req_str(record, "_FILE_NAME", path),
+        file_size=req_int(record, "_FILE_SIZE", path),
+        row_count=req_int(record, "_ROW_COUNT", path),
+        min_key=req_bytes(record, "_MIN_KEY", path),
+        max_key=req_bytes(record, "_MAX_KEY", path),
         key_stats=_stats(record, "_KEY_STATS", path),
         value_stats=_stats(record, "_VALUE_STATS", path),
-        min_sequence_number=_int(record, "_MIN_SEQUENCE_NUMBER", path),
-        max_sequence_number=_int(record, "_MAX_SEQUENCE_NUMBER", path),
-        schema_id=_int(record, "_SCHEMA_ID", path),
-        level=_int(record, "_LEVEL", path),
-        extra_files=_opt_strs(record, "_EXTRA_FILES", path) or (),
-        creation_time_ms=_opt_int(record, "_CREATION_TIME", path),
-        delete_row_count=_opt_int(record, "_DELETE_ROW_COUNT", path),
-        embedded_index=_opt_bytes(record, "_EMBEDDED_FILE_INDEX", path),
-        file_source=_opt_int(record, "_FILE_SOURCE", path),
-        value_stats_cols=_opt_strs(record, "_VALUE_STATS_COLS", path),
-        external_path=_opt_str(record, "_EXTERNAL_PATH", path),
-        first_row_id=_opt_int(record, "_FIRST_ROW_ID", path),
-        write_cols=_opt_strs(record, "_WRITE_COLS", path),
+        min_sequence_number=req_int(record, "_MIN_SEQUENCE_NUMBER", path),
+        max_sequence_number=req_int(record, "_MAX_SEQUENCE_NUMBER", path),
+        schema_id=req_int(record, "_SCHEMA_ID", path),
+        level=req_int(record, "_LEVEL", path),
+        extra_files=opt_strs(record, "_EXTRA_FILES", path) or (),
+        creation_time_ms=opt_int(record, "_CREATION_TIME", path),
+        delete_row_count=opt_int(record, "_DELETE_ROW_COUNT", path),
+        embedded_index=opt_bytes(record, "_EMBEDDED_FILE_INDEX", path),
+        file_source=opt_int(record, "_FILE_SOURCE", path),
+        value_stats_cols=opt_strs(record, "_VALUE_STATS_COLS", path),
+        external_path=opt_str(record, "_EXTERNAL_PATH", path),
+        first_row_id=opt_int(record, "_FIRST_ROW_ID", path),
+        write_cols=opt_strs(record, "_WRITE_COLS", path),
     )
 
 
@@ -144,33 +145,33 @@ def _index_entry(record: dict[str, Any], path: str) -> IndexManifestEntry:
         dv_ranges = tuple(_dv_range(r, path) for r in ranges)
     return IndexManifestEntry(
         kind=_kind(record, path),
-        partition=_bytes(record, "_PARTITION", path),
-        bucket=_int(record, "_BUCKET", path),
-        index_type=_str(record, "_INDEX_TYPE", path),
-        file_name=_str(record, "_FILE_NAME", path),
-        file_size=_int(record, "_FILE_SIZE", path),
-        row_count=_int(record, "_ROW_COUNT", path),
+        partition=req_bytes(record, "_PARTITION", path),
+        bucket=req_int(record, "_BUCKET", path),
+        index_type=req_str(record, "_INDEX_TYPE", path),
+        file_name=req_str(record, "_FILE_NAME", path),
+        file_size=req_int(record, "_FILE_SIZE", path),
+        row_count=req_int(record, "_ROW_COUNT", path),
         dv_ranges=dv_ranges,
-        external_path=_opt_str(record, "_EXTERNAL_PATH", path),
+        external_path=opt_str(record, "_EXTERNAL_PATH", path),
     )
 
 
 def _dv_range(record: Any, path: str) -> DeletionVectorRange:
     if not isinstance(record, dict):
         raise CorruptDataError("a deletion vector range is not a record", path)
-    offset, length = _int(record, "f1", path), _int(record, "f2", path)
+    offset, length = req_int(record, "f1", path), req_int(record, "f2", path)
     if offset < 0 or length < 0:
         raise CorruptDataError(f"a deletion vector range has offset {offset} and length {length}", path)
     return DeletionVectorRange(
-        data_file=_str(record, "f0", path),
+        data_file=req_str(record, "f0", path),
         offset=offset,
         length=length,
-        cardinality=_opt_int(record, "_CARDINALITY", path),
+        cardinality=opt_int(record, "_CARDINALITY", path),
     )
 
 
 def _kind(record: dict[str, Any], path: str) -> FileKind:
-    value = _int(record, "_KIND", path)
+    value = req_int(record, "_KIND", path)
     try:
         return FileKind(value)
     except ValueError:
@@ -187,58 +188,7 @@ def _stats(record: dict[str, Any], key: str, path: str) -> SimpleStats:
     ):
         raise CorruptDataError(f"{key}._NULL_COUNTS is not an array of longs", path)
     return SimpleStats(
-        min_values=_bytes(value, "_MIN_VALUES", path),
-        max_values=_bytes(value, "_MAX_VALUES", path),
+        min_values=req_bytes(value, "_MIN_VALUES", path),
+        max_values=req_bytes(value, "_MAX_VALUES", path),
         null_counts=tuple(counts) if counts is not None else None,
     )
-
-
-def _opt_int(record: dict[str, Any], key: str, path: str) -> int | None:
-    value = record.get(key)
-    if value is not None and type(value) is not int:
-        raise CorruptDataError(f"{key} is not an integer: {value!r}", path)
-    return value
-
-
-def _int(record: dict[str, Any], key: str, path: str) -> int:
-    value = _opt_int(record, key, path)
-    if value is None:
-        raise CorruptDataError(f"{key} is missing", path)
-    return value
-
-
-def _opt_str(record: dict[str, Any], key: str, path: str) -> str | None:
-    value = record.get(key)
-    if value is not None and not isinstance(value, str):
-        raise CorruptDataError(f"{key} is not a string: {value!r}", path)
-    return value
-
-
-def _str(record: dict[str, Any], key: str, path: str) -> str:
-    value = _opt_str(record, key, path)
-    if not value:
-        raise CorruptDataError(f"{key} is missing or empty", path)
-    return value
-
-
-def _opt_bytes(record: dict[str, Any], key: str, path: str) -> bytes | None:
-    value = record.get(key)
-    if value is not None and not isinstance(value, bytes):
-        raise CorruptDataError(f"{key} is not bytes", path)
-    return value
-
-
-def _bytes(record: dict[str, Any], key: str, path: str) -> bytes:
-    value = _opt_bytes(record, key, path)
-    if value is None:
-        raise CorruptDataError(f"{key} is missing", path)
-    return value
-
-
-def _opt_strs(record: dict[str, Any], key: str, path: str) -> tuple[str, ...] | None:
-    value = record.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise CorruptDataError(f"{key} is not an array of strings", path)
-    return tuple(value)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iceduck.errors import CorruptDataError
+from iceduck.spec.paimon.fields import opt_int, opt_str, req_int, req_str
 
 #: ``commitKind``: "APPEND", "COMPACT", "OVERWRITE" or "ANALYZE"
 COMMIT_KINDS = ("APPEND", "COMPACT", "OVERWRITE", "ANALYZE")
@@ -58,53 +59,21 @@ def snapshot_from_json(obj: dict[str, Any], path: str) -> Snapshot:
         raise CorruptDataError(f"'commitKind' is missing or not a string: {commit_kind!r}", path)
     commit_user = obj.get("commitUser", "")
     return Snapshot(
-        id=_int(obj, "id", path),
-        schema_id=_int(obj, "schemaId", path),
-        base_manifest_list=_str(obj, "baseManifestList", path),
-        delta_manifest_list=_str(obj, "deltaManifestList", path),
+        id=req_int(obj, "id", path),
+        schema_id=req_int(obj, "schemaId", path),
+        base_manifest_list=req_str(obj, "baseManifestList", path),
+        delta_manifest_list=req_str(obj, "deltaManifestList", path),
         commit_user=commit_user if isinstance(commit_user, str) else "",
-        commit_identifier=_opt_int(obj, "commitIdentifier", path) or 0,
+        commit_identifier=opt_int(obj, "commitIdentifier", path) or 0,
         commit_kind=commit_kind,
-        time_millis=_int(obj, "timeMillis", path),
-        changelog_manifest_list=_opt_str(obj, "changelogManifestList", path),
-        index_manifest=_opt_str(obj, "indexManifest", path),
-        total_record_count=_opt_int(obj, "totalRecordCount", path),
-        delta_record_count=_opt_int(obj, "deltaRecordCount", path),
-        changelog_record_count=_opt_int(obj, "changelogRecordCount", path),
-        watermark=_opt_int(obj, "watermark", path),
-        version=_opt_int(obj, "version", path) or 1,
-        statistics=_opt_str(obj, "statistics", path),
-        next_row_id=_opt_int(obj, "nextRowId", path),
+        time_millis=req_int(obj, "timeMillis", path),
+        changelog_manifest_list=opt_str(obj, "changelogManifestList", path),
+        index_manifest=opt_str(obj, "indexManifest", path),
+        total_record_count=opt_int(obj, "totalRecordCount", path),
+        delta_record_count=opt_int(obj, "deltaRecordCount", path),
+        changelog_record_count=opt_int(obj, "changelogRecordCount", path),
+        watermark=opt_int(obj, "watermark", path),
+        version=opt_int(obj, "version", path) or 1,
+        statistics=opt_str(obj, "statistics", path),
+        next_row_id=opt_int(obj, "nextRowId", path),
     )
-
-
-def _int(obj: dict[str, Any], key: str, path: str) -> int:
-    value = _opt_int(obj, key, path)
-    if value is None:
-        raise CorruptDataError(f"{key!r} is missing", path)
-    return value
-
-
-def _opt_int(obj: dict[str, Any], key: str, path: str) -> int | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise CorruptDataError(f"{key!r} is not an integer: {value!r}", path)
-    return value
-
-
-def _str(obj: dict[str, Any], key: str, path: str) -> str:
-    value = _opt_str(obj, key, path)
-    if not value:
-        raise CorruptDataError(f"{key!r} is missing", path)
-    return value
-
-
-def _opt_str(obj: dict[str, Any], key: str, path: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise CorruptDataError(f"{key!r} is not a string: {value!r}", path)
-    return value
