@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from iceduck.errors import CorruptDataError
+from iceduck.spec.paimon.fields import opt_strs, req_int
 from iceduck.spec.paimon.types import DataField, data_field_from_json
 
 #: DataField lives in types (a ROW type has fields too); it is exported here as well
@@ -177,14 +178,14 @@ def schema_from_json(obj: dict[str, Any], path: str) -> TableSchema:
     names = [f.name for f in fields]
     if len(set(names)) != len(names):
         raise CorruptDataError(f"a Paimon schema has duplicate field names: {names}", path)
-    schema_id = _int(obj, "id", path)
+    schema_id = req_int(obj, "id", path)
     highest = obj.get("highestFieldId")
     if highest is None:
         highest = max((f.id for f in fields), default=-1)
     elif not isinstance(highest, int):
         raise CorruptDataError(f"'highestFieldId' is not an integer: {highest!r}", path)
-    partition_keys = _names(obj, "partitionKeys", path)
-    primary_keys = _names(obj, "primaryKeys", path)
+    partition_keys = opt_strs(obj, "partitionKeys", path) or ()
+    primary_keys = opt_strs(obj, "primaryKeys", path) or ()
     for key in partition_keys + primary_keys:
         if key not in names:
             raise CorruptDataError(f"key column {key!r} is not a field of the schema", path)
@@ -211,17 +212,3 @@ def schema_from_json(obj: dict[str, Any], path: str) -> TableSchema:
     except CorruptDataError as error:
         raise CorruptDataError(error.problem, path) from None
     return schema
-
-
-def _int(obj: dict[str, Any], key: str, path: str) -> int:
-    value = obj.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise CorruptDataError(f"{key!r} is missing or not an integer: {value!r}", path)
-    return value
-
-
-def _names(obj: dict[str, Any], key: str, path: str) -> tuple[str, ...]:
-    value = obj.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise CorruptDataError(f"{key!r} is not a list of column names: {value!r}", path)
-    return tuple(value)
