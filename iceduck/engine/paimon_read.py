@@ -33,9 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from iceduck.engine import queries
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
 from iceduck.engine.object_stores import duck_paths
+from iceduck.engine.paimon_files import ARROW_FORMATS, files_table
 from iceduck.engine.paimon_filter import filter_sql
 from iceduck.engine.paimon_merge import MergeSpec, check_retractions, merge_spec, merge_sql
 from iceduck.engine.projection import per_file
@@ -104,10 +106,12 @@ def _outputs(schema: TableSchema, columns: Sequence[str] | None) -> list[DataFie
 
 @dataclass
 class _Read:
-    """Files read by one ``read_parquet``: one schema version, one role."""
+    """Files read by one ``read_parquet`` (or one Arrow table: ORC, Avro): one schema
+    version, one role, one format."""
 
     schema_id: int
     merged: bool
+    file_format: str
     files: list[PaimonFile] = field(default_factory=list)
     splits: list[int] = field(default_factory=list)
 
@@ -127,19 +131,20 @@ class _Scan:
         plan = self.plan
         table = plan.table
         for f in plan.files:
-            if f.file_format != "parquet":
+            if f.file_format != "parquet" and f.file_format not in ARROW_FORMATS:
                 raise UnsupportedError(
                     f"reading Paimon {f.file_format} data files is not supported: {f.path}"
                 )
         spec = merge_spec(table, plan.schema) if plan.schema.primary_keys else None
         deleted = self._deleted()
-        reads: dict[tuple[int, bool], _Read] = {}
+        reads: dict[tuple[int, bool, str], _Read] = {}
         for n, split in enumerate(plan.splits):
             merged = not split.raw
             for f in split.files:
                 if _all_deleted(f, deleted.get(f.path)):
                     continue
-                r = reads.setdefault((f.schema_id, merged), _Read(f.schema_id, merged))
+                group = (f.schema_id, merged, f.file_format)
+                r = reads.setdefault(group, _Read(f.schema_id, merged, f.file_format))
                 r.files.append(f)
                 r.splits.append(n)
         raw = [self._select(r, deleted, None) for r in reads.values() if not r.merged]
@@ -218,7 +223,8 @@ class _Scan:
     ) -> str:
         files = f"{self.name}{AUX}f{self.lists}"
         self.lists += 1
-        self.variables[files] = duck_paths(self.duck, [t.path for t in tasks])
+        if r.file_format == "parquet":
+            self.variables[files] = duck_paths(self.duck, [t.path for t in tasks])
         file_schema = self.plan.file_schemas.get(r.schema_id)
         if file_schema is None:
             raise UserError(f"the scan plan lacks schema {r.schema_id} of {tasks[0].path}")
@@ -243,6 +249,9 @@ class _Scan:
         # hive_partitioning off: Paimon's partition folders (``dt=2024-01-01/``, ``p=__DEFAULT_PARTITION__``)
         # are not columns: the files hold the partition columns themselves
         source = f"read_parquet(getvariable({quote_string(files)}), hive_partitioning = false)"
+        if r.file_format != "parquet":  # ORC, Avro: read through Arrow, the same columns
+            source = quote_identifier(files)
+            queries.register_arrow(self.duck, files, files_table([t.path for t in tasks], r.file_format))
         return f"SELECT {', '.join(items)} FROM {source}{condition}"
 
     @cached_property

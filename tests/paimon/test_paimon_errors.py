@@ -149,6 +149,18 @@ def test_garbage_data_file(copy: CopyTable, tmp_path: Path) -> None:
     assert_names(query_error(table, tmp_path), victim.name)
 
 
+@pytest.mark.parametrize("fmt", ["orc", "avro"])
+def test_garbage_and_missing_orc_and_avro_data_files(copy: CopyTable, tmp_path: Path, fmt: str) -> None:
+    """ORC and Avro data files are read through Arrow: a broken one is still named."""
+    table = copy(f"pk_{fmt}")
+    victim = table.delta_files()[-1]
+    data = victim.read_bytes()
+    victim.write_bytes(data[: len(data) // 2])
+    assert_names(query_error(table, tmp_path), victim.name, kind=CorruptDataError)
+    victim.unlink()
+    assert_names(query_error(table, tmp_path), victim.name)
+
+
 def test_truncated_deletion_vector_index(copy: CopyTable, tmp_path: Path) -> None:
     table = copy("append_dv")
     for index in (table.folder / "index").iterdir():

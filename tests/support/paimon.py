@@ -39,6 +39,10 @@ TABLES = (
     "first",
     "pk_multi",
     "pk_dynamic",
+    "fmt_orc",
+    "fmt_avro",
+    "pk_orc",
+    "pk_avro",
 )
 #: written last, after a successful install: a venv without it is half-made and gets rebuilt
 STAMP = "pypaimon-installed"

@@ -151,7 +151,10 @@ def main(wh: Path) -> None:
     for fmt in ("orc", "avro"):
         t = app.write_format(cat, fmt, notes)
         if t is not None:
-            tables.append((f"fmt_{fmt}", t, [], []))
+            tables.append((f"fmt_{fmt}", t, app.APPEND_DV_FILTERS, []))
+        # the primary-key table's commits, in ORC and Avro data files: merged as the Parquet ones
+        pk_format = keys.write_pk(cat, f"pk_{fmt}", {"file.format": fmt})
+        tables.append((f"pk_{fmt}", pk_format, keys.PK_FILTERS, []))
     for name, table, filters, tags in tables:
         try:
             index += expected_reads(wh, name, table, filters, tags)

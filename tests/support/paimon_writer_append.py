@@ -240,7 +240,7 @@ def to_arrow(field: Any) -> pa.DataType:
 
 
 def write_format(cat: Any, fmt: str, notes: dict[str, Any]) -> Any | None:
-    """An append table in another ``file.format`` (iceduck reads Parquet data files only)."""
+    """An append table in another ``file.format``: four commits of ORC or Avro data files."""
     name = f"fmt_{fmt}"
     cat.create_table(
         f"db.{name}", Schema.from_pyarrow_schema(APPEND_DV_SCHEMA, options={"file.format": fmt}), False
@@ -250,6 +250,19 @@ def write_format(cat: Any, fmt: str, notes: dict[str, Any]) -> Any | None:
         commit(
             t, pa.table({"id": [1, 2, 3], "s": ["a", None, "c"], "n": [1, 2, None]}, schema=APPEND_DV_SCHEMA)
         )
+        for start in (4, 204, 404):  # four commits in all, as every compared table has
+            rows = range(start, start + 200)
+            commit(
+                t,
+                pa.table(
+                    {
+                        "id": list(rows),
+                        "s": [f"s{i}" if i % 7 else None for i in rows],
+                        "n": [i % 11 for i in rows],
+                    },
+                    schema=APPEND_DV_SCHEMA,
+                ),
+            )
     except Exception as e:
         notes.setdefault("refused", []).append(
             {"table": name, "change": "write", "error": f"{type(e).__name__}: {e}"}
