@@ -99,7 +99,7 @@ def expected_reads(
 
 
 #: Paimon's system tables (``<table>$snapshots``...) pypaimon reads, compared with iceduck's metadata tables
-SYSTEM_TABLES = ("snapshots", "schemas", "options", "tags", "files", "manifests")
+SYSTEM_TABLES = ("snapshots", "schemas", "options", "tags", "files", "manifests", "partitions", "buckets")
 
 
 def system_tables(wh: Path, cat: Any, name: str) -> list[dict[str, Any]]:

@@ -19,7 +19,12 @@ Columns and types follow Paimon Java's ``SnapshotsTable``, ``SchemasTable``,
   (``[v1, v2]``, ``{col=v, ...}``);
 * ``manifests``: file_name, file_size, num_added_files, num_deleted_files, schema_id,
   min_partition_stats, max_partition_stats -- the base and delta manifests of the
-  snapshot read.
+  snapshot read;
+* ``partitions`` (partition, record_count, file_size_in_bytes, file_count,
+  last_update_time) and ``buckets`` (partition, bucket, and the same sums): the live files of
+  the snapshot read, summed per partition or per bucket (``PartitionsTable``, ``BucketsTable``);
+  a partition is named by its folder (``dt=2024-01-01/region=0``, nulls by
+  ``partition.default-name``), as pypaimon names it.
 
 Times (``commit_time``, ``update_time``, ``creation_time``) are UTC timestamps of
 millisecond precision; Paimon Java shows them in the JVM's time zone.
@@ -36,7 +41,7 @@ import pyarrow as pa
 
 from iceduck.errors import CorruptDataError, NotFoundError
 from iceduck.formats.paimon.manifests import read_manifest, read_manifest_list
-from iceduck.formats.paimon.paths import data_file_path
+from iceduck.formats.paimon.paths import data_file_path, partition_path
 from iceduck.formats.paimon.table_files import (
     read_schema,
     read_snapshot,
@@ -127,6 +132,27 @@ MANIFESTS = pa.schema(
     ]
 )
 
+#: ``PartitionsTable`` and ``BucketsTable``: the live files of the snapshot read, summed
+PARTITIONS = pa.schema(
+    [
+        ("partition", pa.string()),
+        ("record_count", pa.int64()),
+        ("file_size_in_bytes", pa.int64()),
+        ("file_count", pa.int64()),
+        ("last_update_time", _MS),
+    ]
+)
+BUCKETS = pa.schema(
+    [
+        ("partition", pa.string()),
+        ("bucket", pa.int32()),
+        ("record_count", pa.int64()),
+        ("file_size_in_bytes", pa.int64()),
+        ("file_count", pa.int64()),
+        ("last_update_time", _MS),
+    ]
+)
+
 
 def paimon_metadata_table(name: str, table: str, snapshot: Snapshot | None, schema: TableSchema) -> pa.Table:
     """The system table ``name`` of the Paimon table at ``table`` (its folder):
@@ -139,6 +165,8 @@ def paimon_metadata_table(name: str, table: str, snapshot: Snapshot | None, sche
         "tags": lambda: (TAGS, _tags(table)),
         "files": lambda: (FILES, _files(table, snapshot, schema)),
         "manifests": lambda: (MANIFESTS, _manifests(table, snapshot, schema)),
+        "partitions": lambda: (PARTITIONS, _summed(_files(table, snapshot, schema), False)),
+        "buckets": lambda: (BUCKETS, _summed(_files(table, snapshot, schema), True)),
     }
     build = builders.get(name.lower())
     if build is None:
@@ -298,6 +326,8 @@ def _files(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[d
                 "min_sequence_number": f.min_sequence_number,
                 "max_sequence_number": f.max_sequence_number,
                 "creation_time": f.creation_time_ms,
+                # the partitions and buckets tables name a partition by its folder
+                "partition_name": partition_path(schema, tuple(partition_values)).rstrip("/") or None,
             }
         )
     return rows
@@ -323,3 +353,29 @@ def _manifests(table: str, snapshot: Snapshot | None, schema: TableSchema) -> li
                 }
             )
     return rows
+
+
+def _summed(files: list[dict[str, Any]], per_bucket: bool) -> list[dict[str, Any]]:
+    """The rows of ``files`` grouped per partition (named by its folder, ``dt=2024-01-01``;
+    null when unpartitioned), or per partition and bucket: records, bytes and files summed,
+    the newest file's creation time as the last update (Java's ``PartitionEntry``)."""
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for f in files:
+        key = (f["partition_name"], f["bucket"]) if per_bucket else (f["partition_name"],)
+        row = groups.setdefault(
+            key,
+            {
+                **dict(zip(("partition", "bucket"), key, strict=False)),
+                "record_count": 0,
+                "file_size_in_bytes": 0,
+                "file_count": 0,
+                "last_update_time": None,
+            },
+        )
+        row["record_count"] += f["record_count"]
+        row["file_size_in_bytes"] += f["file_size_in_bytes"]
+        row["file_count"] += 1
+        created = f["creation_time"]
+        if created is not None and (row["last_update_time"] is None or created > row["last_update_time"]):
+            row["last_update_time"] = created
+    return [groups[k] for k in sorted(groups, key=lambda k: tuple(str(v) for v in k))]
