@@ -27,7 +27,7 @@ from iceduck.catalog.paimon_warehouse import PaimonTable, PaimonWarehouse, load_
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.paimon_read import paimon_scan_sql
-from iceduck.errors import UserError
+from iceduck.errors import NotFoundError, UserError
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.paimon.metadata_tables import paimon_metadata_table
 from iceduck.scan.paimon.planner import plan_paimon_scan
@@ -86,7 +86,7 @@ def resolve_paimon(ref: TableRef, attached: Mapping[str, PaimonWarehouse]) -> Pa
         raise UserError(f"{ref.display}: too many parts for a Paimon table name")
     database, name = ref.parts[1], ref.parts[2]
     system = ref.parts[3] if len(ref.parts) == 4 else None
-    if system is None and SYSTEM_TABLE_SEPARATOR in name and name.lower() not in _lower(warehouse, database):
+    if system is None and SYSTEM_TABLE_SEPARATOR in name and not _is_table(warehouse, database, name):
         name, system = name.split(SYSTEM_TABLE_SEPARATOR, 1)
     location = warehouse.table_location(database, name)
     display = ".".join((warehouse.alias, database, name))
@@ -94,11 +94,13 @@ def resolve_paimon(ref: TableRef, attached: Mapping[str, PaimonWarehouse]) -> Pa
     return PaimonSource(ref, table, system.lower() if system is not None else None)
 
 
-def _lower(warehouse: PaimonWarehouse, database: str) -> set[str]:
+def _is_table(warehouse: PaimonWarehouse, database: str, name: str) -> bool:
+    """Whether ``name`` (holding a ``$``) is itself a table, rather than ``table$system``."""
     try:
-        return {t.lower() for t in warehouse.tables(database)}
-    except Exception:  # a missing database is reported by table_location, naming it
-        return set()
+        warehouse.table_location(database, name)
+    except NotFoundError:
+        return False
+    return True
 
 
 def plan_paimon_sources(
