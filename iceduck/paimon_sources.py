@@ -159,8 +159,10 @@ def explain_paimon(source: PaimonSource) -> list[str]:
     and skipped (:meth:`~iceduck.scan.paimon.tasks.PaimonScanPlan.explain_lines`)."""
     table = source.table
     if source.metadata_table is not None:
-        return [f"Paimon system table {table.display}${source.metadata_table}: {source.rows or 0} rows"]
+        return [f"Paimon system table {source.metadata_table} of {table.display}: {source.rows or 0} rows"]
     assert source.plan is not None
     head, *rest = source.plan.explain_lines()
     kind = head[head.rindex(" (") :] if head.endswith(")") else ""
-    return [f"Paimon scan of {table.display}{kind}", f"  version: {table.selector}", *rest]
+    # the snapshot line says what chose it, as the Iceberg one does ("(current snapshot of main)")
+    rest = [f"{line} ({table.selector})" if line.startswith("  snapshot: ") else line for line in rest]
+    return [f"Paimon scan of {table.display}{kind}", *rest]

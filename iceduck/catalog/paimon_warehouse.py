@@ -45,7 +45,7 @@ class PaimonTable:
     display: str
     schema: TableSchema
     snapshot: Snapshot | None
-    #: what picked the version, for EXPLAIN ("latest snapshot", "tag v1"...)
+    #: what picked the version, for EXPLAIN ("latest snapshot", "tag v1", "VERSION AS OF 3"...)
     selector: str
 
 
@@ -127,15 +127,15 @@ def _snapshot(
         if version not in ids:
             shown = f"{ids[0]}..{ids[-1]}" if ids else "none"
             raise NotFoundError(f"{display}: no snapshot {version} (snapshots: {shown})")
-        return read_snapshot(location, version), f"snapshot {version}"
+        return read_snapshot(location, version), f"VERSION AS OF {version}"
     if version is not None:
         raise UserError(f"{display}: VERSION AS OF takes a snapshot id or a tag name, not {version!r}")
     if timestamp_ms is not None:
-        return _at_time(location, display, timestamp_ms), f"latest snapshot at {timestamp_ms} ms"
+        return _at_time(location, display, timestamp_ms), f"TIMESTAMP AS OF {timestamp_ms} ms"
     latest = latest_snapshot_id(location)
     if latest is None:
         return None, "no snapshot yet"
-    return read_snapshot(location, latest), f"latest snapshot {latest}"
+    return read_snapshot(location, latest), "latest snapshot"
 
 
 def _at_time(location: str, display: str, timestamp_ms: int) -> Snapshot:

@@ -79,7 +79,7 @@ def test_explain_names_the_version_and_the_files(con: iceduck.Connection) -> Non
     sql = "EXPLAIN SELECT * FROM paimon.db.pk VERSION AS OF 't1' WHERE id = 2"
     text = "\n".join(str(r[0]) for r in rows(con, sql))
     assert "Paimon scan of paimon.db.pk (primary-key)" in text
-    assert "version: tag t1" in text and "pushed filter: id == 2" in text
+    assert "snapshot: 1 (tag t1)" in text and "pushed filter: id == 2" in text
     assert "manifests:" in text and "data files:" in text and "DuckDB plan:" in text
 
 

@@ -11,7 +11,8 @@ pushed filter, manifests and files read and skipped, deletes). DuckDB's physical
 changes with its version and is cut off. What changes from run to run is replaced:
 
 * the warehouse folder by ``<warehouse>``, the checked-in Spark tables' folder by
-  ``<fixtures>`` (a script names it ``$fixtures``: ``iceduck_scan('$fixtures/ns/t')``);
+  ``<fixtures>`` (a script names it ``$fixtures``: ``iceduck_scan('$fixtures/ns/t')``), the
+  repository's ``examples/`` by ``<examples>`` (``$examples``: its Paimon warehouse);
 * a file name holding a UUID by ``<file>.parquet`` (``.puffin``, ``.avro``), keeping
   its partition folders;
 * a snapshot id of a warehouse table by ``<snapshot N>``, N its place in the table's
@@ -39,6 +40,8 @@ from tests.fixtures.spark.tables import GENERATED_ROOT, linked_root
 from tests.support.scenario_script import ScriptError, Step, load_script, parse_script
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "sql" / "tests"
+#: the repository's examples (``$examples``: the pypaimon-written Paimon warehouse)
+EXAMPLES = str(Path(__file__).resolve().parents[2] / "examples")
 UPDATE = os.environ.get("ICEDUCK_UPDATE_GOLDEN") == "1"
 DUCKDB_PLAN = "DuckDB plan:"
 
@@ -111,6 +114,7 @@ def normalise(lines: list[str], warehouse: str, ordinals: Callable[[str], dict[i
     table = None
     for line in lines:
         line = line.replace(warehouse, "<warehouse>").replace(GENERATED_ROOT, "<fixtures>")
+        line = line.replace(EXAMPLES, "<examples>")
         line = _FILE.sub(r"<file>.\1", line)
         scan = _SCAN.match(line)
         table = scan.group(1) if scan else table
@@ -151,7 +155,7 @@ def test_golden_script(path: Path, tmp_path: Path) -> None:
     text = path.read_text()
     if "$fixtures" in text and linked_root() is None:
         pytest.skip(f"{GENERATED_ROOT} is taken by something other than tests/fixtures/spark")
-    scenario = load_script(path, {"fixtures": GENERATED_ROOT})
+    scenario = load_script(path, {"fixtures": GENERATED_ROOT, "examples": EXAMPLES})
     run = GoldenRun(tmp_path / "warehouse")
     actual: dict[int, list[str]] = {}
     expected: dict[int, str] = {}
