@@ -90,11 +90,14 @@ def describe_table(duck: Duck, sql: str, source: Source) -> Result:
 
 def describe_paimon(duck: Duck, sql: str, source: PaimonSource) -> Result:
     """``DESCRIBE p.db.t``: the columns of the Paimon schema read, ``NOT NULL`` ones
-    required and descriptions as comments; of a system table, its columns."""
+    required, primary-key ones ``PRI``, descriptions as comments; of a system table, its
+    columns."""
     types = [str(row[1]) for row in queries.rows(duck, sql)]
     if source.metadata_table is None:
         fields = source.table.schema.fields
         columns = plain_columns([f.name for f in fields], types, [not f.type.nullable for f in fields])
+        keys = set(source.table.schema.primary_keys)
+        columns["key"] = ["PRI" if f.name in keys else None for f in fields]  # as DuckDB marks them
         columns["comment"] = [f.description for f in fields]
     else:
         names = [str(row[0]) for row in queries.rows(duck, sql)]

@@ -69,8 +69,8 @@ def test_show_and_describe(con: iceduck.Connection) -> None:
     tables = [name for _, name in rows(con, "SHOW TABLES IN paimon.db")]
     assert {"app", "pk", "dv"} <= set(tables)
     assert rows(con, "SHOW TABLES IN paimon") == rows(con, "SHOW TABLES IN paimon.db")
-    described = {r[0]: (r[1], r[2]) for r in rows(con, "DESCRIBE paimon.db.pk")}
-    assert described["id"] == ("BIGINT", "NO") and described["v"] == ("VARCHAR", "YES")
+    described = {r[0]: (r[1], r[2], r[3]) for r in rows(con, "DESCRIBE paimon.db.pk")}
+    assert described["id"] == ("BIGINT", "NO", "PRI") and described["v"] == ("VARCHAR", "YES", None)
     with pytest.raises(ProgrammingError, match=r"Paimon database paimon\.nope not found; databases: db"):
         rows(con, "SHOW TABLES IN paimon.nope")
 
