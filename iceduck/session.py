@@ -245,6 +245,11 @@ class Session:
             parts = tuple(namespace)
             if not parts or not all(isinstance(p, str) and p for p in parts):
                 raise UserError(f"a namespace is a dotted name or its levels, not {namespace!r}")
+        if parts[0].lower() in self.paimon:
+            raise UnsupportedError(
+                f"USE {'.'.join(parts)}: {parts[0]} is an attached Paimon warehouse; USE picks a namespace "
+                f"of the Iceberg catalog, so name Paimon tables in full ({parts[0]}.<database>.<table>)"
+            )
         self.namespace = use_namespace(self.catalog, parts)
         return self.namespace
 

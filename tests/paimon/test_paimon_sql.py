@@ -100,6 +100,8 @@ def test_attach_detach_and_their_errors(tmp_path: Path) -> None:
             con.execute("SELECT * FROM lake.pk")
         with pytest.raises(ProgrammingError, match=r"table lake\.db\.nope not found; tables of db: app"):
             con.execute("SELECT * FROM lake.db.nope")
+        with pytest.raises(NotSupportedError, match="name Paimon tables in full"):
+            con.execute("USE lake.db")
         con.execute("DETACH lake")
         with pytest.raises(ProgrammingError):
             con.execute("SELECT count(*) FROM lake.db.pk")
