@@ -146,7 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from iceduck.shell.repl import run_repl
 
             shell = Shell(connection, settings, debug=args.debug)
-            completer = SqlCompleter(connection.session.catalog, shell.commands.names())
+            completer = SqlCompleter(
+                connection.session.catalog, shell.commands.names(), connection.session.paimon
+            )
             shell.runner.on_change = completer.invalidate  # writes may add tables and columns
             return run_repl(shell, completer)
         from iceduck.shell.batch import run_batch

@@ -8,6 +8,8 @@ What is offered depends on the word under the cursor:
 
 * ``ns.`` -> the tables and child namespaces of ``ns``;
 * ``ns.t.`` -> the table's metadata tables (``snapshots``, ``files``, ...) and columns;
+* ``p.``, ``p.db.``, ``p.db.t.`` of an attached Paimon warehouse ``p`` -> its databases, their
+  tables, a table's system tables;
 * ``alias.`` -> the columns of the table ``alias`` names in the statement;
 * a word after ``FROM``, ``JOIN``, ``INTO``, ``UPDATE``, ``TABLE``, ``DESCRIBE`` -> namespaces
   and tables only (no keyword or column can stand there);
@@ -19,13 +21,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from iceduck.catalog.base import Catalog, Namespace, TableIdentifier
+from iceduck.catalog.paimon_warehouse import PaimonWarehouse
+from iceduck.scan.paimon.metadata_tables import PAIMON_SYSTEM_TABLES
 from iceduck.shell.commands import all_namespaces
 from iceduck.sql.references import METADATA_TABLES
 
@@ -151,8 +155,15 @@ class _Names:
 class SqlCompleter(Completer):
     """A prompt_toolkit completer over one catalog."""
 
-    def __init__(self, catalog: Catalog, dot_commands: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        dot_commands: Iterable[str] = (),
+        paimon: Mapping[str, PaimonWarehouse] | None = None,
+    ) -> None:
         self.catalog = catalog
+        #: the session's attached Paimon warehouses by lower-case alias (ATTACH changes it)
+        self.paimon = paimon if paimon is not None else {}
         self.dot_commands = sorted(dot_commands)
         self._names = _Names()
         self._columns: dict[TableIdentifier, list[str]] = {}
@@ -236,6 +247,9 @@ class SqlCompleter(Completer):
 
     def _children(self, parts: tuple[str, ...], text: str) -> list[tuple[str, str]]:
         """What may follow ``parts.``: (name, kind) pairs."""
+        warehouse = self.paimon.get(parts[0].lower())
+        if warehouse is not None:
+            return _paimon_children(warehouse, parts[1:])
         names = self.names()
         inner = self._strip_catalog(parts)
         lowered = tuple(p.lower() for p in inner)
@@ -273,6 +287,21 @@ class SqlCompleter(Completer):
 
 
 _KEYWORD_WORDS = frozenset(w for k in KEYWORDS for w in k.split())
+
+
+def _paimon_children(warehouse: PaimonWarehouse, parts: tuple[str, ...]) -> list[tuple[str, str]]:
+    """What may follow ``alias.[db.[table.]]`` of an attached Paimon warehouse: its
+    databases, a database's tables, a table's system tables; nothing if a name is missing."""
+    try:
+        if not parts:
+            return [(quote(db), "database") for db in warehouse.databases()]
+        if len(parts) == 1:
+            return [(quote(t), "table") for t in warehouse.tables(parts[0])]
+        if len(parts) == 2 and warehouse.table_location(parts[0], parts[1]):
+            return [(name, "system table") for name in PAIMON_SYSTEM_TABLES]
+    except Exception:  # completion never fails the prompt: offer nothing this time
+        return []
+    return []
 
 
 def _matching(candidates: Iterable[tuple[str, str]], typed: str) -> Iterator[Completion]:

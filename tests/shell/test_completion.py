@@ -60,3 +60,17 @@ def test_new_tables_appear_after_invalidate(completer: SqlCompleter, warehouse: 
     completer.invalidate()
     assert complete(completer, "SELECT * FROM extra.") == ["items"]
     assert complete(completer, "SELECT sk FROM extra.items", cursor=9) == ["sku"]
+
+
+def test_paimon_databases_tables_and_system_tables(warehouse: Path) -> None:
+    """An attached Paimon warehouse completes like a catalog: ``p.`` -> its databases,
+    ``p.db.`` -> their tables, ``p.db.t.`` -> the system tables; ATTACH later is seen."""
+    con = iceduck.connect(warehouse)
+    completer = SqlCompleter(con.session.catalog, [], con.session.paimon)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "paimon" / "warehouse"
+    con.execute(f"ATTACH '{examples}' AS lake (TYPE paimon)")
+    assert complete(completer, "SELECT * FROM lake.") == ["shop"]
+    assert complete(completer, "SELECT * FROM lake.shop.c") == ["customers"]
+    assert complete(completer, "SELECT * FROM lake.shop.customers.sn") == ["snapshots"]
+    assert complete(completer, "SELECT * FROM lake.nope.") == []
+    con.close()

@@ -154,6 +154,12 @@ BUCKETS = pa.schema(
 )
 
 
+#: the system tables :func:`paimon_metadata_table` builds
+PAIMON_SYSTEM_TABLES = (
+    "snapshots", "schemas", "options", "tags", "files", "manifests", "partitions", "buckets"
+)
+
+
 def paimon_metadata_table(name: str, table: str, snapshot: Snapshot | None, schema: TableSchema) -> pa.Table:
     """The system table ``name`` of the Paimon table at ``table`` (its folder):
     ``snapshot`` is the snapshot read (None: the table has none) and ``schema`` its
