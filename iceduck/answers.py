@@ -92,7 +92,8 @@ def describe_paimon(duck: Duck, sql: str, source: PaimonSource) -> Result:
     """``DESCRIBE p.db.t``: the columns of the Paimon schema read, ``NOT NULL`` ones
     required, primary-key ones ``PRI``, descriptions as comments; of a system table, its
     columns."""
-    types = [str(row[1]) for row in queries.rows(duck, sql)]
+    described = queries.rows(duck, sql)
+    types = [str(row[1]) for row in described]
     if source.metadata_table is None:
         fields = source.table.schema.fields
         columns = plain_columns([f.name for f in fields], types, [not f.type.nullable for f in fields])
@@ -100,7 +101,7 @@ def describe_paimon(duck: Duck, sql: str, source: PaimonSource) -> Result:
         columns["key"] = ["PRI" if f.name in keys else None for f in fields]  # as DuckDB marks them
         columns["comment"] = [f.description for f in fields]
     else:
-        names = [str(row[0]) for row in queries.rows(duck, sql)]
+        names = [str(row[0]) for row in described]
         columns = plain_columns(names, types, [False] * len(names))
     queries.select_lists(duck, columns)
     return Result(StatementRows(duck), sql)

@@ -92,7 +92,9 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
+from iceduck.io.fileio import to_local_path
 from iceduck.io.listing import list_children
+from iceduck.io.object_store import is_object_store
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
@@ -266,11 +268,12 @@ class Session:
         if key == self.base_catalog.name.lower() or key in DUCKDB_SCHEMAS:
             raise UserError(f"{alias} cannot name a Paimon warehouse: it is the name of a catalog or schema")
         text = str(location)
-        if "://" not in text and not text.startswith("file:"):
-            text = str(Path(text).expanduser().resolve())
-        files, folders = list_children(text)
-        if not files and not folders and not Path(text).is_dir() and "://" not in text:
-            raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
+        if is_object_store(text):
+            list_children(text)  # reach the store now: a wrong endpoint or credential fails here
+        else:
+            text = str(Path(to_local_path(text)).expanduser().resolve())
+            if not Path(text).is_dir():
+                raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
         self.paimon[key] = PaimonWarehouse(text, alias)
 
     def detach_paimon(self, alias: str, if_exists: bool = False) -> None:

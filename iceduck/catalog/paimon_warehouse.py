@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from iceduck.errors import NotFoundError, UserError
 from iceduck.formats.paimon.table_files import (
     is_paimon_table,
-    latest_snapshot_id,
+    latest_snapshot,
     read_schema,
     read_snapshot,
     read_tag,
     schema_ids,
+    snapshot_at_or_before,
     snapshot_ids,
     tag_names,
 )
@@ -78,12 +79,14 @@ class PaimonWarehouse:
                 f"Paimon database {database!r} not found in {self.alias} ({self.location}); "
                 f"databases: {known}"
             )
-        tables = self.tables(db)
-        name = _match(table, tables)
-        if name is None:
-            known = ", ".join(tables) or "none"
+        # only the matched folder is checked for a schema: a query does not list every table's
+        _, folders = list_children(f"{self.location}/{db}{DB_SUFFIX}")
+        name = _match(table, [f.rstrip("/").rsplit("/", 1)[-1] for f in folders])
+        location = f"{self.location}/{db}{DB_SUFFIX}/{name}"
+        if name is None or not is_paimon_table(location):
+            known = ", ".join(self.tables(db)) or "none"
             raise NotFoundError(f"Paimon table {self.alias}.{db}.{table} not found; tables of {db}: {known}")
-        return f"{self.location}/{db}{DB_SUFFIX}/{name}"
+        return location
 
 
 def _match(name: str, names: list[str]) -> str | None:
@@ -115,34 +118,29 @@ def load_paimon_table(
 def _snapshot(
     location: str, display: str, version: int | str | None, timestamp_ms: int | None
 ) -> tuple[Snapshot | None, str]:
+    """The snapshot a reference reads and what chose it; the folders are listed only to
+    name what exists when the wanted tag or snapshot does not."""
     if isinstance(version, str):
-        if version in tag_names(location):
+        try:
             return read_tag(location, version), f"tag {version}"
-        if not version.strip().isdigit():
-            tags = ", ".join(tag_names(location)) or "none"
-            raise NotFoundError(f"{display}: no tag {version!r} (tags: {tags})")
+        except NotFoundError:
+            if not version.strip().isdigit():
+                tags = ", ".join(tag_names(location)) or "none"
+                raise NotFoundError(f"{display}: no tag {version!r} (tags: {tags})") from None
         version = int(version)
     if isinstance(version, int) and not isinstance(version, bool):
-        ids = snapshot_ids(location)
-        if version not in ids:
+        try:
+            return read_snapshot(location, version), f"VERSION AS OF {version}"
+        except NotFoundError:
+            ids = snapshot_ids(location)
             shown = f"{ids[0]}..{ids[-1]}" if ids else "none"
-            raise NotFoundError(f"{display}: no snapshot {version} (snapshots: {shown})")
-        return read_snapshot(location, version), f"VERSION AS OF {version}"
+            raise NotFoundError(f"{display}: no snapshot {version} (snapshots: {shown})") from None
     if version is not None:
         raise UserError(f"{display}: VERSION AS OF takes a snapshot id or a tag name, not {version!r}")
     if timestamp_ms is not None:
-        return _at_time(location, display, timestamp_ms), f"TIMESTAMP AS OF {timestamp_ms} ms"
-    latest = latest_snapshot_id(location)
-    if latest is None:
-        return None, "no snapshot yet"
-    return read_snapshot(location, latest), "latest snapshot"
-
-
-def _at_time(location: str, display: str, timestamp_ms: int) -> Snapshot:
-    """The latest snapshot committed at or before ``timestamp_ms`` (snapshot times grow
-    with ids, so the ids are searched from the newest down)."""
-    for snapshot_id in reversed(snapshot_ids(location)):
-        snapshot = read_snapshot(location, snapshot_id)
-        if snapshot.time_millis <= timestamp_ms:
-            return snapshot
-    raise NotFoundError(f"{display}: no snapshot at or before {timestamp_ms} ms (epoch)")
+        found = snapshot_at_or_before(location, timestamp_ms)
+        if found is None:
+            raise NotFoundError(f"{display}: no snapshot at or before {timestamp_ms} ms (epoch)")
+        return found, f"TIMESTAMP AS OF {timestamp_ms} ms"
+    latest = latest_snapshot(location)
+    return latest, "latest snapshot" if latest is not None else "no snapshot yet"
