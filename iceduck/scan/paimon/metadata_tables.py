@@ -54,7 +54,7 @@ from iceduck.io import fileio
 from iceduck.scan.paimon.stats import value_stats_fields
 from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_type
-from iceduck.spec.paimon.manifest import FileKind, SimpleStats, merge_entries
+from iceduck.spec.paimon.manifest import SimpleStats, live_files
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.snapshot import Snapshot
 from iceduck.spec.types import PrimitiveType
@@ -299,9 +299,7 @@ def _files(table: str, snapshot: Snapshot | None, schema: TableSchema) -> list[d
     partition_fields = list(schema.partition_fields)
     schemas: dict[int, TableSchema] = {schema.id: schema}
     rows = []
-    for e in merge_entries(entries, table):
-        if e.kind is not FileKind.ADD:
-            continue
+    for e in live_files(entries, table):
         f = e.file
         file_schema = schemas.get(f.schema_id) or schemas.setdefault(
             f.schema_id, read_schema(table, f.schema_id)

@@ -56,7 +56,7 @@ from iceduck.spec.expressions.metrics_evaluator import InclusiveMetricsEvaluator
 from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression, rewrite_not
 from iceduck.spec.paimon.binary_row import decode_row
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
-from iceduck.spec.paimon.manifest import FileKind, ManifestEntry, ManifestFileMeta, merge_entries
+from iceduck.spec.paimon.manifest import ManifestEntry, ManifestFileMeta, live_files, merge_index_entries
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.snapshot import Snapshot
 from iceduck.spec.schema import Schema
@@ -173,7 +173,7 @@ class _Planner:
                 c.manifests_skipped += 1
                 continue
             entries.extend(self._manifest(meta.file_name))
-        live = [e for e in merge_entries(entries, self.table) if e.kind is FileKind.ADD]
+        live = live_files(entries, self.table)
         c.files_total = len(live)
         kept = [e for e in live if self._entry_may_match(e)]
         vectors = self._deletion_vectors(snapshot)
@@ -262,20 +262,13 @@ class _Planner:
             return {}
         name = snapshot.index_manifest
         entries = self._cached(("index", name), lambda: read_index_manifest(self.table, name), len)
-        live: dict[tuple[bytes, int, str], Any] = {}
-        for e in entries:
+        out: dict[tuple[bytes, int], dict[str, DeletionVector]] = {}
+        for e in merge_index_entries(entries):
             if e.index_type != DELETION_VECTORS_INDEX:
                 continue
-            key = (e.partition, e.bucket, e.file_name)
-            if e.kind is FileKind.ADD:
-                live[key] = e
-            else:
-                live.pop(key, None)
-        out: dict[tuple[bytes, int], dict[str, DeletionVector]] = {}
-        for (partition, bucket, _), e in live.items():
             # beside the data files under index-file-in-data-file-dir: the partition's folder
-            location = index_file_path(self.table, e, self.schema, self.partition(partition, self.table))
-            files = out.setdefault((partition, bucket), {})
+            location = index_file_path(self.table, e, self.schema, self.partition(e.partition, self.table))
+            files = out.setdefault((e.partition, e.bucket), {})
             for r in e.dv_ranges or ():
                 files[r.data_file] = DeletionVector(location, r)
         return out
