@@ -47,7 +47,7 @@ from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
 from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
-from iceduck.engine.projection import needs_layouts, output_fields, schema_map
+from iceduck.engine.projection import needs_layouts, output_fields, output_names, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.scan.tasks import FileScanTask, ScanPlan
@@ -175,7 +175,8 @@ def scan_sql(
     # a data file whose every row is deleted is not read at all
     tasks = [t for t in tasks if not _all_deleted(t, deleted.get(t.path))]
     if not tasks:
-        items = ", ".join(f"{typed_null(f.field_type)} AS {quote_identifier(f.name)}" for f in fields)
+        typed = zip(fields, output_names(plan.schema, fields), strict=True)
+        items = ", ".join(f"{typed_null(f.field_type)} AS {quote_identifier(n)}" for f, n in typed)
         return ScanSql(f"SELECT {items} WHERE false")
     spec = ReadSpec(plan.schema, fields, ())
     needed = needs_layouts(fields, plan.name_mapping, tasks)
@@ -217,7 +218,8 @@ def scan_sql(
                 scan.variables.update(blobs)
             where = f" WHERE {ranges}"
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
-    columns = ", ".join(f"c{i} AS {quote_identifier(f.name)}" for i, f in enumerate(fields))
+    out = output_names(plan.schema, fields)
+    columns = ", ".join(f"c{i} AS {quote_identifier(name)}" for i, name in enumerate(out))
     union = " UNION ALL ".join(selects)
     return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
 

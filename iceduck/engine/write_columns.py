@@ -9,7 +9,10 @@ message starting with :data:`CHECK`, which the writer turns into a ValidationErr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from iceduck.engine.types import duckdb_type, quote_identifier, quote_string, struct_type
+from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import LAST_UPDATED_SEQUENCE_NUMBER_ID, ROW_ID_ID, Schema
 from iceduck.spec.types import (
     FixedType,
@@ -98,8 +101,14 @@ def select_sql(
     """``SELECT`` of the columns to write (cast and checked, named as the schema names them)
     over the ``width`` columns of ``query_sql``, and the fields written (``unknown`` columns
     are left out: "Omit from data files"; with ``row_lineage`` the two trailing columns are
-    ``_row_id`` and ``_last_updated_sequence_number``)."""
-    fields = [f for f in schema.fields if not isinstance(f.field_type, UnknownType)]
+    ``_row_id`` and ``_last_updated_sequence_number``). Columns whose names differ only in
+    case are written under their SQL names (``uSeR_Id_1``, :mod:`iceduck.spec.column_names`):
+    DuckDB cannot hold both spellings in one relation, and readers match Parquet columns to
+    fields by the field ids written beside them."""
+    names = sql_names(schema.fields)
+    fields = [
+        replace(f, name=names[f.field_id]) for f in schema.fields if not isinstance(f.field_type, UnknownType)
+    ]
     positions = {f.field_id: i for i, f in enumerate(schema.fields)}
     if row_lineage:
         fields += [

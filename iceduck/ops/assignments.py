@@ -15,21 +15,22 @@ from typing import cast
 
 from iceduck.engine.types import cast_sql, quote_identifier, sql_literal
 from iceduck.errors import NotFoundError, UserError
+from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import NestedField, StructType
 from iceduck.sql.statements import ColumnPath
 
 
 def find_column(schema: Schema, name: str) -> NestedField:
-    """The top-level column ``name`` (exact spelling first, then without case, as DuckDB)."""
+    """The top-level column ``name``, matched without case as DuckDB matches it, by the name
+    the table's columns have in SQL (:mod:`iceduck.spec.column_names`: of ``user_id`` and
+    ``uSeR_Id``, the second is ``uSeR_Id_1``)."""
+    names = sql_names(schema.fields)
     for f in schema.fields:
-        if f.name == name:
+        if names[f.field_id].lower() == name.lower():
             return f
-    found = [f for f in schema.fields if f.name.lower() == name.lower()]
-    if len(found) != 1:
-        columns = ", ".join(f.name for f in schema.fields)
-        raise NotFoundError(f"column {name!r} does not exist: the table has {columns}")
-    return found[0]
+    columns = ", ".join(names[f.field_id] for f in schema.fields)
+    raise NotFoundError(f"column {name!r} does not exist: the table has {columns}")
 
 
 def write_default(f: NestedField) -> str:
@@ -55,9 +56,10 @@ def assigned_values(schema: Schema, assignments: Sequence[tuple[ColumnPath, str]
             raise UserError(f"column {top.name!r} is assigned more than once")
         _nest(node, top, path[1:], expr)
     values = []
+    names = sql_names(schema.fields)
     for f in schema.fields:
         value = tree.get(f.name)
-        column = f"{current}.{quote_identifier(f.name)}"
+        column = f"{current}.{quote_identifier(names[f.field_id])}"
         if value is None:
             values.append(column)
         elif isinstance(value, str):

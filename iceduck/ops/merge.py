@@ -52,6 +52,7 @@ from iceduck.ops.update import RID, implied_filter, new_row_columns, rows_sql, t
 from iceduck.ops.wap import write_target
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.spec import properties as props
+from iceduck.spec.column_names import unique_names
 from iceduck.spec.expressions.predicates import BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.sql.qualifiers import qualifiers, requalify_merge, table_qualifiers
@@ -116,7 +117,7 @@ def clause_values(schema: Schema, clause: MergeClause, t: str, s: str) -> list[s
     if clause.action is MergeAction.UPDATE:
         return assigned_values(schema, clause.assignments, t)
     if clause.action is MergeAction.UPDATE_ALL or clause.action is MergeAction.INSERT_ALL:
-        return [f"{s}.{quote_identifier(f.name)}" for f in schema.fields]
+        return [f"{s}.{quote_identifier(name)}" for name in unique_names([f.name for f in schema.fields])]
     return insert_values(schema, clause.insert_columns, clause.insert_values)
 
 

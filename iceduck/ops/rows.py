@@ -32,6 +32,7 @@ from iceduck.engine.types import quote_identifier
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.scan.planner import plan_scan
 from iceduck.scan.tasks import MATCH_ALL, FileScanTask, ScanPlan
+from iceduck.spec.column_names import unique_names
 from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression
 from iceduck.spec.expressions.strict_metrics import StrictMetricsEvaluator
 from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, POS_ID, ROW_ID_ID, Schema
@@ -116,7 +117,9 @@ def restricted(plan: ScanPlan, tasks: Sequence[FileScanTask]) -> ScanPlan:
 
 
 def column_list(schema: Schema, prefix: str = "") -> str:
-    return ", ".join(prefix + quote_identifier(f.name) for f in schema.fields)
+    """The table's columns as a scan of it names them (:mod:`iceduck.spec.column_names`)."""
+    names = unique_names([f.name for f in schema.fields])
+    return ", ".join(prefix + quote_identifier(name) for name in names)
 
 
 # -- the rows a condition matches ----------------------------------------------------------

@@ -31,6 +31,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import CorruptDataError
+from iceduck.spec.column_names import unique_names
 from iceduck.spec.types import (
     BinaryType,
     BooleanType,
@@ -141,7 +142,8 @@ def describe_columns(
     """The rows of DESCRIBE (by column, as :data:`COLUMNS` names them) of a table's
     top-level ``fields``; ``types`` are the DuckDB type names the scan gives them, in order;
     ``ndv`` the distinct counts by field id of the snapshot's statistics file."""
-    columns = plain_columns([f.name for f in fields], types, [f.required for f in fields])
+    names = unique_names([f.name for f in fields])  # as the scan names them (SELECT *)
+    columns = plain_columns(names, types, [f.required for f in fields])
     counts = ndv or {}
     columns["extra"] = [f"ndv={counts[f.field_id]}" if f.field_id in counts else None for f in fields]
     columns["default"] = [default_sql(f.field_type, f.write_default) for f in fields]

@@ -39,6 +39,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from iceduck.errors import IceduckError
+from iceduck.spec.column_names import sql_names
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import (
     AlwaysFalse,
@@ -180,19 +181,23 @@ def _column_parts(node: exp.Expr) -> list[str] | None:
 
 
 def _field(schema: Schema, path: list[str]) -> tuple[str, NestedField] | None:
-    """The field at ``path`` through structs only, matched without case as DuckDB does."""
-    fields = schema.fields
-    names: list[str] = []
-    found: NestedField | None = None
-    for part in path:
+    """The field at ``path`` through structs only, matched without case as DuckDB does; a
+    top-level column by the name the scan gives it (:mod:`iceduck.spec.column_names`), so a
+    filter is pushed to the field DuckDB evaluates it on."""
+    visible = sql_names(schema.fields)
+    found = next((f for f in schema.fields if visible[f.field_id].lower() == path[0].lower()), None)
+    if found is None:
+        return None
+    names = [found.name]
+    for part in path[1:]:
+        fields = found.field_type.fields if isinstance(found.field_type, StructType) else ()
         matches = [f for f in fields if f.name.lower() == part.lower()]
         exact = [f for f in matches if f.name == part]
         if len(matches) != 1 and len(exact) != 1:
             return None
         found = exact[0] if exact else matches[0]
         names.append(found.name)
-        fields = found.field_type.fields if isinstance(found.field_type, StructType) else ()
-    return (".".join(names), found) if found is not None else None
+    return ".".join(names), found
 
 
 # -- conversion -----------------------------------------------------------------------------------
