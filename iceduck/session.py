@@ -84,7 +84,7 @@ from iceduck.catalog.uri import redact
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
-from iceduck.engine.errors import duckdb_call, translate_duckdb_error
+from iceduck.engine.errors import duckdb_call, is_binder_error, translate_duckdb_error
 from iceduck.engine.layout import LayoutCache
 from iceduck.engine.results import StatementRows
 from iceduck.errors import (
@@ -117,6 +117,7 @@ from iceduck.sql.attach import Attach, Detach
 from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.describe import described_table
+from iceduck.sql.item_names import unnamed_items
 from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
 from iceduck.sql.qualifiers import query_edits
@@ -124,7 +125,7 @@ from iceduck.sql.references import (
     TableRef,
     table_refs,
 )
-from iceduck.sql.rewrite import rewrite
+from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.session_objects import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
 from iceduck.sql.statements import WriteStatement
@@ -474,8 +475,19 @@ class Session:
             written = self._write(duck, statement, params, objects)
             objects.release()  # the statement is done: keep no user object alive
             return Result(StatementRows(duck), text, written=written)
-        sources, python, paimon = self._prepare(statement, params, duck, objects)
-        sql = self._rewrite(statement, sources, python, paimon)
+        return self._query(duck, statement, params, objects, prune_columns=True)
+
+    def _query(
+        self, duck: Duck, statement: Statement, params: Any, objects: StatementObjects, prune_columns: bool
+    ) -> Result:
+        """A query (or EXPLAIN, DESCRIBE) planned, rewritten and bound on ``duck``.
+
+        A binder error over scans that output only the columns the query names is bound once
+        more with every column: DuckDB then names the candidates of the user's table (a typo
+        ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
+        query uses, the answer still comes, the same as without pruning."""
+        sources, python, paimon = self._prepare(statement, params, duck, objects, prune_columns=prune_columns)
+        sql = self._rewrite(duck, statement, sources, python, paimon)
         if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
             params = parameters_left(statement.text, sql, params)
         try:
@@ -487,6 +499,8 @@ class Session:
                 return answers.explain(duck, statement, sql, params, sources, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
+            if prune_columns and sources and is_binder_error(e):
+                return self._query(duck, statement, params, objects, prune_columns=False)
             views = {**objects.written, **_views(sources), **_views(paimon)}
             translated = translate_duckdb_error(e, views, bool(sources) or bool(paimon), con=duck)
             if translated is None:
@@ -566,7 +580,7 @@ class Session:
         (and its Python objects registered there)."""
         statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
         sources, python, paimon = self._prepare(statement, params, duck, objects)
-        return self._rewrite(statement, sources, python, paimon)
+        return self._rewrite(duck, statement, sources, python, paimon)
 
     def _resolved(
         self,
@@ -581,17 +595,20 @@ class Session:
         {DuckDB object name: the reference it replaced}."""
         sources, python, paimon = self._prepare(statement, params, duck, objects, skip=written)
         names = {**objects.written, **_views(sources), **_views(paimon)}
-        return self._rewrite(statement, sources, python, paimon), names
+        return self._rewrite(duck, statement, sources, python, paimon), names
 
     def _rewrite(
         self,
+        duck: Duck,
         statement: Statement,
         sources: list[Source],
         python: Sequence[tuple[TableRef, str]] = (),
         paimon: Sequence[PaimonSource] = (),
     ) -> str:
         """The text DuckDB runs: each Iceberg or Paimon reference replaced by its relation,
-        and columns qualified by an unaliased table's full name pointed at its alias."""
+        columns qualified by an unaliased table's full name pointed at its alias, and each
+        unaliased select item around a reference named as DuckDB names the user's text
+        (:mod:`iceduck.sql.item_names`)."""
         refs = [*(s.ref for s in sources), *(s.ref for s in paimon)]
         identifiers = {
             id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
@@ -599,6 +616,9 @@ class Session:
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
+        items = unnamed_items(statement, [r.span for r in refs])
+        names = queries.item_names(duck, [statement.text[a:b] for a, b in items]) if items else []
+        more += [((b, b), f" AS {quote_identifier(n)}") for (_, b), n in zip(items, names, strict=True) if n]
         relations = [*((s.ref, s.relation) for s in sources), *((s.ref, s.relation) for s in paimon), *python]
         return rewrite(statement.text, relations, more)
 
@@ -622,6 +642,7 @@ class Session:
         duck: Duck,
         objects: StatementObjects | None = None,
         skip: WrittenTable | None = None,
+        prune_columns: bool = True,
     ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
         (:mod:`iceduck.sources`), the relations of the Python objects it reads
@@ -652,7 +673,9 @@ class Session:
                 and (relation := objects.variable(ref))
             ):
                 python.append((ref, relation))
-        planning = Planning(self.manifests, self.layouts, self.positions, self.timezone, self.unique_name)
+        planning = Planning(
+            self.manifests, self.layouts, self.positions, self.timezone, self.unique_name, prune_columns
+        )
         plan_sources(statement, sources, params, duck, planning)
         if paimon:
             caches = (self.manifests, self.positions)

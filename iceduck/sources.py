@@ -94,6 +94,9 @@ class Planning:
     positions: PositionCache
     timezone: str
     unique_name: Callable[..., str]
+    #: scans output only the columns the query can name (:mod:`iceduck.sql.columns`); off
+    #: when a statement is bound again after DuckDB named a column no scan output
+    prune_columns: bool = True
 
 
 def resolve_source(
@@ -190,7 +193,8 @@ def plan_sources(
         schemas = {id(s.ref.node): s.target.schema for s in data}
         filters = pushdown(statement.tree, schemas, params, planning.timezone)
     named = metadata_columns_named(statement) if data else frozenset()
-    used = names_used(statement.tree) if data and statement.kind != "DESCRIBE" else None
+    prune = data and statement.kind != "DESCRIBE" and planning.prune_columns
+    used = names_used(statement.tree) if prune else None
     planned: dict[tuple[Any, ...], Source] = {}
     for source in sources:
         if source.metadata_table is not None:

@@ -52,6 +52,11 @@ def is_conversion_error(error: BaseException) -> bool:
     return isinstance(error, duckdb.ConversionException)
 
 
+def is_binder_error(error: BaseException) -> bool:
+    """Whether DuckDB could not bind a statement (a column or function it does not know)."""
+    return isinstance(error, duckdb.BinderException)
+
+
 def duckdb_call(fn: Callable[..., T], *args: Any, con: Duck | None = None) -> T:
     """Call ``fn``, turning DuckDB's exceptions into iceduck's (messages unchanged).
 

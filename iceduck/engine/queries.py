@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from iceduck.engine.errors import duckdb_call
 from iceduck.engine.results import Running, StatementRows
 from iceduck.engine.types import quote_identifier
@@ -71,6 +73,24 @@ def describe(duck: Duck, query: str, params: Any = None) -> list[tuple[str, Any]
     described = [(d[0], d[1]) for d in cursor.description or ()]
     cursor.fetchall()  # leave no unfinished result on the cursor
     return described
+
+
+def item_names(duck: Duck, items: Sequence[str]) -> list[str | None]:
+    """The name DuckDB heads each unaliased select item of ``items`` (SQL text) with: the
+    item parsed and printed back (``(SELECT max(id) FROM shop.orders)``, ``count_star()``),
+    which needs no binding, so the tables it names need not exist. None for text DuckDB's
+    parser refuses (the statement's own run then says why)."""
+    names: list[str | None] = []
+    for item in items:
+        try:
+            printed = "SELECT json_deserialize_sql(json_serialize_sql($1))"
+            row = duck.execute(printed, [f"SELECT {item}"]).fetchone()
+        except duckdb.Error:
+            names.append(None)
+            continue
+        text = str(row[0]) if row else ""
+        names.append(text[len("SELECT ") :] if text.startswith("SELECT ") else None)
+    return names
 
 
 def explain(duck: Duck, sql: str, params: Any = None) -> list[str]:
