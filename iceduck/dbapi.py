@@ -162,8 +162,8 @@ NUMBER = DBAPITypeObject(
 )
 DATETIME = DBAPITypeObject(
     "DATETIME",
-    *("DATE", "TIME", "TIME WITH TIME ZONE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"),
-    *("TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP_US", "INTERVAL"),
+    *("DATE", "TIME", "TIME_NS", "TIME WITH TIME ZONE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"),
+    *("TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMPTZ_NS", "TIMESTAMP_US", "INTERVAL"),
 )
 #: Iceberg rows have no physical id (``_pos`` is a metadata column, not a key): matches nothing
 ROWID = DBAPITypeObject("ROWID")

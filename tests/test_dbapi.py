@@ -53,6 +53,18 @@ def test_type_codes_compare_equal_to_their_type_objects(con: Connection) -> None
     assert cur.description[2] == ("c", "DECIMAL(10,2)", None, None, 10, 2, None)
 
 
+def test_nanosecond_type_codes_of_a_v3_table_are_datetimes(con: Connection) -> None:
+    """A ``timestamptz_ns`` column's type code names its zone (not TIMESTAMP_NS) and, like
+    DuckDB's other nanosecond date-times, is a DATETIME."""
+    con.execute(
+        "CREATE TABLE db.ns (tz TIMESTAMPTZ_NS, ts TIMESTAMP_NS) TBLPROPERTIES ('format-version'='3')"
+    )
+    con.execute("INSERT INTO db.ns VALUES ('2024-01-01 00:00:00.5+00', '2024-01-01 00:00:00.5')")
+    cur = con.execute("SELECT tz, ts, '12:00:00.123456789'::TIME_NS AS t FROM db.ns")
+    assert [d[1] for d in cur.description] == ["TIMESTAMPTZ_NS", "TIMESTAMP_NS", "TIME_NS"]
+    assert all(d[1] == iceduck.DATETIME for d in cur.description)
+
+
 def test_constructors() -> None:
     assert iceduck.Date(2024, 1, 2) == dt.date(2024, 1, 2)
     assert iceduck.Timestamp(2024, 1, 2, 3, 4, 5) == dt.datetime(2024, 1, 2, 3, 4, 5)

@@ -163,14 +163,30 @@ class StatementRows:
     def pandas_frame(self) -> Any:
         """The unread rows as a ``pandas.DataFrame`` (DuckDB converts from its vectors;
         the caller checks that pandas is installed)."""
+        described = self.description or []
         relation = self._take()
         if relation is not None:
-            frame = self._read(relation.df)
+            frame = self._zoned(self._read(relation.df), described)
             self._consumed = _schema_of_frame(frame)
             return frame
         if self._consumed is not None:
             return self._consumed.empty_table().to_pandas()
-        return self._read(self._copied, "fetch_df", "df")
+        return self._zoned(self._read(self._copied, "fetch_df", "df"), described)
+
+    def _zoned(self, frame: Any, described: list[tuple[str, Any]]) -> Any:
+        """``frame`` with its TIMESTAMPTZ_NS columns as instants: DuckDB (2.0.1) converts
+        them to zone-less ``datetime64[ns]`` holding the UTC wall clock, where a
+        TIMESTAMPTZ column is zoned in the session's time zone (as are both types' Arrow
+        and Python values); they get that zone too. Asked of the cursor only when such a
+        column exists, after the rows are read (a pending result would refuse it)."""
+        positions = [i for i, (_, kind) in enumerate(described) if str(kind) == "TIMESTAMPTZ_NS"]
+        naive = [i for i in positions if _is_naive_datetime(frame.dtypes.iloc[i])]
+        if not naive:
+            return frame
+        (zone,) = self._read(self.cursor.sql("SELECT current_setting('TimeZone')").fetchall)[0]
+        for i in naive:
+            frame.isetitem(i, frame.iloc[:, i].dt.tz_localize("UTC").dt.tz_convert(zone))
+        return frame
 
     def close(self) -> None:
         self._relation = self._source = self._query = None
@@ -216,3 +232,11 @@ def _schema_of_frame(frame: Any) -> Any:
     import pyarrow as pa
 
     return pa.Schema.from_pandas(frame.iloc[0:0], preserve_index=False)
+
+
+def _is_naive_datetime(dtype: Any) -> bool:
+    """Whether a pandas column type is numpy's zone-less ``datetime64`` (a zoned column's
+    type is pandas' own ``DatetimeTZDtype``)."""
+    import numpy as np
+
+    return isinstance(dtype, np.dtype) and dtype.kind == "M"

@@ -14,9 +14,10 @@ date               DATE                             "days from 1970-01-01"
 time               TIME                             TIME_MICROS, adjustToUtc=false
 timestamp          TIMESTAMP                        wall-clock micros, no zone
 timestamptz        TIMESTAMPTZ                      micros from the UTC epoch
-timestamp_ns       TIMESTAMP_NS
-timestamptz_ns     TIMESTAMP_NS                     DuckDB has no nanosecond TIMESTAMPTZ; the
-                                                    UTC wall clock keeps every nanosecond
+timestamp_ns       TIMESTAMP_NS                     wall-clock nanos, no zone
+timestamptz_ns     TIMESTAMPTZ_NS                   nanos from the UTC epoch (Parquet
+                                                    ``isAdjustedToUTC=true``), an instant:
+                                                    compared, cast and fetched as one
 string             VARCHAR
 uuid               UUID                             fixed[16] with the UUID annotation
 fixed(L), binary   BLOB
@@ -83,7 +84,7 @@ _SIMPLE: dict[type, str] = {
     TimestampType: "TIMESTAMP",
     TimestamptzType: "TIMESTAMPTZ",
     TimestampNanoType: "TIMESTAMP_NS",
-    TimestamptzNanoType: "TIMESTAMP_NS",
+    TimestamptzNanoType: "TIMESTAMPTZ_NS",
     StringType: "VARCHAR",
     UUIDType: "UUID",
     FixedType: "BLOB",
@@ -197,8 +198,10 @@ def _literal(t: IcebergType, value: Any) -> str:
         return f"make_timestamp(CAST({int(value)} AS BIGINT))"
     if isinstance(t, TimestamptzType):
         return f"timezone('UTC', make_timestamp(CAST({int(value)} AS BIGINT)))"
-    if isinstance(t, TimestampNanoType | TimestamptzNanoType):
+    if isinstance(t, TimestampNanoType):
         return f"make_timestamp_ns(CAST({int(value)} AS BIGINT))"
+    if isinstance(t, TimestamptzNanoType):
+        return f"timezone('UTC', make_timestamp_ns(CAST({int(value)} AS BIGINT)))"
     if isinstance(t, StringType):
         return quote_string(str(value))
     if isinstance(t, UUIDType):

@@ -71,8 +71,8 @@ from iceduck.engine.partition_sql import (
 )
 from iceduck.engine.queries import describe
 from iceduck.engine.spool import Placement
-from iceduck.engine.types import quote_identifier, quote_string
-from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql, write_type
+from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
+from iceduck.engine.write_columns import CHECK, field_ids_option, select_sql
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.formats.parquet_fixed import has_fixed, rewrite_fixed_columns
 from iceduck.formats.parquet_footer import int_field_ids, strip_int32_annotations
@@ -526,7 +526,7 @@ def _write_error(
     if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
         aliases = ", ".join(f"c{i}" for i in range(width))
         checked = [
-            (f, f"TRY_CAST(c{i} AS {write_type(f.field_type)})", f"c{i}")
+            (f, f"TRY_CAST(c{i} AS {duckdb_type(f.field_type)})", f"c{i}")
             for i, f in enumerate(target.schema.fields)
             if not isinstance(f.field_type, UnknownType)
         ]

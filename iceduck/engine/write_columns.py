@@ -1,9 +1,9 @@
 """The columns of a data-file write as DuckDB SQL: casts to the table's types, the checks
 DuckDB runs while writing (required fields, fixed lengths), and the Parquet field ids.
 
-Types follow Appendix A's Parquet mapping through :func:`engine.types.duckdb_type`, except
-``timestamptz_ns``, written as DuckDB's TIMESTAMPTZ_NS so Parquet says
-``isAdjustedToUTC=true``. A failed check stops the COPY with DuckDB's ``error()`` and a
+Types follow Appendix A's Parquet mapping through :func:`engine.types.duckdb_type` (so
+``timestamptz_ns`` is written as DuckDB's TIMESTAMPTZ_NS and Parquet says
+``isAdjustedToUTC=true``). A failed check stops the COPY with DuckDB's ``error()`` and a
 message starting with :data:`CHECK`, which the writer turns into a ValidationError.
 """
 
@@ -11,38 +11,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iceduck.engine.types import duckdb_type, quote_identifier, quote_string, struct_type
+from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import LAST_UPDATED_SEQUENCE_NUMBER_ID, ROW_ID_ID, Schema
 from iceduck.spec.types import (
     FixedType,
-    IcebergType,
     ListType,
     LongType,
     MapType,
     NestedField,
     StructType,
-    TimestamptzNanoType,
     UnknownType,
 )
 
 #: message prefix of the checks raised inside DuckDB, to tell them from DuckDB's own errors
 CHECK = "iceduck-check: "
-
-
-def write_type(t: IcebergType) -> str:
-    """The DuckDB type a column is written as: :func:`engine.types.duckdb_type`, except
-    ``timestamptz_ns`` as TIMESTAMPTZ_NS (Parquet ``isAdjustedToUTC=true``)."""
-    if isinstance(t, TimestamptzNanoType):
-        return "TIMESTAMPTZ_NS"
-    if isinstance(t, StructType):
-        fields = ", ".join(f"{quote_identifier(f.name)} {write_type(f.field_type)}" for f in t.fields)
-        return f"STRUCT({fields})" if t.fields else struct_type(t.fields)
-    if isinstance(t, ListType):
-        return f"{write_type(t.element_type)}[]"
-    if isinstance(t, MapType):
-        return f"MAP({write_type(t.key_type)}, {write_type(t.value_type)})"
-    return duckdb_type(t)
 
 
 def field_ids_option(fields: tuple[NestedField, ...]) -> str:
@@ -120,6 +103,6 @@ def select_sql(
     aliases = ", ".join(f"c{i}" for i in range(width))
     items = []
     for f in fields:
-        cast = f"CAST(__q.c{positions[f.field_id]} AS {write_type(f.field_type)})"
+        cast = f"CAST(__q.c{positions[f.field_id]} AS {duckdb_type(f.field_type)})"
         items.append(f"{_checked(f, cast, f.name)} AS {quote_identifier(f.name)}")
     return f"SELECT {', '.join(items)} FROM ({query_sql}) AS __q({aliases})", fields

@@ -71,8 +71,10 @@ _TYPED: dict[type, str] = {
     TimestampType: "TIMESTAMP",
     TimestamptzType: "TIMESTAMPTZ",
     TimestampNanoType: "TIMESTAMP_NS",
-    TimestamptzNanoType: "TIMESTAMP_NS",
 }
+#: date/time types without a typed-literal keyword both DuckDB and sqlglot read (DuckDB reads
+#: ``TIMESTAMPTZ_NS '...'``, sqlglot does not): written as a cast, ``CAST('...' AS T)``
+_CAST: dict[type, str] = {TimestamptzNanoType: "TIMESTAMPTZ_NS"}
 
 
 def described_table(statement: Statement) -> exp.Table | None:
@@ -200,10 +202,11 @@ def default_sql(t: IcebergType, value: Any) -> str | None:
         return f"UUID {_quote(str(text))}"
     if isinstance(t, FixedType | BinaryType):
         return f"X'{str(text).upper()}'"
-    keyword = _TYPED.get(type(t))
-    if keyword is not None:
-        return f"{keyword} {_quote(_trim_fraction(str(text).replace('T', ' ')))}"
-    return _quote(str(text))
+    keyword, cast = _TYPED.get(type(t)), _CAST.get(type(t))
+    if keyword is None and cast is None:
+        return _quote(str(text))
+    shown = _quote(_trim_fraction(str(text).replace("T", " ")))
+    return f"{keyword} {shown}" if keyword is not None else f"CAST({shown} AS {cast})"
 
 
 def _item(t: IcebergType, value: Any) -> str:

@@ -15,9 +15,17 @@ boolean              booleans
 int, long, decimal   integers and DECIMAL literals (never DOUBLE: DuckDB would
                      compare as floating point)
 date                 DATE literals, strings that are plain dates
-timestamp[_ns]       DATE, TIMESTAMP literals and strings without a zone offset
-timestamptz[_ns]     DATE, TIMESTAMP[TZ] literals and strings; no offset means
-                     the session time zone, as DuckDB casts them
+timestamp[_ns]       DATE, TIMESTAMP[_NS] literals and strings without a zone
+                     offset
+timestamptz[_ns]     DATE, TIMESTAMP[TZ][_NS] literals and strings; no offset
+                     means the session time zone, as DuckDB casts them
+                     (a typed literal with digits finer than its type keeps,
+                     ``TIMESTAMP '...00.123456789'``, is not pushed: DuckDB
+                     drops them, by a rule that depends on the type);
+                     timestamptz_ns: DATE and TIMESTAMP literals only in a UTC
+                     session (DuckDB 2.0.1 casts DATE, TIMESTAMP[_MS|_S] to
+                     TIMESTAMPTZ_NS as UTC wall clocks, not in the session zone
+                     as it casts strings, TIMESTAMP_NS, and to TIMESTAMPTZ)
 string, uuid         strings
 float, double, ...   nothing (NaN ordering differs: DuckDB sorts NaN above
                      +inf, Iceberg metrics treat NaN as never in bounds)
@@ -90,15 +98,21 @@ class SqlLiteral:
 
 # -- from the tree ---------------------------------------------------------------------------
 
-_TIMESTAMP_TYPES = {
-    exp.DataType.Type.TIMESTAMP,
-    exp.DataType.Type.TIMESTAMPNTZ,
-    exp.DataType.Type.DATETIME,
-    exp.DataType.Type.TIMESTAMP_NS,
-    exp.DataType.Type.TIMESTAMP_MS,
-    exp.DataType.Type.TIMESTAMP_S,
+#: DuckDB's timestamp types -> (zoned?, nanoseconds per tick): the precision a value cast to
+#: the type keeps (DuckDB truncates or rounds finer digits, depending on the type: a literal
+#: with finer digits than its type is not pushed)
+_TIMESTAMP_TYPES: dict[exp.DType, tuple[bool, int]] = {
+    exp.DataType.Type.TIMESTAMP: (False, 1000),
+    exp.DataType.Type.TIMESTAMPNTZ: (False, 1000),
+    exp.DataType.Type.DATETIME: (False, 1000),
+    exp.DataType.Type.TIMESTAMP_NS: (False, 1),
+    exp.DataType.Type.TIMESTAMP_MS: (False, 1_000_000),
+    exp.DataType.Type.TIMESTAMP_S: (False, NANOS_PER_SECOND),
+    exp.DataType.Type.TIMESTAMPTZ: (True, 1000),
+    exp.DataType.Type.TIMESTAMPLTZ: (True, 1000),
 }
-_TIMESTAMPTZ_TYPES = {exp.DataType.Type.TIMESTAMPTZ, exp.DataType.Type.TIMESTAMPLTZ}
+#: DuckDB types sqlglot does not know (parsed as user-defined types), by name
+_USER_DEFINED_TIMESTAMP_TYPES: dict[str, tuple[bool, int]] = {"TIMESTAMPTZ_NS": (True, 1)}
 _INTEGER_TYPES = {
     exp.DataType.Type.TINYINT,
     exp.DataType.Type.SMALLINT,
@@ -182,16 +196,9 @@ def _cast(node: exp.Cast, params: Any) -> SqlLiteral | None:
             return inner
         days = parse_date(inner.value) if inner.kind is Kind.STRING else None
         return None if days is None else SqlLiteral(Kind.DATE, days)
-    if to in _TIMESTAMP_TYPES or to in _TIMESTAMPTZ_TYPES:
-        kind = Kind.TIMESTAMPTZ if to in _TIMESTAMPTZ_TYPES else Kind.TIMESTAMP
-        if inner.kind is Kind.STRING:
-            moment = parse_timestamp(inner.value)
-            if moment is None or (kind is Kind.TIMESTAMP and moment.offset_seconds is not None):
-                return None
-            return SqlLiteral(kind, moment)
-        if inner.kind is Kind.DATE:
-            return SqlLiteral(kind, Moment(inner.value * NANOS_PER_DAY))
-        return inner if inner.kind is kind else None
+    timestamp = _timestamp_type(node.to)
+    if timestamp is not None:
+        return _timestamp_cast(inner, *timestamp)
     if to in _INTEGER_TYPES:
         return inner if inner.kind is Kind.INTEGER else None
     if to in _STRING_TYPES:
@@ -199,6 +206,33 @@ def _cast(node: exp.Cast, params: Any) -> SqlLiteral | None:
     if to is exp.DataType.Type.BOOLEAN:
         return inner if inner.kind is Kind.BOOLEAN else None
     return None
+
+
+def _timestamp_type(to: exp.Expr) -> tuple[bool, int] | None:
+    """(zoned?, nanoseconds per tick) of a timestamp type, else None."""
+    if not isinstance(to, exp.DataType):
+        return None
+    if to.this is exp.DataType.Type.USERDEFINED:
+        return _USER_DEFINED_TIMESTAMP_TYPES.get(str(to.args.get("kind") or "").upper())
+    return _TIMESTAMP_TYPES.get(to.this)
+
+
+def _timestamp_cast(inner: SqlLiteral, zoned: bool, tick: int) -> SqlLiteral | None:
+    """``inner`` cast to a timestamp type: a string is read (an offset only for a zoned
+    type), a date is its midnight; a value finer than the type's ``tick`` is not read, as
+    DuckDB would drop its finer digits (``TIMESTAMP '...00.123456789'`` is ``.123456``)."""
+    kind = Kind.TIMESTAMPTZ if zoned else Kind.TIMESTAMP
+    if inner.kind is Kind.STRING:
+        moment = parse_timestamp(inner.value)
+        if moment is None or (not zoned and moment.offset_seconds is not None):
+            return None
+    elif inner.kind is Kind.DATE:
+        moment = Moment(inner.value * NANOS_PER_DAY)
+    elif inner.kind is kind:
+        moment = inner.value
+    else:
+        return None
+    return SqlLiteral(kind, moment) if moment.nanos % tick == 0 else None
 
 
 def _parameter(node: exp.Placeholder, params: Any) -> SqlLiteral | None:
@@ -296,12 +330,17 @@ def parse_timestamp(text: str) -> Moment | None:
     return Moment(nanos, offset)
 
 
+def is_utc(timezone: str) -> bool:
+    """Whether a session time zone is UTC (wall clock = UTC instant, always)."""
+    return timezone.upper() in ("UTC", "ETC/UTC", "GMT", "Z")
+
+
 def utc_nanos(moment: Moment, timezone: str) -> int | None:
     """Nanoseconds from the epoch (UTC) of ``moment``; a moment without an offset is read in
     ``timezone``, as DuckDB casts to TIMESTAMPTZ. None when the zone is unknown here."""
     if moment.offset_seconds is not None:
         return moment.nanos - moment.offset_seconds * NANOS_PER_SECOND
-    if timezone.upper() in ("UTC", "ETC/UTC", "GMT", "Z"):
+    if is_utc(timezone):
         return moment.nanos
     try:
         zone = ZoneInfo(timezone)
@@ -359,6 +398,8 @@ def _timestamp_value(literal: SqlLiteral, t: IcebergType, timezone: str) -> int 
         return None
     if moment is None:
         return None
+    if isinstance(t, TimestamptzNanoType) and kind in (Kind.DATE, Kind.TIMESTAMP) and not is_utc(timezone):
+        return None  # DuckDB casts these to TIMESTAMPTZ_NS as UTC, not in the session zone
     with_zone = isinstance(t, TimestamptzType | TimestamptzNanoType)
     if with_zone:
         nanos = utc_nanos(moment, timezone)

@@ -70,7 +70,7 @@ POINT = StructType((NestedField(1, "x", IntegerType(), initial_default=0), Neste
         (TimestampType(), "TIMESTAMP"),
         (TimestamptzType(), "TIMESTAMP WITH TIME ZONE"),
         (TimestampNanoType(), "TIMESTAMP_NS"),
-        (TimestamptzNanoType(), "TIMESTAMP_NS"),
+        (TimestamptzNanoType(), "TIMESTAMPTZ_NS"),
         (StringType(), "VARCHAR"),
         (UUIDType(), "UUID"),
         (FixedType(4), "BLOB"),
@@ -141,6 +141,23 @@ def test_nanosecond_literal_keeps_nanoseconds(con: Any) -> None:
     assert con.execute(f"SELECT epoch_ns({sql_literal(TimestamptzNanoType(), 1_500)})").fetchall() == [
         (1500,)
     ]
+
+
+def test_zoned_nanosecond_literal_is_an_instant_whatever_the_session_zone() -> None:
+    """A ``timestamptz_ns`` value is nanoseconds from the UTC epoch: its literal is a
+    TIMESTAMPTZ_NS equal to the zoned literal of the same instant, also in a session whose
+    zone would shift a wall-clock reading by hours."""
+    database = open_database(threads=1)
+    try:
+        database.execute("SET TimeZone = 'America/New_York'")
+        literal = sql_literal(TimestamptzNanoType(), 1_704_067_200_123_456_789)
+        got = database.execute(
+            f"SELECT typeof({literal}), epoch_ns({literal}), "
+            f"{literal} = '2023-12-31 19:00:00.123456789-05'::TIMESTAMPTZ_NS"
+        ).fetchall()
+        assert got == [("TIMESTAMPTZ_NS", 1_704_067_200_123_456_789, True)]
+    finally:
+        database.close()
 
 
 def test_null_literals_are_typed(con: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import duckdb
 import pytest
+import sqlglot
 from sqlglot import exp
 
 from iceduck.errors import CorruptDataError, ValidationError
@@ -31,11 +32,13 @@ from iceduck.spec.types import (
     StructType,
     TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
     TimeType,
     UUIDType,
 )
 from iceduck.sql.classify import classify
+from iceduck.sql.ddl_terms import typed_default
 from iceduck.sql.describe import (
     COLUMNS,
     default_sql,
@@ -44,6 +47,7 @@ from iceduck.sql.describe import (
     parse_describe,
     plain_columns,
 )
+from iceduck.sql.literals import literal_of
 from iceduck.sql.parse import Statement
 
 MICROS = 1_000_000
@@ -169,6 +173,11 @@ STRUCT = StructType((NestedField(10, "a", IntegerType()), NestedField(11, "b", S
             _micros(dt.datetime(2024, 5, 1)) * 1000 + 1,
             "TIMESTAMP_NS '2024-05-01 00:00:00.000000001'",
         ),
+        (
+            TimestamptzNanoType(),
+            _micros(dt.datetime(2024, 5, 1)) * 1000 + 1,
+            "CAST('2024-05-01 00:00:00.000000001+00:00' AS TIMESTAMPTZ_NS)",
+        ),
         (UUIDType(), uuid.UUID(int=1), "UUID '00000000-0000-0000-0000-000000000001'"),
         (BinaryType(), b"\x01\xab", "X'01AB'"),
         (FixedType(2), b"\x00\xff", "X'00FF'"),
@@ -216,6 +225,21 @@ def test_a_default_literal_reads_back_as_its_value(t: IcebergType, value: Any) -
         assert float(got[0]) == pytest.approx(value, rel=1e-7)
     else:
         assert got[0] == expected
+
+
+def test_a_zoned_nanosecond_default_reads_back_as_its_instant() -> None:
+    """A ``timestamptz_ns`` default (SHOW CREATE TABLE prints it) is the same instant to
+    DuckDB in any session zone and to iceduck's own DEFAULT reading (sqlglot knows no
+    ``TIMESTAMPTZ_NS '...'`` literal, hence the cast)."""
+    t, value = TimestamptzNanoType(), _micros(dt.datetime(2024, 5, 1, 23, 30)) * 1000 + 7
+    text = default_sql(t, value)
+    assert text is not None
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'America/New_York'")
+    assert con.execute(f"SELECT epoch_ns({text}), typeof({text})").fetchone() == (value, "TIMESTAMPTZ_NS")
+    literal = literal_of(sqlglot.parse_one(text, read="duckdb"))
+    assert literal is not None
+    assert typed_default(literal, "c", t) == value
 
 
 def test_no_default_is_none_and_a_bad_value_is_refused() -> None:

@@ -19,6 +19,7 @@ from iceduck.spec.types import (
     StringType,
     TimestampNanoType,
     TimestampType,
+    TimestamptzNanoType,
     TimestamptzType,
     UUIDType,
 )
@@ -57,6 +58,10 @@ def lit(sql: str, params: object = None) -> SqlLiteral | None:
         ("'1970-01-02'::DATE", SqlLiteral(Kind.DATE, 1)),
         ("TIMESTAMP '1970-01-01 00:00:01'", SqlLiteral(Kind.TIMESTAMP, Moment(S))),
         ("TIMESTAMPTZ '1970-01-01 00:00:01+01'", SqlLiteral(Kind.TIMESTAMPTZ, Moment(S, 3600))),
+        ("CAST('1970-01-01 00:00:01+01' AS TIMESTAMPTZ_NS)", SqlLiteral(Kind.TIMESTAMPTZ, Moment(S, 3600))),
+        ("'1970-01-01 00:00:00.000000001'::timestamptz_ns", SqlLiteral(Kind.TIMESTAMPTZ, Moment(1))),
+        ("TIMESTAMP_NS '1970-01-01 00:00:00.000000001'", SqlLiteral(Kind.TIMESTAMP, Moment(1))),
+        ("TIMESTAMP '1970-01-01 00:00:00.000001'", SqlLiteral(Kind.TIMESTAMP, Moment(1000))),
         ("CAST(7 AS BIGINT)", SqlLiteral(Kind.INTEGER, 7)),
         ("CAST('a' AS VARCHAR)", SqlLiteral(Kind.STRING, "a")),
         ("$1", SqlLiteral(Kind.INTEGER, 9)),
@@ -71,6 +76,46 @@ def test_literal_of(sql: str, expected: SqlLiteral) -> None:
 )
 def test_not_literals(sql: str) -> None:
     assert lit(sql) is None
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "TIMESTAMP '1970-01-01 00:00:00.000000001'",
+        "TIMESTAMPTZ '1970-01-01 00:00:00.0000015+00'",
+        "CAST(TIMESTAMP_NS '1970-01-01 00:00:00.000000001' AS TIMESTAMP)",
+        "TIMESTAMP_MS '1970-01-01 00:00:00.0001'",
+        "TIMESTAMP_S '1970-01-01 00:00:00.9'",
+    ],
+)
+def test_digits_finer_than_the_type_are_no_literal(sql: str) -> None:
+    """DuckDB drops the digits its type cannot hold (truncating or rounding, by type):
+    such a literal is not pushed, or a file holding the value DuckDB compares with would
+    be pruned (``c = TIMESTAMP '...00.000000001'`` is ``c = ...00.000000`` to DuckDB)."""
+    assert lit(sql) is None
+
+
+NEW_YORK = "America/New_York"
+NS_1H = 3600 * S
+
+
+@pytest.mark.parametrize(
+    ("literal", "timezone", "value"),
+    [
+        # strings and zoned literals: the instant DuckDB casts them to (session zone if no offset)
+        (SqlLiteral(Kind.STRING, "1970-01-01 00:00:00.000000001"), NEW_YORK, 5 * NS_1H + 1),
+        (SqlLiteral(Kind.STRING, "1970-01-01 00:00:00+01"), NEW_YORK, -NS_1H),
+        (SqlLiteral(Kind.TIMESTAMPTZ, Moment(1, 0)), NEW_YORK, 1),
+        # DuckDB 2.0.1 casts DATE and TIMESTAMP to TIMESTAMPTZ_NS as UTC wall clocks (to
+        # TIMESTAMPTZ in the session zone): pushed only where the two agree
+        (SqlLiteral(Kind.TIMESTAMP, Moment(NS_1H)), NEW_YORK, None),
+        (SqlLiteral(Kind.DATE, 1), NEW_YORK, None),
+        (SqlLiteral(Kind.TIMESTAMP, Moment(NS_1H)), "UTC", NS_1H),
+        (SqlLiteral(Kind.DATE, 1), "UTC", 24 * NS_1H),
+    ],
+)
+def test_zoned_nanosecond_column_values(literal: SqlLiteral, timezone: str, value: object) -> None:
+    assert iceberg_value(literal, TimestamptzNanoType(), timezone) == value
 
 
 def test_a_decimal_with_too_many_digits_is_a_double_as_in_duckdb() -> None:
