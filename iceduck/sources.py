@@ -21,7 +21,7 @@ from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
-from iceduck.engine.layout import LayoutCache
+from iceduck.engine.layout import LayoutCache, field_ids_reader
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
 from iceduck.errors import NotFoundError, UserError
@@ -29,7 +29,7 @@ from iceduck.ops.wap import wap_enabled
 from iceduck.resolution import not_found_message, resolve_table_name
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
-from iceduck.scan.planner import plan_scan
+from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
@@ -215,6 +215,7 @@ def plan_sources(
             row_filter=row_filter,
             case_sensitive=True,
             cache=planning.manifests,
+            field_ids_of=field_ids_reader(duck, planning.layouts, name_mapping(source.loaded.metadata)),
         )
         _attach(statement, source, field_ids, duck, planning)
         planned[key] = source
