@@ -31,7 +31,7 @@ from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
-from iceduck.scan.tasks import ScanPlan
+from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
@@ -93,6 +93,9 @@ class Planning:
     positions: PositionCache
     timezone: str
     unique_name: Callable[..., str]
+    #: ``SET iceduck.pruning = false`` (:mod:`iceduck.session_objects`): no filter is pushed
+    #: down, every file of the snapshot is read and the query's WHERE alone decides
+    pruning: bool = True
 
 
 def resolve_source(
@@ -185,6 +188,8 @@ def plan_sources(
     filters: dict[int, BooleanExpression]
     if statement.kind == "DESCRIBE":
         filters = {id(s.ref.node): AlwaysFalse() for s in data}  # no rows needed: read no manifest
+    elif not planning.pruning:
+        filters = {id(s.ref.node): MATCH_ALL for s in data}
     else:
         schemas = {id(s.ref.node): s.target.schema for s in data}
         filters = pushdown(statement.tree, schemas, params, planning.timezone)

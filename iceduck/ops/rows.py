@@ -170,6 +170,8 @@ def find_matches(
         rest = _others(plan, tasks)
         return Matches(plan, tasks, live_rows(ctx, tasks), _addresses(ctx, plan, rest, None, alias))
     implied, exact = row_filter(condition, metadata.schema(), ctx.params, ctx.timezone, alias)
+    if not ctx.pruning:
+        implied, metadata_only = MATCH_ALL, False
     plan = plan_target(ctx, target, implied)
     whole: tuple[FileScanTask, ...] = ()
     if metadata_only and exact:
