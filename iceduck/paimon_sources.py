@@ -32,6 +32,7 @@ from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.paimon.metadata_tables import paimon_metadata_table
 from iceduck.scan.paimon.planner import plan_paimon_scan
 from iceduck.scan.paimon.tasks import PaimonScanPlan
+from iceduck.scan.tasks import MATCH_ALL
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.sql.columns import names_used
 from iceduck.sql.parse import Statement
@@ -112,14 +113,16 @@ def plan_paimon_sources(
     unique_name: Callable[..., str],
     cache: ManifestCache | None = None,
     positions: PositionCache | None = None,
+    pruning: bool = True,
 ) -> None:
     """Plan each Paimon source of ``statement`` with the filter its WHERE/ON clauses imply
     and attach it to ``duck`` (setting ``plan``, ``view`` and ``relation``); register each
     system table as Arrow. ``cache`` and ``positions`` are the session's caches of parsed
-    manifests and decoded deletion vectors."""
+    manifests and decoded deletion vectors; ``pruning`` false (``SET iceduck.pruning = false``)
+    pushes no filter down."""
     data = [s for s in sources if s.metadata_table is None]
     schemas = {id(s.ref.node): iceberg_schema(s.table.schema) for s in data}
-    filters = pushdown(statement.tree, schemas, params, timezone) if data else {}
+    filters = pushdown(statement.tree, schemas, params, timezone) if data and pruning else {}
     used = names_used(statement.tree) if data and statement.kind != "DESCRIBE" else None
     for source in sources:
         source.view = unique_name("paimon")
@@ -135,7 +138,7 @@ def plan_paimon_sources(
             source.table.location,
             source.table.snapshot,
             source.table.schema,
-            filters[id(source.ref.node)],
+            filters.get(id(source.ref.node), MATCH_ALL),
             cache,
         )
         columns = _columns(source.table, used)

@@ -549,6 +549,7 @@ class Session:
             ),
             report_progress=lambda percent: self._report(duck, percent),
             wap=self.session_objects.wap,
+            pruning=self.session_objects.pruning,
         )
 
     def _writable(self, parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -674,12 +675,27 @@ class Session:
             ):
                 python.append((ref, relation))
         planning = Planning(
-            self.manifests, self.layouts, self.positions, self.timezone, self.unique_name, prune_columns
+            self.manifests,
+            self.layouts,
+            self.positions,
+            self.timezone,
+            self.unique_name,
+            self.session_objects.pruning,
+            prune_columns and self.session_objects.pruning,  # the switch turns off all pruning
         )
         plan_sources(statement, sources, params, duck, planning)
         if paimon:
             caches = (self.manifests, self.positions)
-            plan_paimon_sources(statement, paimon, params, duck, self.timezone, self.unique_name, *caches)
+            plan_paimon_sources(
+                statement,
+                paimon,
+                params,
+                duck,
+                self.timezone,
+                self.unique_name,
+                *caches,
+                pruning=self.session_objects.pruning,
+            )
         return sources, python, paimon
 
     def lookup(self) -> Lookup:

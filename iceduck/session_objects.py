@@ -13,6 +13,9 @@ connection (each has its own in-memory DuckDB database):
   ``TIMESTAMP AS OF`` and pushed-down literals are read in (the session reads it back);
   the write-audit-publish settings (``iceduck.wap_id``, ``iceduck.wap_branch``, Spark's
   ``spark.wap.id``, ``spark.wap.branch``) are kept here and handed to writes and reads;
+  ``SET iceduck.pruning = false`` turns filter pushdown off for the session's later
+  statements (a debugging switch: every file is read and DuckDB alone applies the WHERE,
+  so an answer that changes with it is a pruning bug; ``RESET iceduck.pruning`` restores it);
 * a macro is stored in DuckDB and cannot re-plan an Iceberg scan at each use, so one
   that reads an Iceberg table is refused (a view does that).
 
@@ -79,6 +82,20 @@ _DONE = {
 }
 
 
+#: the session setting that turns filter pushdown (pruning) off: see the module docstring
+PRUNING = "iceduck.pruning"
+
+
+def boolean_setting(name: str, sql: str) -> bool:
+    """``true``/``false`` (or ``on``/``off``, quoted or not) as a ``SET`` of ``name`` gives it."""
+    text = sql.strip().strip("'").lower()
+    if text in ("true", "on"):
+        return True
+    if text in ("false", "off"):
+        return False
+    raise UserError(f"SET {name}: expected true or false, not {sql}")
+
+
 class SessionObjects:
     """The objects of one session and how statements on them run (module docstring)."""
 
@@ -91,6 +108,8 @@ class SessionObjects:
         self.replayed: dict[tuple[str, bool], duck_objects.Replayed] = {}
         #: write-audit-publish settings (``SET iceduck.wap_id``...: :mod:`iceduck.ops.wap`)
         self.wap = WapSettings()
+        #: ``SET iceduck.pruning``: whether planning prunes with pushed-down filters
+        self.pruning = True
         self._lock = threading.Lock()
 
     def is_table(self, name: str) -> bool:
@@ -240,6 +259,9 @@ class SessionObjects:
         raise NotFoundError(f"view {drop.name} does not exist")
 
     def _set(self, duck: Duck, setting: Setting, resolve: Resolve) -> OpResult:
+        if setting.name.lower() == PRUNING and not setting.variable:
+            self.pruning = True if setting.value is None else boolean_setting(setting.name, setting.value)
+            return OpResult(message=f"{'reset' if setting.value is None else 'set'} {setting.name}")
         field = wap.SETTINGS.get(setting.name.lower())
         if field is not None and not setting.variable:  # kept here, handed to writes
             value = None if setting.value is None else wap.setting_value(setting.name, setting.value)

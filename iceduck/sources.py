@@ -21,7 +21,7 @@ from iceduck.catalog.direct import load_table_from_path
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
-from iceduck.engine.layout import LayoutCache
+from iceduck.engine.layout import LayoutCache, field_ids_reader
 from iceduck.engine.projection import METADATA_COLUMNS
 from iceduck.engine.read import attach_scan, register_scan
 from iceduck.errors import NotFoundError, UserError
@@ -29,9 +29,9 @@ from iceduck.ops.wap import wap_enabled
 from iceduck.resolution import not_found_message, resolve_table_name
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.metadata_tables import metadata_table
-from iceduck.scan.planner import plan_scan
+from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
-from iceduck.scan.tasks import ScanPlan
+from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.spec.column_names import sql_names
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
@@ -94,6 +94,9 @@ class Planning:
     positions: PositionCache
     timezone: str
     unique_name: Callable[..., str]
+    #: ``SET iceduck.pruning = false`` (:mod:`iceduck.session_objects`): no filter is pushed
+    #: down, every file of the snapshot is read and the query's WHERE alone decides
+    pruning: bool = True
     #: scans output only the columns the query can name (:mod:`iceduck.sql.columns`); off
     #: when a statement is bound again after DuckDB named a column no scan output
     prune_columns: bool = True
@@ -189,6 +192,8 @@ def plan_sources(
     filters: dict[int, BooleanExpression]
     if statement.kind == "DESCRIBE":
         filters = {id(s.ref.node): AlwaysFalse() for s in data}  # no rows needed: read no manifest
+    elif not planning.pruning:
+        filters = {id(s.ref.node): MATCH_ALL for s in data}
     else:
         schemas = {id(s.ref.node): s.target.schema for s in data}
         filters = pushdown(statement.tree, schemas, params, planning.timezone)
@@ -220,6 +225,7 @@ def plan_sources(
             row_filter=row_filter,
             case_sensitive=True,
             cache=planning.manifests,
+            field_ids_of=field_ids_reader(duck, planning.layouts, name_mapping(source.loaded.metadata)),
         )
         _attach(statement, source, field_ids, duck, planning)
         planned[key] = source

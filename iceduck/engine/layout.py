@@ -16,7 +16,7 @@ nodes DuckDB reads positionally (element; key and value), whatever the file name
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -239,3 +239,36 @@ def _map_field(f: FileField, m: MappedField | None) -> FileField:
         children = tuple(_map_field(c, _lookup(sub, c.name)) for c in f.children)
     field_id = f.field_id if f.field_id is not None else (m.field_id if m is not None else None)
     return FileField(f.name, field_id, f.kind, f.duckdb_type, children)
+
+
+def _ids(fields: Iterable[FileField]) -> Iterable[int]:
+    for f in fields:
+        if f.field_id is not None:
+            yield f.field_id
+        yield from _ids(f.children)
+
+
+def provided_field_ids(schema: FileSchema, mapping: Sequence[MappedField]) -> frozenset[int] | None:
+    """None for a file with field ids; else the ids (at every level) ``mapping`` gives its
+    columns: the fields a scan reads from it (:mod:`iceduck.scan.trusted_metrics`)."""
+    if has_field_ids(schema):
+        return None
+    return frozenset(_ids(apply_name_mapping(schema, mapping)))
+
+
+def field_ids_reader(
+    con: Duck, layouts: LayoutCache, name_mapping: str | None
+) -> Callable[[Sequence[str]], dict[str, frozenset[int] | None]] | None:
+    """What planning asks of a table with a name mapping (None without one): for each
+    Parquet data file, None when it carries field ids, else the ids the mapping gives its
+    columns (:mod:`iceduck.scan.trusted_metrics`). Footers are read once per session,
+    through ``layouts``, which the scan reads them from too."""
+    if name_mapping is None:
+        return None
+    mapping = parse_name_mapping(name_mapping)
+
+    def field_ids_of(paths: Sequence[str]) -> dict[str, frozenset[int] | None]:
+        schemas = layouts.get_many(con, list(dict.fromkeys(paths)))
+        return {path: provided_field_ids(schema, mapping) for path, schema in schemas.items()}
+
+    return field_ids_of

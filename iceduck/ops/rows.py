@@ -26,15 +26,18 @@ from typing import Any
 import pyarrow as pa
 
 from iceduck.engine.deletes import deleted_positions
+from iceduck.engine.layout import field_ids_reader
 from iceduck.engine.queries import arrow_rows, rows
 from iceduck.engine.read import register_scan
 from iceduck.engine.types import quote_identifier
 from iceduck.ops.context import OpContext, WriteTarget
-from iceduck.scan.planner import plan_scan
+from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.tasks import MATCH_ALL, FileScanTask, ScanPlan
+from iceduck.scan.trusted_metrics import MetricsTrust
 from iceduck.spec.column_names import unique_names
 from iceduck.spec.expressions.predicates import AlwaysTrue, BooleanExpression
 from iceduck.spec.expressions.strict_metrics import StrictMetricsEvaluator
+from iceduck.spec.manifest import DataFile
 from iceduck.spec.schema import FILE_PATH_ID, LAST_UPDATED_SEQUENCE_NUMBER_ID, POS_ID, ROW_ID_ID, Schema
 from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
@@ -76,6 +79,7 @@ def plan_target(ctx: OpContext, target: WriteTarget, row_filter: BooleanExpressi
         schema=metadata.schema(),
         row_filter=row_filter,
         cache=ctx.manifests,
+        field_ids_of=field_ids_reader(ctx.duck, ctx.layouts, name_mapping(metadata)),
     )
 
 
@@ -169,6 +173,8 @@ def find_matches(
         rest = _others(plan, tasks)
         return Matches(plan, tasks, live_rows(ctx, tasks), _addresses(ctx, plan, rest, None, alias))
     implied, exact = row_filter(condition, metadata.schema(), ctx.params, ctx.timezone, alias)
+    if not ctx.pruning:
+        implied, metadata_only = MATCH_ALL, False
     plan = plan_target(ctx, target, implied)
     whole: tuple[FileScanTask, ...] = ()
     if metadata_only and exact:
@@ -188,7 +194,8 @@ def _whole_by_metrics(ctx: OpContext, target: WriteTarget, plan: ScanPlan) -> tu
     row. Metrics come from the manifests' data files (parsed once per connection)."""
     files = data_files_by_path(ctx, target)
     evaluators: dict[Any, StrictMetricsEvaluator] = {}
-    found = []
+    found: list[FileScanTask] = []
+    by_metrics: list[tuple[FileScanTask, DataFile, StrictMetricsEvaluator]] = []
     for t in plan.tasks:
         if t.equality_deletes:
             continue
@@ -202,7 +209,12 @@ def _whole_by_metrics(ctx: OpContext, target: WriteTarget, plan: ScanPlan) -> tu
         if strict is None:
             strict = evaluators[t.residual] = StrictMetricsEvaluator(plan.schema, t.residual)
         if strict.must_match(f):
-            found.append(t)
+            by_metrics.append((t, f, strict))
+    # only metrics that describe what is read prove a match (scan.trusted_metrics)
+    reader = field_ids_reader(ctx.duck, ctx.layouts, plan.name_mapping)
+    trust = MetricsTrust(plan.name_mapping is not None, reader)
+    trusted = trust.trusted([f for _, f, _ in by_metrics])
+    found.extend(t for (t, _, strict), f in zip(by_metrics, trusted, strict=True) if strict.must_match(f))
     return tuple(found)
 
 

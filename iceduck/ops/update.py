@@ -60,7 +60,7 @@ def implied_filter(
 ) -> BooleanExpression:
     """The Iceberg filter the condition implies on the target (pruning only: the rows are
     always tested by DuckDB); everything when it names other relations it cannot read."""
-    if condition is None:
+    if condition is None or not ctx.pruning:
         return MATCH_ALL
     try:
         implied, _ = row_filter(condition, target.table.metadata.schema(), ctx.params, ctx.timezone, alias)

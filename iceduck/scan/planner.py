@@ -45,6 +45,7 @@ from iceduck.scan.manifest_cache import CachedManifest, ManifestCache
 from iceduck.scan.manifest_index import Bounds, FieldKey, ManifestListIndex, listed_files, required_bounds
 from iceduck.scan.snapshots import schema_of_snapshot
 from iceduck.scan.tasks import MATCH_ALL, DeleteFile, FileScanTask, ScanPlan, ScanStats
+from iceduck.scan.trusted_metrics import FieldIdsOf, MetricsTrust
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.manifest_evaluator import ManifestEvaluator
 from iceduck.spec.expressions.metrics_evaluator import InclusiveMetricsEvaluator
@@ -59,6 +60,11 @@ from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
 
 NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
+
+
+def name_mapping(metadata: TableMetadata) -> str | None:
+    """The table's ``schema.name-mapping.default`` (None when it has none)."""
+    return metadata.properties.get(NAME_MAPPING_PROPERTY)
 
 
 class _Current:
@@ -135,8 +141,10 @@ class _Planner:
         bound: BooleanExpression,
         case_sensitive: bool,
         cache: ManifestCache,
+        trust: MetricsTrust,
     ) -> None:
         self.metadata = metadata
+        self.trust = trust
         self.schema = schema
         self.bound = bound
         self.case_sensitive = case_sensitive
@@ -189,6 +197,9 @@ class _Planner:
             kept.residuals.extend([MATCH_ALL] * len(cm.tasks))
             kept.note_sequence_number(cm.min_sequence_number)
             return
+        if self.trust.name_mapped:
+            self._data_files_checked(cm, kept)
+            return
         residual_of = self.spec_filter(cm.spec_id, cm.path).residual
         metrics = self.metrics
         assert metrics is not None
@@ -203,6 +214,36 @@ class _Planner:
                 tasks.append(task)
                 files.append(file)
                 residuals.append(residual)
+                kept.note_sequence_number(task.data_sequence_number)
+
+    def _data_files_checked(self, cm: CachedManifest, kept: _Kept) -> None:
+        """:meth:`data_files` on a table with a name mapping: a file its metrics would skip
+        is tested again with only the metrics that describe what is read
+        (:mod:`iceduck.scan.trusted_metrics`), in one footer look-up per manifest."""
+        c = self.counters
+        residual_of = self.spec_filter(cm.spec_id, cm.path).residual
+        metrics = self.metrics
+        assert metrics is not None
+        decided: list[BooleanExpression | None] = []
+        doubtful: list[int] = []
+        for n, (task, file) in enumerate(zip(cm.tasks, cm.files, strict=True)):
+            residual = residual_of(task.partition)
+            decided.append(residual)
+            if residual is None:
+                c.skipped_by_partition += 1
+            elif not metrics(file):
+                doubtful.append(n)
+        if doubtful:
+            trusted = self.trust.trusted([cm.files[n] for n in doubtful])
+            for n, file in zip(doubtful, trusted, strict=True):
+                if not metrics(file):
+                    c.skipped_by_metrics += 1
+                    decided[n] = None
+        for task, file, residual in zip(cm.tasks, cm.files, decided, strict=True):
+            if residual is not None:
+                kept.tasks.append(task)
+                kept.files.append(file)
+                kept.residuals.append(residual)
                 kept.note_sequence_number(task.data_sequence_number)
 
     def delete_files(self, cm: CachedManifest, min_data_seq: int) -> list[tuple[DeleteFile, DataFile]]:
@@ -335,6 +376,7 @@ def plan_scan(
     row_filter: BooleanExpression = MATCH_ALL,
     case_sensitive: bool = True,
     cache: ManifestCache | None = None,
+    field_ids_of: FieldIdsOf | None = None,
 ) -> ScanPlan:
     """Plan a scan of ``snapshot`` (default: the current one; None: an empty scan).
 
@@ -343,6 +385,11 @@ def plan_scan(
     snapshot's own. ``row_filter`` is unbound (column names); it is bound here, so an
     unknown column raises :class:`~iceduck.errors.NotFoundError`. Pass the connection's
     ``cache`` so manifests are parsed once per connection.
+
+    ``field_ids_of`` reads the field ids of data files (their footers through the name
+    mapping): on a table with ``schema.name-mapping.default`` a file's metrics prune only
+    for the fields it provides (:mod:`iceduck.scan.trusted_metrics`); without it, no metric
+    of such a table prunes.
     """
     if snapshot is CURRENT:
         snapshot = metadata.current_snapshot()
@@ -350,13 +397,14 @@ def plan_scan(
     elif schema is None:
         schema = metadata.schema() if snapshot is None else schema_of_snapshot(metadata, snapshot)
     bound = bind(schema, row_filter, case_sensitive)
-    name_mapping = metadata.properties.get(NAME_MAPPING_PROPERTY)
+    mapping = name_mapping(metadata)
     if snapshot is None:
-        return ScanPlan(schema, None, (), bound, ScanStats(), name_mapping)
+        return ScanPlan(schema, None, (), bound, ScanStats(), mapping)
+    trust = MetricsTrust(mapping is not None, field_ids_of)
     planner = _Planner(
-        metadata, schema, bound, case_sensitive, cache if cache is not None else ManifestCache()
+        metadata, schema, bound, case_sensitive, cache if cache is not None else ManifestCache(), trust
     )
     tasks = planner.plan(snapshot)
     return ScanPlan(
-        schema, snapshot.snapshot_id, tasks, bound, planner.counters.stats(len(tasks)), name_mapping
+        schema, snapshot.snapshot_id, tasks, bound, planner.counters.stats(len(tasks)), mapping
     )
