@@ -110,7 +110,12 @@ def sql_literal_name(name: str) -> str:
 
 def insert_values(schema: Schema, columns: Sequence[str], values: Sequence[str]) -> list[str]:
     """Each top-level column's value for ``INSERT (columns) VALUES (values)``-like clauses:
-    listed columns get their value, the others their write default."""
+    listed columns get their value, the others their write default. Without a column list
+    (``INSERT VALUES (...)``, DuckDB's MERGE) the values fill the table's columns in order."""
+    if not columns:
+        if len(values) != len(schema.fields):
+            raise UserError(f"the table has {len(schema.fields)} columns but {len(values)} values are given")
+        return list(values)
     if len(columns) != len(values):
         raise UserError(f"{len(columns)} columns are listed but {len(values)} values are given")
     given: dict[str, str] = {}

@@ -135,3 +135,18 @@ def test_merge_using_table_functions_and_values(pair: Pair, tmp_path: Path, sour
         f"WHEN NOT MATCHED THEN INSERT (id, data) VALUES (s.id, {data})"
     )
     pair.check(t)
+
+
+def test_merge_insert_values_without_a_column_list(pair: Pair) -> None:
+    """DuckDB's ``INSERT VALUES (...)``: the values fill the table's columns in order."""
+    t = create_events(pair, 2, "merge-on-read", False)
+    _source(pair)
+    pair.run(
+        f"MERGE INTO {t} AS t USING ns.src AS s ON t.id = s.id "
+        "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.data, s.cat, s.v)"
+    )
+    pair.check(t)
+    with pytest.raises(UserError, match="4 columns but 2 values"):
+        pair.ice.execute(
+            f"MERGE INTO {t} AS t USING ns.src AS s ON false WHEN NOT MATCHED THEN INSERT VALUES (1, 2)"
+        )
