@@ -10,6 +10,10 @@ decode straight to ints and bytes. Writing does the reverse: fastavro encodes wi
 plain schema and the header gets the annotated one, so what lands on disk is exactly the
 schema Java writes.
 
+Iceberg metadata is read by field id: given the Iceberg struct a reader expects, the
+writer schema is projected onto it (:mod:`iceduck.formats.avro_projection`) before
+decoding, so records come keyed by the reader's names whatever names the writer used.
+
 Every failure to decode is reported as :class:`CorruptDataError` naming the file.
 """
 
@@ -28,6 +32,8 @@ import pyarrow as pa
 import zstandard
 
 from iceduck.errors import CorruptDataError, ValidationError
+from iceduck.formats.avro_projection import project_record
+from iceduck.spec.types import StructType
 
 MAGIC = b"Obj\x01"
 SCHEMA_KEY = "avro.schema"
@@ -43,12 +49,16 @@ class AvroContents:
     """A decoded container: key-value metadata (``avro.*`` included), the writer schema
     as stored (logical types intact) and the records (logical types not applied).
 
-    ``schema`` is shared by every file with the same schema text: read it, never mutate it.
+    ``read_schema`` is the writer schema projected onto the expected struct (fields renamed
+    to the reader's names; see :func:`read_avro`), the writer schema itself when no struct
+    was expected: the records are keyed by its names. Both schemas are shared by every
+    file with the same schema text: read them, never mutate them.
     """
 
     metadata: dict[str, str]
     schema: dict[str, Any]
     records: list[dict[str, Any]]
+    read_schema: dict[str, Any]
 
 
 def read_bytes(data: AvroInput, path: str) -> bytes:
@@ -66,8 +76,14 @@ def read_bytes(data: AvroInput, path: str) -> bytes:
     return bytes(out)
 
 
-def read_avro(data: AvroInput, path: str) -> AvroContents:
+def read_avro(
+    data: AvroInput, path: str, expected: StructType | None = None, kept: frozenset[int] = frozenset()
+) -> AvroContents:
     """Decode a whole container file without logical-type conversion.
+
+    With ``expected`` (an Iceberg struct), fields are matched to it by field id and records
+    are keyed by its names (:func:`iceduck.formats.avro_projection.project_record`, which
+    also says what ``kept`` is); without, records are keyed by the writer's names.
 
     Planning decodes thousands of manifests that share a handful of schemas, so the
     stripped, parsed schema is memoised by its text and blocks are decoded here with
@@ -79,7 +95,7 @@ def read_avro(data: AvroInput, path: str) -> AvroContents:
     schema_text = metadata.get(SCHEMA_KEY)
     if schema_text is None:
         raise CorruptDataError("Avro header has no avro.schema", path)
-    schema, parsed = _parsed_schema(schema_text, path)
+    schema, read_schema, parsed = _parsed_schema(schema_text, path, expected, kept)
     codec = metadata.get(CODEC_KEY, "null")
     try:
         records = list(_records(raw, body_start, sync, parsed, codec, path))
@@ -87,18 +103,23 @@ def read_avro(data: AvroInput, path: str) -> AvroContents:
         raise
     except Exception as e:  # fastavro raises EOFError, ValueError, zlib.error, ... on bad bytes
         raise CorruptDataError(f"truncated or corrupt Avro data: {type(e).__name__}: {e}", path) from e
-    return AvroContents(metadata, schema, records)
+    return AvroContents(metadata, schema, records, read_schema)
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed_schema_cached(text: str) -> tuple[dict[str, Any], Any]:
+def _parsed_schema_cached(
+    text: str, expected: StructType | None, kept: frozenset[int]
+) -> tuple[dict[str, Any], dict[str, Any], Any]:
     schema = _schema_from_text(text, "")
-    return schema, fastavro.parse_schema(strip_logical_types(schema))
+    read_schema = schema if expected is None else project_record(schema, expected, "", kept)
+    return schema, read_schema, fastavro.parse_schema(strip_logical_types(read_schema))
 
 
-def _parsed_schema(text: str, path: str) -> tuple[dict[str, Any], Any]:
+def _parsed_schema(
+    text: str, path: str, expected: StructType | None, kept: frozenset[int]
+) -> tuple[dict[str, Any], dict[str, Any], Any]:
     try:
-        return _parsed_schema_cached(text)
+        return _parsed_schema_cached(text, expected, kept)
     except CorruptDataError as e:
         raise CorruptDataError(e.problem, path) from None
     except Exception as e:  # fastavro.parse_schema: SchemaParseException, ValueError, ...

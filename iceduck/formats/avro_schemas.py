@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from iceduck.errors import CorruptDataError, UnsupportedError
+from iceduck.formats.avro_projection import find_field
 from iceduck.formats.schema_json import schema_to_json
 from iceduck.spec.partition import PARTITION_DATA_ID_START
 from iceduck.spec.schema import Schema
@@ -226,6 +227,62 @@ def manifest_file_type(format_version: int) -> StructType:
     return StructType(tuple(fields))
 
 
+# -- what readers expect (matched by field id: iceduck.formats.avro_projection) ----------------
+
+#: v1's ``distinct_counts`` (spec: "Deprecated. Do not write."), still read from old manifests
+_DISTINCT_COUNTS = _int_map(111, "distinct_counts", 123, LongType(), "Map of column id to distinct count")
+#: the partition tuple's field id in ``data_file``; its type is each manifest's own
+PARTITION_FIELD_ID = 102
+
+
+def merged_read_type(structs: tuple[StructType, ...]) -> StructType:
+    """One struct a reader of every format version can expect: every field of ``structs``
+    by id (the last struct's order, then fields only older ones have), nested structs merged
+    alike, required only where every struct has the field required -- the rest may be
+    absent from a file and then reads as null."""
+    order: list[int] = []
+    versions: dict[int, list[NestedField]] = {}
+    for struct in reversed(structs):
+        for f in struct.fields:
+            if f.field_id not in versions:
+                order.append(f.field_id)
+                versions[f.field_id] = []
+            versions[f.field_id].append(f)
+    fields = []
+    for field_id in order:
+        seen = versions[field_id]
+        latest = seen[0]
+        nested = [f.field_type for f in seen if isinstance(f.field_type, StructType)]
+        field_type = (
+            merged_read_type(tuple(reversed(nested))) if len(nested) == len(seen) else latest.field_type
+        )
+        required = len(seen) == len(structs) and all(f.required for f in seen)
+        fields.append(NestedField(field_id, latest.name, field_type, required=required, doc=latest.doc))
+    return StructType(tuple(fields))
+
+
+def manifest_file_read_type() -> StructType:
+    """The ``manifest_file`` struct a manifest-list reader expects, of any format version."""
+    return merged_read_type(tuple(manifest_file_type(v) for v in SUPPORTED_FORMAT_VERSIONS))
+
+
+def manifest_entry_read_type() -> StructType:
+    """The ``manifest_entry`` struct a manifest reader expects, of any format version, plus
+    v1's ``distinct_counts``. Its partition tuple (field :data:`PARTITION_FIELD_ID`) is
+    empty: read it as the file wrote it (``kept``), its type from the file's schema."""
+    merged = merged_read_type(
+        tuple(manifest_entry_type(StructType(()), v) for v in SUPPORTED_FORMAT_VERSIONS)
+    )
+    fields = []
+    for f in merged.fields:
+        if f.field_id == 2 and isinstance(f.field_type, StructType):
+            f = NestedField(
+                2, f.name, StructType((*f.field_type.fields, _DISTINCT_COUNTS)), f.required, f.doc
+            )
+        fields.append(f)
+    return StructType(tuple(fields))
+
+
 def manifest_entry_schema(partition_type: StructType, format_version: int) -> dict[str, Any]:
     """The Avro schema of a manifest (record ``manifest_entry``)."""
     return struct_to_avro(manifest_entry_type(partition_type, format_version), MANIFEST_ENTRY_RECORD)
@@ -399,8 +456,8 @@ def partition_type_from_avro(entry_schema: dict[str, Any], path: str | None = No
     the spec's result type is unknowable from the schema, but the manifest still says it.
     """
     try:
-        data_file = _field_type(entry_schema, "data_file")
-        record = _field_type(data_file, "partition")
+        data_file = _field_type(entry_schema, 2, "data_file")
+        record = _field_type(data_file, PARTITION_FIELD_ID, "partition")
         named: dict[str, Any] = {}
         fields = []
         for i, f in enumerate(record["fields"]):
@@ -415,14 +472,15 @@ def partition_type_from_avro(entry_schema: dict[str, Any], path: str | None = No
         raise CorruptDataError(f"manifest Avro schema has no valid partition record: {e!r}", path) from e
 
 
-def _field_type(record: dict[str, Any], name: str) -> dict[str, Any]:
-    for f in record["fields"]:
-        if f["name"] == name:
-            t, _ = _unwrap_option(f["type"])
-            if not isinstance(t, dict) or t.get("type") != "record":
-                raise ValueError(f"field {name!r} is not a record")
-            return t
-    raise KeyError(name)
+def _field_type(record: dict[str, Any], field_id: int, name: str) -> dict[str, Any]:
+    """The record type of the field with ``field_id`` (by ``name`` if the writer wrote no ids)."""
+    f = find_field(record, field_id, name)
+    if f is None:
+        raise KeyError(f"{field_id} {name}")
+    t, _ = _unwrap_option(f["type"])
+    if not isinstance(t, dict) or t.get("type") != "record":
+        raise ValueError(f"field {field_id} {name!r} is not a record")
+    return t
 
 
 def _unwrap_option(avro_type: Any) -> tuple[Any, bool]:

@@ -29,6 +29,9 @@ from iceduck.formats.manifests import UNASSIGNED_SEQ, parse_format_version
 from iceduck.spec.manifest import FieldSummary, ManifestContent, ManifestFile
 
 _MANIFEST_CONTENT = {c.value: c for c in ManifestContent}
+#: what a list's records are read as, by field id (older writers' names differ: Java up to
+#: 1.4 wrote 504-506 as ``added_data_files_count``, ``existing_data_files_count``, ...)
+_READ_TYPE = avro_schemas.manifest_file_read_type()
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,11 @@ def open_manifest_list(data: AvroInput, path: str, format_version_hint: int | No
 
     The format version comes from the ``format-version`` metadata, else from
     ``format_version_hint`` (the table's), else from the schema (a ``sequence_number``
-    column means v2, ``first_row_id`` v3).
+    field means v2, ``first_row_id`` v3; matched by field id as every field is).
     """
-    contents = read_avro(data, path)
+    contents = read_avro(data, path, _READ_TYPE)
     meta = contents.metadata
-    names = {f.get("name") for f in contents.schema.get("fields", [])}
+    names = {f.get("name") for f in contents.read_schema.get("fields", [])}
     inferred = 3 if "first_row_id" in names else 2 if "sequence_number" in names else 1
     version = parse_format_version(meta.get("format-version"), path, format_version_hint or inferred)
     manifests = [_manifest_file(rec, i, path) for i, rec in enumerate(contents.records)]

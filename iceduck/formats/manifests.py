@@ -17,6 +17,10 @@ schema, then resolves inherited values unless ``inherit=False``:
   when a committed manifest has no ``first_row_id`` its files have none either ("When
   ``first_row_id`` is null, inherited row ID values are also null").
 
+Records are read by field id (:func:`iceduck.formats.avro_files.read_avro` projects the
+file's schema onto :func:`iceduck.formats.avro_schemas.manifest_entry_read_type`), the
+partition tuple as the file wrote it.
+
 ``inherit=False`` keeps what is stored, which is what a faithful rewrite needs.
 
 Writing lives in :mod:`iceduck.formats.manifest_writer` (re-exported here). Java does
@@ -74,6 +78,8 @@ _CONTENT_NAMES = {"data": ManifestContent.DATA, "deletes": ManifestContent.DELET
 _STATUS = {s.value: s for s in EntryStatus}
 _FILE_CONTENT = {c.value: c for c in FileContent}
 _FORMATS = {**{f.name: f for f in FileFormat}, **{f.value: f for f in FileFormat}}
+_READ_TYPE = avro_schemas.manifest_entry_read_type()
+_KEPT = frozenset({avro_schemas.PARTITION_FIELD_ID})
 
 
 @dataclass
@@ -91,6 +97,7 @@ class ManifestMeta:
     partition_spec_json: str
     #: every key-value pair of the Avro header (``avro.schema``/``avro.codec`` included)
     properties: dict[str, str] = field(repr=False)
+    #: the file's Avro schema, its fields named as the reader expects (matched by field id)
     avro_schema: dict[str, Any] = field(repr=False)
 
     @cached_property
@@ -123,8 +130,8 @@ def read_manifest(
 ) -> ManifestRead:
     """Read a manifest; ``manifest`` is its manifest-list row (the source of inherited
     values), ``specs_by_id`` the table's specs (saves parsing the spec JSON)."""
-    contents = read_avro(data, path)
-    meta = manifest_meta(contents.metadata, contents.schema, path, manifest, specs_by_id)
+    contents = read_avro(data, path, _READ_TYPE, _KEPT)
+    meta = manifest_meta(contents.metadata, contents.read_schema, path, manifest, specs_by_id)
     entries = _entries(contents.records, meta)
     if inherit:
         _inherit(entries, meta, manifest)
