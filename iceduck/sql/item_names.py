@@ -59,7 +59,7 @@ class _List:
 def unnamed_items(statement: Statement, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """The ``[start, end)`` text spans of the select items written without an alias that
     contain one of ``spans`` (the rewritten references), outermost first."""
-    if not spans or not _in_select_list(statement.tree, spans):
+    if not spans or not _in_select_list(statement.tree):
         return []
     tokens = statement.tokens
     aliases = _alias_starts(statement.tree)
@@ -73,7 +73,7 @@ def unnamed_items(statement: Statement, spans: Sequence[tuple[int, int]]) -> lis
     return sorted(found, key=lambda span: (span[0], -span[1]))
 
 
-def _in_select_list(tree: exp.Expression, spans: Sequence[tuple[int, int]]) -> bool:
+def _in_select_list(tree: exp.Expression) -> bool:
     """Whether any table of ``tree`` sits inside a projection of some SELECT (a cheap test
     that keeps the token walk off the common path, where tables are only in FROM)."""
     for table in tree.find_all(exp.Table):
