@@ -277,10 +277,13 @@ class SessionObjects:
             self.replayed.pop(key, None)
             return OpResult(message=f"reset {word}{setting.name}")
         if setting.variable:  # a value may read Iceberg tables: SET VARIABLE top = (SELECT max(x) FROM ns.t)
-            select = "SELECT "
-            value, _ = resolve(parse_statement(select + self.expand(setting.value)), None, duck, None)
+            # read as a select item with an alias, which the rewrite leaves as written (an
+            # unaliased one would be given the name DuckDB heads its column with)
+            select, alias = "SELECT ", " AS value"
+            text = select + self.expand(setting.value) + alias
+            value, _ = resolve(parse_statement(text), None, duck, None)
             replayed: duck_objects.Replayed | None = duck_objects.set_variable(
-                duck, setting.name, value[len(select) :]
+                duck, setting.name, value[len(select) : -len(alias)]
             )
         else:
             replayed = duck_objects.apply_setting(duck, setting.name, setting.value)
