@@ -7,6 +7,7 @@ column with DuckDB's words, never with the text it rewrote the query into (``rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,3 +73,38 @@ def test_a_wrong_column_gets_duckdbs_candidates(peers: tuple[Any, Any], sql: str
         cur.execute(sql)
     assert candidates in str(got.value)
     assert "read_parquet" not in str(got.value) and '"c0"' not in str(got.value)
+
+
+def test_duckdbs_plan_names_the_users_columns(peers: tuple[Any, Any]) -> None:
+    """Files read by a ``schema = MAP`` (one lacks a column added later) and with deleted
+    rows: DuckDB's part of EXPLAIN shows the columns' names, not the scan's helpers."""
+    cur, _ = peers
+    cur.execute(
+        "CREATE TABLE shop.evolved (id bigint, customer string, amount decimal(10,2)) "
+        "TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')"
+    )
+    cur.execute("INSERT INTO shop.evolved SELECT * FROM shop.orders")
+    cur.execute("DELETE FROM shop.evolved WHERE id % 7 = 0")
+    cur.execute("ALTER TABLE shop.evolved ADD COLUMN note string")
+    cur.execute("INSERT INTO shop.evolved VALUES (100, 'c9', 50, 'late')")
+    cur.execute("EXPLAIN SELECT customer, note FROM shop.evolved WHERE amount > 3")
+    plan = "\n".join(r[0] for r in cur.fetchall())
+    duck = plan[plan.index("DuckDB plan:") :]
+    assert "customer" in duck and "amount" in duck
+    assert "__r" not in duck and not re.search(r"\bc\d+\b", duck)
+    cur.execute("SELECT customer, note FROM shop.evolved WHERE amount > 5 ORDER BY id")
+    assert cur.fetchall() == [("c0", None), ("c1", None), ("c9", "late")]  # ids 6, 13, 100
+
+
+def test_a_column_named_like_duckdbs_virtual_columns(peers: tuple[Any, Any]) -> None:
+    """A column called ``file_row_number`` next to deleted rows (which the scan finds by
+    DuckDB's virtual column of that name) keeps its own values."""
+    cur, _ = peers
+    cur.execute(
+        "CREATE TABLE shop.virtual (id int, file_row_number int, filename string) "
+        "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')"
+    )
+    cur.execute("INSERT INTO shop.virtual SELECT i, 100 - i, 'f' || i FROM range(10) r(i)")
+    cur.execute("DELETE FROM shop.virtual WHERE id IN (1, 2)")
+    cur.execute("SELECT * FROM shop.virtual WHERE file_row_number > 92 ORDER BY id")
+    assert cur.fetchall() == [(i, 100 - i, f"f{i}") for i in (0, 3, 4, 5, 6, 7)]

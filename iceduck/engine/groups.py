@@ -18,6 +18,7 @@ from typing import Any
 
 from iceduck.engine.deletes import KeyColumn, extract
 from iceduck.engine.layout import FileSchema, MappedField, apply_name_mapping, find, has_field_ids
+from iceduck.engine.plain_read import VIRTUAL_COLUMNS
 from iceduck.engine.projection import (
     FILE_INDEX,
     METADATA_COLUMNS,
@@ -27,11 +28,13 @@ from iceduck.engine.projection import (
     identity_literals,
     layout_read,
     metadata_expr,
+    output_names,
     per_file,
 )
-from iceduck.engine.types import default_literal, sql_literal
+from iceduck.engine.types import default_literal, quote_identifier, sql_literal
 from iceduck.errors import CorruptDataError
 from iceduck.scan.tasks import FileScanTask
+from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import LAST_UPDATED_SEQUENCE_NUMBER_ID, ROW_ID_ID, Schema
 from iceduck.spec.types import NestedField
 
@@ -73,6 +76,7 @@ class Grouper:
         self.spec = spec
         self.layouts = layouts
         self.mapping = mapping
+        self._names = read_names(spec.schema)
         self._reads: dict[Any, tuple[tuple[Entry, ...], bool]] = {}
 
     def group(self, tasks: Sequence[FileScanTask], with_positions: set[str]) -> list[Group]:
@@ -114,13 +118,14 @@ class Grouper:
         entries: dict[int, Entry] = {}
 
         def add(fid: int, f: NestedField) -> None:
+            column = self._names.get(fid, "")
             if layout is None:
-                entries[fid] = Entry(fid, fid, blind_read(f))
+                entries[fid] = Entry(fid, fid, blind_read(f), column)
                 return
             node = find(layout, fid)
             # files without ids are read by column name (a MAP's keys are all of one kind)
             key: int | str = node.name if by_name and node is not None else fid
-            entries[fid] = Entry(fid, key, layout_read(f, node, location))
+            entries[fid] = Entry(fid, key, layout_read(f, node, location), column)
 
         for f in self.spec.fields:
             if f.field_id in _LINEAGE:  # the file's own column; null means inherited
@@ -158,13 +163,25 @@ def number_equality_files(groups: Sequence[Group]) -> None:
             base += len(g.tasks)
 
 
+def read_names(schema: Schema) -> dict[int, str]:
+    """The name each top-level column is read under inside a scan: its SQL name
+    (:mod:`iceduck.spec.column_names`), unless DuckDB's virtual columns or iceduck's own
+    helper columns (``__...``) could take it; those keep ``__r<id>``."""
+    return {
+        fid: name
+        for fid, name in sql_names(schema.fields).items()
+        if name.lower() not in VIRTUAL_COLUMNS and not name.startswith("__")
+    }
+
+
 def select_items(group: Group, spec: ReadSpec, key_names: dict[int, str]) -> list[str]:
-    """The SELECT list of one group: ``c0, c1, ...`` in output order, then (files with
+    """The SELECT list of one group: the scan's columns under their SQL names, in output
+    order (every group alike: a UNION ALL takes its names from the first), then (files with
     equality deletes) ``__ord`` and the delete columns ``__k<id>``."""
     entries = {e.field_id: e for e in group.entries}
     items = []
-    for i, f in enumerate(spec.fields):
-        items.append(f"{column_expr(f, group, entries)} AS c{i}")
+    for f, name in zip(spec.fields, output_names(spec.schema, spec.fields), strict=True):
+        items.append(f"{column_expr(f, group, entries)} AS {quote_identifier(name)}")
     if group.has_equality:
         items.append(f"{FILE_INDEX} + {group.ordinal_base} AS __ord")
         for k in spec.keys:

@@ -91,7 +91,7 @@ def plain_columns(
 def plain_source(
     files: str, entries: Sequence[Entry], names: dict[int, str], options: str, virtual: bool
 ) -> str:
-    """``(SELECT <file column> AS __r<id>, ... FROM read_parquet(<files>, ...))``: the
+    """``(SELECT <file column> AS <read name>, ... FROM read_parquet(<files>, ...))``: the
     same internal names the MAP read gives (and, when ``virtual``, DuckDB's virtual
     columns), so the group's SELECT list is unchanged. DuckDB pushes filters and
     projections through the subquery into the Parquet scan."""

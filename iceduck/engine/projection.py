@@ -241,10 +241,14 @@ class Entry:
     field_id: int
     key: int | str
     read: ColumnRead
+    #: the column's name inside the group's read: the table's SQL name where nothing
+    #: shadows it (:func:`iceduck.engine.groups.read_names`), so the plans and filters
+    #: DuckDB prints name the user's columns; ``__r<id>`` otherwise
+    column: str = ""
 
     @property
     def name(self) -> str:
-        return f"__r{self.field_id}"
+        return self.column or f"__r{self.field_id}"
 
     @property
     def expr(self) -> str:

@@ -6,12 +6,14 @@ files with deletes applied; :func:`attach_scan` returns the same SELECT for spli
 statement as a derived table. The user's query keeps its WHERE clause, so DuckDB evaluates
 the residual filters itself (and pushes them into the Parquet scans).
 
-Shape of the SELECT::
+Shape of the SELECT (columns named by their SQL names inside every layer, so the plans and
+filters DuckDB prints speak of the user's columns; ``__r<id>`` only where a name would
+clash with DuckDB's virtual columns: :func:`iceduck.engine.groups.read_names`)::
 
-    SELECT c0 AS "id", c1 AS "data", ... FROM (
+    SELECT "id", "data", ... FROM (
         SELECT <columns> FROM read_parquet(getvariable('<name>__f0'), schema = MAP {...})
       UNION ALL                                                -- footers prove it: by name
-        SELECT <columns> FROM (SELECT "a" AS __r1, ... FROM read_parquet(...))
+        SELECT <columns> FROM (SELECT "a" AS "data", ... FROM read_parquet(...))
       UNION ALL                                                -- files with deleted rows:
         SELECT <columns> FROM read_parquet(...) WHERE NOT (file_row_number BETWEEN ...)
       UNION ALL                                                -- (or, when runs are many)
@@ -218,8 +220,7 @@ def scan_sql(
                 scan.variables.update(blobs)
             where = f" WHERE {ranges}"
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
-    out = output_names(plan.schema, fields)
-    columns = ", ".join(f"c{i} AS {quote_identifier(name)}" for i, name in enumerate(out))
+    columns = ", ".join(quote_identifier(name) for name in output_names(plan.schema, fields))
     union = " UNION ALL ".join(selects)
     return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
 
