@@ -14,7 +14,7 @@ import pytest
 
 import iceduck
 from iceduck.rest.auth import Authenticator
-from tests.rest.conftest import start_server
+from tests.support.rest import start_server
 
 pytestmark = pytest.mark.spark
 
