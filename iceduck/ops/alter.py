@@ -7,7 +7,7 @@ groups a statement's actions, applies them in Java's order and commits through
 :func:`iceduck.txn.commit.commit`.
 
 Spark 3.5 + Iceberg 1.10 behaviour it reproduces (metadata compared with a Spark-altered
-twin table in tests/ops/test_ddl_spark.py; the messages are Java's where it has one):
+twin table in tests/interop/test_ops_ddl_spark.py; the messages are Java's where it has one):
 
 * dropping a column the current partition spec or sort order uses is refused ("Cannot find
   source column for partition field" / "... for sort field");

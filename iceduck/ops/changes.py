@@ -14,7 +14,7 @@ statement's pieces become their requests:
 * Spark's WRITE clause replaces the sort order and sets ``write.distribution-mode``:
   ``range`` for ORDERED BY, ``hash`` for DISTRIBUTED BY PARTITION, ``none`` for UNORDERED,
   unchanged for LOCALLY ORDERED BY (Iceberg Spark's ``SetWriteDistributionAndOrdering``,
-  checked against Spark in tests/txn/test_evolution_spark.py).
+  checked against Spark in tests/interop/test_txn_evolution_spark.py).
 """
 
 from __future__ import annotations

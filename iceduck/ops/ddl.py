@@ -2,7 +2,7 @@
 REPLACE, REPLACE), DROP TABLE [PURGE], ALTER TABLE ... RENAME TO.
 
 Behaviour follows Spark 3.5 with Iceberg 1.10 on the shared JDBC catalog (checked in
-tests/ops/test_ddl_spark.py):
+tests/interop/test_ops_ddl_spark.py):
 
 * CREATE TABLE stores COMMENT as the ``comment`` property and consumes ``format-version``
   (Java's ``TableMetadata.newTableMetadata``); ``write.parquet.compression-codec=zstd`` is

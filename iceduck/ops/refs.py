@@ -1,7 +1,7 @@
 """Branches and tags: ALTER TABLE ... CREATE [OR REPLACE] / REPLACE / DROP BRANCH|TAG.
 
 Spark 3.5 + Iceberg 1.10 semantics (Java's ``SnapshotManager`` under Iceberg's Spark
-extensions, probed with Spark; tests/ops/test_refs.py, tests/ops/test_ddl_spark.py), with
+extensions, probed with Spark; tests/ops/test_refs.py, tests/interop/test_ops_ddl_spark.py), with
 Java's messages:
 
 * CREATE on a name that exists: "Ref b already exists"; with IF NOT EXISTS nothing at all

@@ -6,7 +6,7 @@ first, then descends into each field's type in order; a list numbers its element
 its key then its value, before descending. So ``a int, s struct<x, y struct<z>>,
 l array<struct<p>>, m map<string, struct<q>>`` gets a=1 s=2 l=3 m=4, x=5 y=6, z=7,
 element=8 p=9, key=10 value=11 q=12 (checked against a table Spark 3.5 / Iceberg 1.10
-created: tests/txn/test_builder_spark.py).
+created: tests/interop/test_txn_builder_spark.py).
 
 With a ``base`` schema (``CREATE OR REPLACE``, Java's ``buildReplacement``), a field whose
 full dotted name exists in the base keeps the base's id; only new names get fresh ids.

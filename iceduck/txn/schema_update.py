@@ -2,7 +2,7 @@
 
 Pure: a schema and :mod:`iceduck.txn.changes` requests in, a schema out. The rules are
 Iceberg Java 1.10's ``SchemaUpdate`` as Spark runs it, checked against Spark
-(tests/txn/test_schema_update*, tests/txn/test_evolution_spark.py):
+(tests/txn/test_schema_update*, tests/interop/test_txn_evolution_spark.py):
 
 * ADD COLUMN assigns the next id after ``last-column-id`` to the column, then ids to its
   nested fields ("Adding a new field assigns a new ID for that field and for any nested

@@ -30,6 +30,7 @@ from iceduck.errors import CommitConflictError, NotFoundError, StorageError, Use
 from iceduck.session import Session
 from tests.catalog.helpers import open_at_once
 from tests.catalog.test_catalog_writes import SCHEMA
+from tests.support.clock import wait_until
 from tests.support.postgres import PostgresServer
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'psycopg[binary]'")
@@ -217,6 +218,16 @@ class socket_port:
 # -- locking and lost connections ----------------------------------------------------------------
 
 
+def _waiting_for_a_lock(uri: str) -> int:
+    """How many sessions of the database wait for a lock (``pg_stat_activity``)."""
+    with psycopg.connect(uri, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def test_check_then_write_excludes_foreign_writers(postgres_database: str, tmp_path: Path) -> None:
     """While iceduck's write transaction runs, another engine's INSERT (Spark's, say) waits:
     LOCK TABLE ... SHARE ROW EXCLUSIVE excludes every writer, not only iceduck's."""
@@ -236,7 +247,7 @@ def test_check_then_write_excludes_foreign_writers(postgres_database: str, tmp_p
         assert catalog._store.namespace_properties(("ns",)) == {"exists": "true"}
         writer = threading.Thread(target=foreign_insert)
         writer.start()
-        time.sleep(0.5)
+        wait_until(lambda: _waiting_for_a_lock(postgres_database) > 0, 60, "the foreign INSERT never queued")
         assert inserted == []  # still waiting for our lock
         released = time.monotonic()
     writer.join(10)

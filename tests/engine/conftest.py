@@ -5,15 +5,20 @@ cached), which lets groups whose footers prove it be read plainly by name
 (:mod:`iceduck.engine.plain_read`); a first scan of a table of many small files stays
 *blind* (``schema = MAP`` by field id, no footer read). Both must return exactly the same
 rows, so the modules below run every test in both modes.
+
+``con`` is a bare DuckDB database of the engine (two threads), for the read tests that
+run the engine's SQL themselves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from iceduck.engine import read
+from iceduck.engine.connection import open_database
 
 BOTH_READ_MODES = frozenset(
     {
@@ -43,3 +48,10 @@ def read_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     if mode == "blind":
         monkeypatch.setattr(read, "PLAIN_READ_FOOTERS", -1)
     yield mode
+
+
+@pytest.fixture
+def con() -> Iterator[Any]:
+    database = open_database(threads=2)
+    yield database
+    database.close()

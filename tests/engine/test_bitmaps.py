@@ -14,7 +14,6 @@ import pytest
 import iceduck
 from iceduck.engine import bitmaps
 from iceduck.engine.bitmaps import bitmap_scans, segment_bitmap
-from iceduck.engine.connection import open_database
 from iceduck.engine.read import scan_sql
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.schema import Schema
@@ -25,13 +24,6 @@ SCHEMA = Schema((NestedField(1, "id", LongType()), NestedField(2, "name", String
 IDS = {"id": 1, "name": 2}
 #: rows per file: files of different sizes, some not a multiple of a byte or a segment
 SIZES = (1000, 777, 64, 1)
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 @pytest.fixture

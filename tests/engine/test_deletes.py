@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from iceduck.engine.connection import open_database
 from iceduck.engine.deletes import PositionCache, deleted_positions, derived, runs
 from iceduck.engine.read import register_scan, scan_sql
 from iceduck.errors import CorruptDataError
@@ -30,13 +29,6 @@ from tests.engine.helpers import (
 
 SCHEMA = Schema((NestedField(1, "id", LongType()), NestedField(2, "name", StringType())))
 IDS = {"id": 1, "name": 2}
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 def numbers(con: Any, path: Path, lo: int, hi: int) -> Path:

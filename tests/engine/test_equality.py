@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from iceduck.engine import bitmaps
-from iceduck.engine.connection import open_database
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.read import scan_sql
 from iceduck.scan.tasks import ScanPlan
@@ -22,13 +21,6 @@ from tests.engine.helpers import data_task, deletion_vectors, equality_delete_fi
 SCHEMA = Schema((NestedField(1, "id", LongType()), NestedField(2, "name", StringType())))
 IDS = {"id": 1, "name": 2}
 SIZE = 600
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 def data_file(con: Any, path: Path, base: int) -> Path:

@@ -8,7 +8,6 @@ from typing import Any
 import duckdb
 import pytest
 
-from iceduck.engine.connection import open_database
 from iceduck.engine.file_errors import (
     file_error,
     find_damaged,
@@ -28,13 +27,6 @@ from tests.support import faults
 
 SCHEMA = Schema((NestedField(1, "id", LongType()), NestedField(2, "name", StringType())))
 IDS = {"id": 1, "name": 2}
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 def numbers(con: Any, path: Path, n: int = 50) -> Path:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from iceduck.engine.connection import open_database
 from iceduck.engine.layout import PRIMITIVE, STRUCT, FileField
 from iceduck.engine.plain_read import canonical_type, needs_virtual_columns, plain_columns
 from iceduck.engine.projection import ColumnRead, Entry, blind_read
@@ -18,13 +17,6 @@ from iceduck.scan.tasks import ScanPlan
 from iceduck.spec.schema import POS_ID, Schema
 from iceduck.spec.types import DecimalType, IntegerType, LongType, NestedField, StringType
 from tests.engine.helpers import data_task, position_delete_file, read_rows, write_parquet
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 def F(fid: int, name: str, t: Any) -> NestedField:

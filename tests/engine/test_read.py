@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from iceduck.engine.connection import open_database
 from iceduck.engine.layout import LayoutCache
 from iceduck.engine.read import attach_scan, register_scan, scan_sql, scan_to_arrow, unregister_scan
 from iceduck.errors import CorruptDataError, UnsupportedError, UserError
@@ -35,13 +34,6 @@ from iceduck.spec.types import (
     UnknownType,
 )
 from tests.engine.helpers import data_task, read_rows, write_parquet
-
-
-@pytest.fixture
-def con() -> Any:
-    database = open_database(threads=2)
-    yield database
-    database.close()
 
 
 def F(fid: int, name: str, t: Any, **kw: Any) -> NestedField:

@@ -5,14 +5,11 @@ same in Spark, and SHOW CREATE TABLE / SHOW TBLPROPERTIES print what Spark print
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-import iceduck
 from iceduck.connection import Connection
 
 if TYPE_CHECKING:
@@ -21,14 +18,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 NS = "forms_spark"
-
-
-@pytest.fixture(scope="module")
-def con(spark: SparkSession, spark_warehouse_path: Path) -> Iterator[Connection]:
-    with iceduck.connect(spark_warehouse_path, "iceduck") as connection:
-        connection.execute(f"DROP NAMESPACE IF EXISTS {NS} CASCADE")
-        connection.execute(f"CREATE NAMESPACE {NS}")
-        yield connection
 
 
 def test_spark_reads_coerced_ctas_columns(spark: SparkSession, con: Connection) -> None:

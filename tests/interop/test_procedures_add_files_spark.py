@@ -9,7 +9,6 @@ and both report the same number of added files.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import iceduck
 from iceduck.connection import Connection
 
 if TYPE_CHECKING:
@@ -26,14 +24,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 NS = "procedures_add_files"
-
-
-@pytest.fixture(scope="module")
-def con(spark: SparkSession, spark_warehouse_path: Path) -> Iterator[Connection]:
-    with iceduck.connect(spark_warehouse_path, "iceduck") as connection:
-        connection.execute(f"DROP NAMESPACE IF EXISTS {NS} CASCADE")
-        connection.execute(f"CREATE NAMESPACE {NS}")
-        yield connection
 
 
 def write(path: Path, rows: dict[str, list[Any]]) -> None:

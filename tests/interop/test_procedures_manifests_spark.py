@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-import iceduck
 from iceduck.connection import Connection
 
 if TYPE_CHECKING:
@@ -29,14 +27,6 @@ pytestmark = pytest.mark.spark
 
 NS = "procedures_manifests"
 TARGET = 20000
-
-
-@pytest.fixture(scope="module")
-def con(spark: SparkSession, spark_warehouse_path: Path) -> Iterator[Connection]:
-    with iceduck.connect(spark_warehouse_path, "iceduck") as connection:
-        connection.execute(f"DROP NAMESPACE IF EXISTS {NS} CASCADE")
-        connection.execute(f"CREATE NAMESPACE {NS}")
-        yield connection
 
 
 def build(con: Connection, name: str, version: int) -> None:

@@ -11,13 +11,10 @@ already has iceduck's file returns that file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.formats.partition_stats_file import read_stats_file
@@ -31,14 +28,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 NS = "procedures_pstats"
-
-
-@pytest.fixture(scope="module")
-def con(spark: SparkSession, spark_warehouse_path: Path) -> Iterator[Connection]:
-    with iceduck.connect(spark_warehouse_path, "iceduck") as connection:
-        connection.execute(f"DROP NAMESPACE IF EXISTS {NS} CASCADE")
-        connection.execute(f"CREATE NAMESPACE {NS}")
-        yield connection
 
 
 def build(con: Connection, name: str, version: int) -> None:

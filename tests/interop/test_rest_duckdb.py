@@ -32,17 +32,12 @@ from iceduck.catalog.names import parse_table_identifier
 from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.rest.server import CatalogServer
 from iceduck.spec.table_metadata import TableMetadata
-from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, fresh_warehouse, served
+from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, served
 from tests.support.scenario_peers import REPO
 from tests.support.scenario_rows import Rows, arrow_rows, assert_same, iceduck_rows
 
 UNAVAILABLE = duckdb_rest_unavailable()
 pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")
-
-
-@pytest.fixture
-def warehouse(tmp_path: Path) -> Path:
-    return fresh_warehouse(tmp_path)
 
 
 @pytest.fixture

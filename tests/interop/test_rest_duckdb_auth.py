@@ -23,7 +23,7 @@ import pytest
 from iceduck.rest.auth import Authenticator
 from iceduck.rest.server import CatalogServer
 from tests.interop.test_rest_duckdb import iceduck_read, iceduck_values
-from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, fresh_warehouse, served
+from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, served
 from tests.support.scenario_peers import PeerError
 from tests.support.scenario_rows import arrow_rows, assert_same
 
@@ -32,11 +32,6 @@ pytestmark = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "
 
 TOKEN = "s3cret-t0ken"
 WRITES = ("CREATE SCHEMA r.a", "CREATE TABLE r.a.t (i INTEGER)", "INSERT INTO r.a.t VALUES (1), (2)")
-
-
-@pytest.fixture
-def warehouse(tmp_path: Path) -> Path:
-    return fresh_warehouse(tmp_path)
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ and a table at ``file:/...`` stores its files as ``file:/.../s=a%2Fb/f.parquet``
 folder is literally named ``s=a%2Fb``. iceduck used to percent-decode ``file:`` paths for
 its own I/O (and DuckDB did not), so every DELETE or UPDATE that read such a file failed
 with "data file does not exist". Spark writes ``file:`` locations whenever its warehouse is
-configured as a ``file:`` URI; the Spark side is tests/io/test_file_uri_spark.py.
+configured as a ``file:`` URI; the Spark side is tests/interop/test_io_file_uri_spark.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Fixtures of the DML tests: a fresh warehouse with iceduck and the DuckDB reference."""
+"""Fixtures of the operation tests: a fresh warehouse with iceduck and the DuckDB reference
+(``pair``), or iceduck alone with an empty namespace ``db`` (``con``; a module needing
+more defines its own)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import iceduck
+from iceduck.connection import Connection
 from tests.ops.harness import Pair
 
 #: (format version, row-level mode, partitioned)
@@ -24,6 +28,14 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
     p.run("CREATE NAMESPACE ns")
     yield p
     p.close()
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> Iterator[Connection]:
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    yield con
+    con.close()
 
 
 def create_events(pair: Pair, version: int, mode: str, partitioned: bool, name: str = "ns.t") -> str:

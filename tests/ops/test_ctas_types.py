@@ -4,7 +4,6 @@ rows against plain DuckDB casting the same query to the chosen types."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import iceduck
 from iceduck.catalog.base import TableIdentifier
 from iceduck.connection import Connection
 from iceduck.errors import UnsupportedError, UserError
@@ -32,14 +30,6 @@ from iceduck.spec.types import (
     TimestamptzType,
     TimeType,
 )
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    c = iceduck.connect(tmp_path / "wh")
-    c.execute("CREATE NAMESPACE db")
-    yield c
-    c.close()
 
 
 def _types(con: Connection, table: str = "t") -> dict[str, IcebergType]:

@@ -104,7 +104,7 @@ def test_create_table_metadata(session: Session) -> None:
     assert m.format_version == 1
     assert m.properties == {"k": "v", "comment": "hello", "write.parquet.compression-codec": "zstd"}
     schema = m.schema()
-    # Java's assignFreshIds order, as Spark assigns them (tests/ops/test_ddl_spark.py)
+    # Java's assignFreshIds order, as Spark assigns them (tests/interop/test_ops_ddl_spark.py)
     ids = {n: schema.find_field(n).field_id for n in ("a", "s", "l", "m", "ts", "s.x", "s.y", "l.element")}
     assert ids == {"a": 1, "s": 2, "l": 3, "m": 4, "ts": 5, "s.x": 6, "s.y": 7, "l.element": 8}
     assert schema.find_field("l.element.p").field_id == 9

@@ -4,12 +4,10 @@ odd value written by another engine stays readable and alterable."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-import iceduck
 from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.connection import Connection
 from iceduck.errors import ValidationError
@@ -18,14 +16,6 @@ from iceduck.txn.commit import PendingCommit, commit
 
 BAD = "TBLPROPERTIES ('write.target-file-size-bytes'='-5')"
 REFUSED = r"'write.target-file-size-bytes' must be a positive integer .* not '-5'"
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    c = iceduck.connect(tmp_path / "wh")
-    c.execute("CREATE NAMESPACE db")
-    yield c
-    c.close()
 
 
 def _files(con: Connection) -> list[Path]:

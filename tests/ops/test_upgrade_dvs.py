@@ -4,7 +4,6 @@ replace leave the snapshot exactly when every data file they hold deletes for ha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,6 @@ from iceduck.ops import row_changes
 from tests.ops.procedures.test_rewrite_data_files_concurrency import before_commit
 
 MOR = ", ".join(f"'write.{op}.mode' = 'merge-on-read'" for op in ("delete", "update", "merge"))
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def rows(con: Connection) -> list[tuple[object, ...]]:

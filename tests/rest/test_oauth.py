@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -19,6 +18,7 @@ import iceduck
 from iceduck.rest.auth import Authenticator
 from iceduck.rest.server import CatalogServer
 from tests.rest.conftest import Reply, RestClient, start_server
+from tests.support.clock import SteppedClock
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -149,12 +149,13 @@ def test_token_exchange_refreshes_a_valid_token(oauth_server: CatalogServer) -> 
 
 
 def test_an_expired_token_is_refused_then_replaced(warehouse: Path) -> None:
-    served = start_server(warehouse, auth=Authenticator(credentials={"app": "s3cret"}, ttl=1))
+    clock = SteppedClock()
+    served = start_server(warehouse, auth=Authenticator(credentials={"app": "s3cret"}, ttl=1, clock=clock))
     try:
         token = new_token(served)
         client = RestClient(served.url, token=token)
         assert client.get("/v1/namespaces").status == 200
-        time.sleep(1.2)
+        clock.advance(1.2)
         expired = client.get("/v1/namespaces")
         assert expired.status == 401
         assert "expired" in expired.body["error"]["message"]
@@ -197,11 +198,12 @@ def test_pyiceberg_logs_in_with_client_credentials(oauth_server: CatalogServer) 
 
 
 def test_pyiceberg_gets_a_new_token_when_its_token_expired(warehouse: Path) -> None:
-    served = start_server(warehouse, auth=Authenticator(credentials={"app": "s3cret"}, ttl=1))
+    clock = SteppedClock()
+    served = start_server(warehouse, auth=Authenticator(credentials={"app": "s3cret"}, ttl=1, clock=clock))
     try:
         catalog = rest.RestCatalog("oauth", uri=served.url, credential="app:s3cret")
         catalog.create_namespace("before")
-        time.sleep(1.2)  # its token expired: the server answers 401, PyIceberg refreshes and retries
+        clock.advance(1.2)  # its token expired: the server answers 401, PyIceberg refreshes and retries
         catalog.create_namespace("after")
         assert catalog.list_namespaces() == [("after",), ("before",)]
     finally:

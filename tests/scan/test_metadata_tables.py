@@ -1,6 +1,6 @@
 """Metadata tables over small in-memory tables: the rules of Iceberg Java 1.10 one by one.
 
-The Spark comparison (``test_metadata_tables_spark.py``) covers what Spark-written tables
+The Spark comparison (``tests/interop/test_scan_metadata_tables_spark.py``) covers what Spark-written tables
 contain; these tests pin the cases those tables do not reach: rollbacks and expired
 snapshots, v1 ``void`` partition fields, dropped partition sources, files of several specs
 sharing projected values, NaN partition values, promoted bounds, UUIDs, manifests shared

@@ -1,7 +1,7 @@
 """Stress: random partition values of any length and precision.
 
 Not collected by pytest (bounded versions run in CI: tests/engine/test_partition_values.py
-and tests/engine/test_partition_values_spark.py). Run from the repository root::
+and tests/interop/test_engine_partition_values_spark.py). Run from the repository root::
 
     python3 tests/stress/stress_partition_values.py [--trials N] [--seed S] [--dir PATH]
 

@@ -49,7 +49,7 @@ NESTED_INPUT = Schema(
     ),
     identifier_field_ids=(113,),
 )
-#: the ids Spark 3.5 / Iceberg 1.10 gave this very CREATE TABLE (see test_builder_spark.py,
+#: the ids Spark 3.5 / Iceberg 1.10 gave this very CREATE TABLE (see tests/interop/test_txn_builder_spark.py,
 #: which checks it live): a struct's own fields first, then each field's type in order
 SPARK_IDS = {
     "a": 1, "s": 2, "l": 3, "m": 4, "b": 5, "mm": 6, "s.x": 7, "s.y": 8, "s.y.z": 9,

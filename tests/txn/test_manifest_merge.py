@@ -1,6 +1,6 @@
 """Manifest merging on commit (iceduck.txn.manifest_merge), checked on real tables written
 by the snapshot producer and read back through the planner; Spark comparison in
-test_manifest_merge_spark.py."""
+tests/interop/test_txn_manifest_merge_spark.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Schema evolution rules (iceduck.txn.schema_update), without Spark; the same cases are
-compared with Spark's results in test_evolution_spark.py. Most cases are ALTER TABLE
+compared with Spark's results in tests/interop/test_txn_evolution_spark.py. Most cases are ALTER TABLE
 statements, translated into change requests as the ALTER TABLE operation does
 (iceduck.ops.changes); the others build the requests directly."""
 

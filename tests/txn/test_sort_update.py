@@ -1,6 +1,6 @@
 """Sort orders from WRITE ORDERED BY terms (iceduck.txn.sort_update), translated as the
 ALTER TABLE operation does (iceduck.ops.changes); Spark's results for the same statements
-are in test_evolution_spark.py."""
+are in tests/interop/test_txn_evolution_spark.py."""
 
 from __future__ import annotations
 

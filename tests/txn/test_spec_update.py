@@ -1,5 +1,5 @@
 """Partition specs from CREATE terms and ALTER partition evolution (iceduck.txn.spec_update),
-without Spark; Spark's results for the same statements are in test_evolution_spark.py.
+without Spark; Spark's results for the same statements are in tests/interop/test_txn_evolution_spark.py.
 Statements are translated into change requests as the operations do (iceduck.ops.changes)."""
 
 from __future__ import annotations

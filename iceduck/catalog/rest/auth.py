@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from iceduck.catalog.rest.http import Transport
 from iceduck.errors import UserError
@@ -37,9 +37,16 @@ MAX_REFRESH_WINDOW_S = 300.0
 
 
 class Auth:
-    """The ``Authorization`` header of a catalog's requests, fetched and refreshed."""
+    """The ``Authorization`` header of a catalog's requests, fetched and refreshed.
 
-    def __init__(self, catalog_uri: str, properties: Mapping[str, str]) -> None:
+    ``clock`` (seconds, only moving forward) says when a token is due for its refresh;
+    tests set one they advance instead of waiting out a token's ``expires_in``.
+    """
+
+    def __init__(
+        self, catalog_uri: str, properties: Mapping[str, str], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.clock = clock
         self.catalog_uri = catalog_uri.rstrip("/")
         self._token: str | None = properties.get(TOKEN) or None
         self._credential = properties.get(CREDENTIAL) or None
@@ -59,7 +66,7 @@ class Auth:
         current one is about to expire."""
         with self._lock:
             if self._credential is not None and (
-                self._token is None or (self._refresh_at is not None and time.monotonic() >= self._refresh_at)
+                self._token is None or (self._refresh_at is not None and self.clock() >= self._refresh_at)
             ):
                 self._fetch()
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}
@@ -87,7 +94,7 @@ class Auth:
             form["client_secret"] = client_id
         if self._transport is None:
             self._transport = Transport(self.token_uri, self._properties)
-        started = time.monotonic()
+        started = self.clock()
         reply = self._transport.request("POST", "", form=form)
         body = reply.body if isinstance(reply.body, dict) else {}
         if reply.status != 200:

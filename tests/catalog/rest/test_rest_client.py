@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import socket
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from iceduck.spec.types import LongType, NestedField
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from tests.catalog.rest.conftest import TOKEN, Served, serve
 from tests.support import faults
+from tests.support.clock import wait_until
 from tests.support.rest import RestClient
 
 T = TableIdentifier(("db",), "t")
@@ -224,11 +224,11 @@ def test_a_commit_without_an_answer_is_unknown_and_kept(served: Served) -> None:
     with pytest.raises(CommitStateUnknownError, match="may or may not have landed"):
         catalog.commit_table(base, builder.build())
     catalog.transport.socket_timeout = 30
-    for _ in range(100):  # the server finishes the commit on its own
-        if catalog.load_table(T).metadata.properties.get("landed") == "yes":
-            break
-        time.sleep(0.05)
-    assert catalog.load_table(T).metadata.properties["landed"] == "yes"
+    wait_until(  # the server finishes the commit on its own
+        lambda: catalog.load_table(T).metadata.properties.get("landed") == "yes",
+        60,
+        "the commit the client gave up on never landed",
+    )
 
 
 def test_two_clients_commit_at_once_and_nothing_is_lost(served: Served) -> None:

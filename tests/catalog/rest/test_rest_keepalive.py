@@ -6,7 +6,6 @@ is sent -- a commit is never sent on a dead connection, where its outcome would 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,17 +26,24 @@ IDLE_TIMEOUT_S = 0.3
 
 class _KeepAliveHandler(_Handler):
     """The server's handler with HTTP/1.1 persistent connections, closing one idle for
-    :data:`IDLE_TIMEOUT_S` (``StreamRequestHandler.timeout``)."""
+    :data:`IDLE_TIMEOUT_S` (``StreamRequestHandler.timeout``); :attr:`closed` is released
+    each time it has closed one, so a test waits for that instead of sleeping."""
 
     protocol_version = "HTTP/1.1"
     timeout = IDLE_TIMEOUT_S
     connections = 0
     lock = threading.Lock()
+    closed = threading.Semaphore(0)
 
     def setup(self) -> None:
         with _KeepAliveHandler.lock:
             _KeepAliveHandler.connections += 1
         super().setup()
+
+    def finish(self) -> None:
+        super().finish()
+        self.request.close()  # closed now, not after this returns: the client sees it closed
+        _KeepAliveHandler.closed.release()
 
 
 @pytest.fixture
@@ -45,6 +51,7 @@ def keep_alive(tmp_path: Path) -> Iterator[CatalogServer]:
     running = serve(tmp_path)
     running.server.RequestHandlerClass = _KeepAliveHandler
     _KeepAliveHandler.connections = 0
+    _KeepAliveHandler.closed = threading.Semaphore(0)
     yield running.server
     running.server.stop()
 
@@ -59,10 +66,10 @@ def test_requests_reuse_a_connection_and_survive_the_server_closing_it(keep_aliv
     for _ in range(10):
         assert catalog.table_exists(ident)
     assert _KeepAliveHandler.connections == 1  # config, creates and ten HEADs on one connection
-    time.sleep(IDLE_TIMEOUT_S * 3)  # the server closes the idle connection
+    assert _KeepAliveHandler.closed.acquire(timeout=60)  # the server closed the idle connection
     base = catalog.load_table(ident)
     assert _KeepAliveHandler.connections == 2
-    time.sleep(IDLE_TIMEOUT_S * 3)
+    assert _KeepAliveHandler.closed.acquire(timeout=60)
     builder = MetadataBuilder(base.metadata)
     builder.set_properties({"after": "idle"})
     committed = catalog.commit_table(base, builder.build())  # sent on a fresh connection

@@ -1,11 +1,10 @@
 """OAuth2 client credentials against ``iceduck serve``'s token endpoint: the client logs in
-with ``credential``, fetches a new token before the old one expires (a 2-second TTL), fetches
-one again after a 401 (tokens the server forgot, as after its restart), and a wrong secret is
-one clear error that never shows it."""
+with ``credential``, fetches a new token before the old one expires (a 2-second TTL, on a
+clock the tests advance), fetches one again after a 401 (tokens the server forgot, as after
+its restart), and a wrong secret is one clear error that never shows it."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from iceduck.catalog.rest.catalog import RestCatalog
 from iceduck.rest.auth import Authenticator
 from iceduck.rest.server import CatalogServer
 from tests.support.cli import one_error_line, run_iceduck
+from tests.support.clock import SteppedClock
 from tests.support.rest import start_server
 
 CREDENTIAL = "etl:s3cret-value"
@@ -23,28 +23,44 @@ TTL_S = 2
 
 
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[CatalogServer]:
+def clock() -> SteppedClock:
+    """The time of the server's token lifetimes and of the client's refresh."""
+    return SteppedClock()
+
+
+@pytest.fixture
+def oauth_server(tmp_path: Path, clock: SteppedClock) -> Iterator[CatalogServer]:
     warehouse = tmp_path / "served"
     warehouse.mkdir()
-    server = start_server(warehouse, auth=Authenticator(credentials={"etl": "s3cret-value"}, ttl=TTL_S))
+    auth = Authenticator(credentials={"etl": "s3cret-value"}, ttl=TTL_S, clock=clock)
+    server = start_server(warehouse, auth=auth)
     yield server
     server.stop()
 
 
-def _token(con: iceduck.Connection) -> str | None:
+def _catalog(con: iceduck.Connection) -> RestCatalog:
     catalog = con.session.catalog
     assert isinstance(catalog, RestCatalog)
-    return catalog.auth.headers().get("Authorization")
+    return catalog
 
 
-def test_client_credentials_log_in_and_refresh_before_expiry(oauth_server: CatalogServer) -> None:
+def _token(con: iceduck.Connection) -> str | None:
+    return _catalog(con).auth.headers().get("Authorization")
+
+
+def test_client_credentials_log_in_and_refresh_before_expiry(
+    oauth_server: CatalogServer, clock: SteppedClock
+) -> None:
     con = iceduck.connect(catalog_uri=oauth_server.url, properties={"credential": CREDENTIAL})
+    auth = _catalog(con).auth
+    auth.clock = clock
+    auth.refresh(auth.headers())  # a token whose refresh is due on ``clock`` from here on
     cur = con.cursor()
     cur.execute("CREATE NAMESPACE o")
     cur.execute("CREATE TABLE o.t (id bigint)")
     cur.execute("INSERT INTO o.t VALUES (1)")
     first = _token(con)
-    time.sleep(TTL_S + 0.5)  # the first token has expired on the server
+    clock.advance(TTL_S + 0.5)  # the first token has expired on the server
     second = _token(con)  # what the next request sends: fetched before any request is refused
     assert second != first
     cur.execute("INSERT INTO o.t VALUES (2)")

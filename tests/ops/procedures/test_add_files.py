@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,6 @@ from iceduck.ops.procedures import add_files as add_files_module
 from tests.support.faults import FaultUnavailable, add_equality_deletes, read_only
 
 VERSIONS = [2, 3]
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def write(path: Path, rows: dict[str, list[Any]], ids: dict[str, int] | None = None) -> Path:

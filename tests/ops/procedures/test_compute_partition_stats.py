@@ -9,7 +9,6 @@ import datetime
 import decimal
 import os
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +28,6 @@ from tests.support.faults import add_equality_deletes
 
 REQUIRED_V2 = {1, 2, 3, 4, 5}
 REQUIRED_V3 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13}
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def make_table(con: Connection, version: int) -> None:

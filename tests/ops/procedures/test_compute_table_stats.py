@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +30,6 @@ from tests.ops.procedures.expire_support import disk_files, referenced_files, sn
 from tests.support.faults import add_equality_deletes
 
 COLUMNS = ["id", "n", "s", "d", "dt", "ts", "tz", "f", "b", "bin", "u", "fx"]
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def make_table(con: Connection, version: int) -> None:

@@ -5,7 +5,6 @@ metadata still references, and every retained snapshot reads as before."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,14 +21,6 @@ from tests.ops.procedures.expire_support import (
     table_dir,
 )
 from tests.support.faults import add_equality_deletes
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def make_table(con: Connection, version: int) -> None:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,6 @@ from tests.ops.procedures.expire_support import (
     table_dir,
 )
 from tests.support.faults import add_equality_deletes
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def location(con: Connection, name: str = "t") -> Path:

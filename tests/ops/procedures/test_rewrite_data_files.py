@@ -6,8 +6,6 @@ never change a row (v3: nor its ``_row_id``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,14 +19,6 @@ PARTITIONING = {
     "bucket": "PARTITIONED BY (bucket(3, id))",
     "unpartitioned": "",
 }
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def make_table(

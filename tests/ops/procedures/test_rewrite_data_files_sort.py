@@ -5,24 +5,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
-import iceduck
 from iceduck.connection import Connection
 from iceduck.io.fileio import to_local_path
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def table_rows(con: Connection) -> list[tuple[Any, ...]]:

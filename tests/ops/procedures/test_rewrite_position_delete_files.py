@@ -6,7 +6,6 @@ position delete files into deletion vectors."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,6 @@ import iceduck
 from iceduck.connection import Connection
 from iceduck.ops.procedures import position_deletes_v3
 from tests.ops.procedures.test_rewrite_data_files_concurrency import before_commit
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[Connection]:
-    con = iceduck.connect(tmp_path / "wh")
-    con.execute("CREATE NAMESPACE db")
-    yield con
-    con.close()
 
 
 def build(con: Connection, version: int = 2) -> None:

@@ -6,7 +6,7 @@ out, by token exchange); iceduck reads what it wrote."""
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,8 @@ import pytest
 
 import iceduck
 from iceduck.rest.auth import Authenticator
-from tests.rest.conftest import start_server
+from tests.support.clock import wait_until
+from tests.support.rest import start_server
 
 pytestmark = pytest.mark.spark
 
@@ -33,6 +34,19 @@ def _rest_client_missing(spark: Any) -> str | None:
     return None
 
 
+@dataclass
+class _KeepsTokens(Authenticator):
+    """The server's authenticator, keeping the tokens it issued in order (so that the test
+    can tell when Spark's first one expired)."""
+
+    tokens: list[str] = field(default_factory=list)
+
+    def issue(self) -> str:
+        token = super().issue()
+        self.tokens.append(token)
+        return token
+
+
 def test_spark_logs_in_and_refreshes_its_token(
     spark: Any, warehouse: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -40,7 +54,8 @@ def test_spark_logs_in_and_refreshes_its_token(
     if why is not None:
         pytest.skip(why)
     caplog.set_level(logging.INFO, logger="iceduck.rest")  # the server's access log
-    served = start_server(warehouse, auth=Authenticator(credentials={"spark": "pw"}, ttl=TTL_SECONDS))
+    auth = _KeepsTokens(credentials={"spark": "pw"}, ttl=TTL_SECONDS)
+    served = start_server(warehouse, auth=auth)
     name = "oauth_rest"
     try:
         for key, value in {
@@ -54,7 +69,9 @@ def test_spark_logs_in_and_refreshes_its_token(
         spark.sql(f"CREATE NAMESPACE {name}.sp")
         spark.sql(f"CREATE TABLE {name}.sp.t (id bigint) USING iceberg")
         spark.sql(f"INSERT INTO {name}.sp.t VALUES (1), (2)")
-        time.sleep(TTL_SECONDS + 2)  # the first token expired meanwhile
+        # Java refreshes on the JVM's clock, which no test can advance: wait (bounded) until
+        # the server no longer takes Spark's first token, then write with what Spark has now
+        wait_until(lambda: not auth.valid(auth.tokens[0]), TTL_SECONDS * 20, "the first token never expired")
         spark.sql(f"INSERT INTO {name}.sp.t VALUES (3)")
         assert sorted(r[0] for r in spark.sql(f"SELECT id FROM {name}.sp.t").collect()) == [1, 2, 3]
         access = [r.getMessage() for r in caplog.records]
