@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from iceduck.catalog.open import open_catalog, warehouse_location
-from iceduck.rest.context import ServeContext
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.context import ServeContext
+from iceduck.serve.server import CatalogServer
 from tests.support.rest_spark import attach
 from tests.support.spark_session import spark_session, stop_spark_session
 

@@ -28,7 +28,7 @@ from iceduck.dbapi import (
     paramstyle,
     threadsafety,
 )
-from iceduck.spark import spark_conf
+from iceduck.spark.conf import spark_conf
 from iceduck.version import __version__
 
 __all__ = [

@@ -9,7 +9,7 @@
     iceduck --catalog postgresql://me@pg/lake --warehouse s3://lake/wh -p s3.endpoint=http://...
     iceduck --catalog http://catalog:8181 -p token=...   # an Iceberg REST catalog (no warehouse needed)
     iceduck                                   # the lake of ~/.iceduck/config.toml, if there is one
-    iceduck serve [WAREHOUSE] --port 8181     # serve it as an Iceberg REST catalog (iceduck.rest.serve)
+    iceduck serve [WAREHOUSE] --port 8181     # serve it as an Iceberg REST catalog (iceduck.serve.serve)
 
 ``--catalog`` takes a catalog URI (``scheme://...``, ``jdbc:...``, ``sqlite:...``) or, as
 before, a catalog name (also ``--catalog-name``). Without a warehouse or a catalog URI on the
@@ -92,7 +92,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
-        from iceduck.rest.serve import main as serve
+        from iceduck.serve.serve import main as serve
 
         return serve(arguments[1:])
     args = parser().parse_args(arguments)

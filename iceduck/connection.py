@@ -1,4 +1,4 @@
-"""``iceduck.connect``: PEP 249 connections and cursors over a :class:`~iceduck.session.Session`.
+"""``iceduck.connect``: PEP 249 connections and cursors over a :class:`~iceduck.session.session.Session`.
 
 ::
 
@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from iceduck import dbapi
 from iceduck.dbapi import InterfaceError, ProgrammingError, dbapi_error
 from iceduck.errors import IceduckError
-from iceduck.python_scope import PythonScope, Registry
+from iceduck.session.caller_scope import PythonScope, Registry
 
 if TYPE_CHECKING:
-    from iceduck.session import Result, Session
+    from iceduck.session.session import Result, Session
 
 T = TypeVar("T")
 Parameters = Sequence[Any] | dict[str, Any] | None
@@ -97,7 +97,7 @@ def connect(
     # Imported here, not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
     # for tools that only need the module globals, such as ``iceduck --help``.
     from iceduck.config import resolve_lake
-    from iceduck.session import Session
+    from iceduck.session.session import Session
 
     lake = _call(lambda: resolve_lake(warehouse, catalog_uri, catalog, catalog_type, properties))
     session = _call(
@@ -134,7 +134,7 @@ def _call(fn: Callable[[], T]) -> T:
     except Exception as e:
         # not at the top: ``import iceduck`` stays cheap (no DuckDB, no sqlglot)
         from iceduck.engine.errors import is_duckdb_error
-        from iceduck.result import python_error
+        from iceduck.session.result import python_error
 
         if is_duckdb_error(e):
             raise dbapi_error(e) from e
@@ -342,7 +342,7 @@ class Cursor:
     def execute(self, sql: str, parameters: Parameters = None) -> Cursor:
         """Run ``sql``. A one-part name that is no Iceberg table may read a DataFrame or
         Arrow object: one registered on this cursor or its connection, or a variable of the
-        calling code (see :mod:`iceduck.python_scope`); a parameter may be a table (``FROM ?``)."""
+        calling code (see :mod:`iceduck.session.caller_scope`); a parameter may be a table (``FROM ?``)."""
         self._check_open()
         self._release()
         scope = PythonScope.of_caller([self._registry])  # held for this statement only
@@ -366,13 +366,13 @@ class Cursor:
         """Run ``sql`` once per parameter set; ``rowcount`` is the total of rows changed.
 
         ``INSERT INTO t [(cols)] VALUES (?, ...)`` over many rows runs as *one* INSERT, so
-        the batch is one Iceberg commit (see :mod:`iceduck.batch_insert`); any other
+        the batch is one Iceberg commit (see :mod:`iceduck.session.batch_insert`); any other
         statement runs once per parameter set, inside one transaction, so the batch is still
         one commit (all parameter sets or none) -- in autocommit mode a transaction of its
         own, otherwise the connection's open one. A statement that commits by itself (DDL)
         still does, each time.
         """
-        from iceduck.batch_insert import batch_insert
+        from iceduck.session.batch_insert import batch_insert
 
         self._check_open()
         self._release()

@@ -10,7 +10,7 @@ import pytest
 
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.connection import Connection
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.shell.core import Shell
 from iceduck.shell.repl import banner
 from iceduck.shell.state import Settings

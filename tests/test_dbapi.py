@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import iceduck
-from iceduck.batch_insert import batch_insert
 from iceduck.connection import Connection
 from iceduck.errors import NotFoundError, UserError
+from iceduck.session.batch_insert import batch_insert
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import pytest
 
 import iceduck
 from iceduck import dbapi, errors
-from iceduck.result import statement_errors
+from iceduck.session.result import statement_errors
 from tests.support import faults
 
 T = TypeVar("T")

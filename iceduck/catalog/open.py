@@ -7,7 +7,7 @@
 * ``postgresql://``, ``postgres://``, ``jdbc:postgresql://``: Iceberg's JDBC catalog in
   PostgreSQL (:class:`iceduck.catalog.postgres.PostgresCatalog`).
 * ``sqlite:///...``, ``jdbc:sqlite:...``: the same layout in a SQLite file anywhere.
-* ``http(s)://``: an Iceberg REST catalog (:class:`iceduck.catalog.rest.catalog.RestCatalog`).
+* ``http(s)://``: an Iceberg REST catalog (:class:`iceduck.catalog.rest_client.catalog.RestCatalog`).
   The server owns the locations, so no warehouse is needed; one given is sent as the
   ``warehouse`` property (the config request's ``warehouse`` parameter: "Warehouse location
   or identifier to request from the service"), and it may be a name rather than a location.
@@ -94,7 +94,7 @@ def open_catalog(
     if parsed is not None and kind == "hadoop":
         raise UserError("a Hadoop catalog is the warehouse folder itself: it takes no catalog URI")
     if parsed is not None and parsed.kind == REST:
-        from iceduck.catalog.rest.catalog import RestCatalog
+        from iceduck.catalog.rest_client.catalog import RestCatalog
 
         given = lake_warehouse(warehouse, parsed.uri)
         if given:

@@ -12,7 +12,7 @@ A team's catalog is named by the URI its other clients already use, in any of th
   reads it, so ``sqlite:////abs/catalog.db`` (four slashes) is absolute and
   ``sqlite:///catalog.db`` relative to the current folder -- and Spark's (the xerial
   driver's) ``jdbc:sqlite:<path>``, ``jdbc:sqlite:file:<path>``.
-* REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest`),
+* REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest_client`),
   the URI its other clients set as ``uri`` (``http://host:8181``, or with a path prefix).
 
 Parsing only: no driver is imported here, so a wrong URI is one clear error before anything

@@ -76,7 +76,7 @@ def find(schema: FileSchema, field_id: int) -> FileField | None:
 class LayoutCache:
     """File schemas by path, least recently used dropped first (data files are immutable).
 
-    Each session owns one (:class:`~iceduck.session.Session` passes it to every scan it
+    Each session owns one (:class:`~iceduck.session.session.Session` passes it to every scan it
     attaches) and uses it from several cursors at once: the underlying
     :class:`~iceduck.lru.LRUCache` locks."""
 

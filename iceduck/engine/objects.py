@@ -1,6 +1,6 @@
 """Python objects (DataFrames, Arrow tables and streams) made readable on a statement's cursor.
 
-The session finds the objects a statement names (:mod:`iceduck.python_scope`); this module
+The session finds the objects a statement names (:mod:`iceduck.session.caller_scope`); this module
 is the DuckDB side: registering one under a name of the statement's cursor (DuckDB's
 ``register``, a temporary view over a replacement scan of the object), forgetting it, and
 telling whether a one-part name is already a DuckDB table or view there (which then wins

@@ -1,6 +1,6 @@
 """The rows of one statement, read from the DuckDB cursor that ran it.
 
-:class:`StatementRows` is what the user-facing :class:`~iceduck.result.Result` holds: every
+:class:`StatementRows` is what the user-facing :class:`~iceduck.session.result.Result` holds: every
 fetch goes through :func:`~iceduck.engine.errors.duckdb_call` with the statement's cursor,
 so a failure while rows stream (a damaged file met half-way, an interrupt) reaches the
 user as one of iceduck's kinds, naming the file at fault.

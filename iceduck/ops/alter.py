@@ -2,7 +2,7 @@
 
 One statement is one metadata commit. The pure rules live in :mod:`iceduck.txn`
 (``schema_update``, ``spec_update``, ``sort_update``, the ``MetadataBuilder``), which take
-change requests, not statements (:mod:`iceduck.ops.changes` translates); this module
+change requests, not statements (:mod:`iceduck.ops.alter_requests` translates); this module
 groups a statement's actions, applies them in Java's order and commits through
 :func:`iceduck.txn.commit.commit`.
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from iceduck.catalog.base import LoadedTable
 from iceduck.catalog.locations import check_path_properties
 from iceduck.errors import CommitConflictError, UserError
-from iceduck.ops.changes import (
+from iceduck.ops.alter_requests import (
     SCHEMA_ACTIONS,
     SPEC_ACTIONS,
     distribution_mode,

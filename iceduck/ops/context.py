@@ -93,12 +93,12 @@ class OpContext:
     new_identifier: Callable[[tuple[str, ...]], TableIdentifier]
     #: write-audit-publish: where the session's writes go (:mod:`iceduck.ops.wap`)
     wap: WapSettings = WapSettings()
-    #: ``SET iceduck.pruning = false`` (:mod:`iceduck.session_objects`): a condition prunes
+    #: ``SET iceduck.pruning = false`` (:mod:`iceduck.session.own_objects`): a condition prunes
     #: no file and settles none from metadata; every row is tested by DuckDB
     pruning: bool = True
 
     #: how far a long operation (a ``CALL`` procedure) is, in percent: the session's
-    #: :meth:`~iceduck.session.Session.progress`, which the shell shows as a progress bar
+    #: :meth:`~iceduck.session.session.Session.progress`, which the shell shows as a progress bar
     report_progress: Callable[[float], None] = lambda percent: None
 
     def now_ms(self) -> int:

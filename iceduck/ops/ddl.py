@@ -35,7 +35,7 @@ from iceduck.catalog.names import check_namespace, check_new_table, namespace_di
 from iceduck.engine.result_types import query_columns
 from iceduck.engine.write import write_data_files
 from iceduck.errors import AlreadyExistsError, CommitConflictError, NotFoundError, UserError, ValidationError
-from iceduck.ops.changes import partition_terms, sort_terms
+from iceduck.ops.alter_requests import partition_terms, sort_terms
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
 from iceduck.ops.rows import params_for

@@ -10,7 +10,7 @@ settings change nothing):
   ``cherrypick_snapshot``) applies it; audit it with ``VERSION AS OF <snapshot id>``;
 * with a WAP branch, writes to the table go to that branch (created from main by the
   first write), and reads of the table read the branch once it exists
-  (:mod:`iceduck.sources`); ``fast_forward(table, 'main', branch)`` publishes it.
+  (:mod:`iceduck.session.iceberg_sources`); ``fast_forward(table, 'main', branch)`` publishes it.
 
 Both at once is refused, as is naming another branch in a write ("Cannot set both WAP ID
 and branch", "Cannot write to both branch and WAP branch": Java's messages).

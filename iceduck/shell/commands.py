@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.errors import NotFoundError, UserError
-from iceduck.resolution import not_found_message, resolve_table_name
+from iceduck.session.name_resolution import not_found_message, resolve_table_name
 from iceduck.shell.render import MODES
 from iceduck.sql.describe import default_sql
 from iceduck.sql.explain import snapshot_ndv

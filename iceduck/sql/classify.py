@@ -23,7 +23,7 @@ the text, so each statement is parsed by exactly one parser:
   other kinds are refused by name (``SET is not supported yet``).
 
 The statements on a session's own objects (``CREATE TEMP TABLE``, ``CREATE VIEW``, ``SET``,
-``COPY``...) are picked out before this, by :mod:`iceduck.sql.session_objects`; the
+``COPY``...) are picked out before this, by :mod:`iceduck.sql.session_statements`; the
 refusals here are for a text that reaches :func:`classify` directly.
 
 A query inside a write statement (``INSERT ... SELECT``, the rows a DELETE matches) is

@@ -1,7 +1,7 @@
 """Applying a REST commit's updates to table metadata, through :class:`MetadataBuilder`.
 
 The REST spec: the server applies the ``updates`` of a ``CommitTableRequest`` in order,
-after its ``requirements`` passed (:func:`iceduck.changes.requirements.check_requirements`).
+after its ``requirements`` passed (:func:`iceduck.table_updates.requirements.check_requirements`).
 Each update is one call of the builder, so metadata built from a client's updates follows
 the same id, sequence-number, row-lineage and snapshot-log rules as iceduck's own commits.
 
@@ -15,7 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from iceduck.changes.updates import (
+from iceduck.errors import ValidationError
+from iceduck.spec import properties as props
+from iceduck.spec.partition import UNPARTITIONED_LAST_ASSIGNED_ID
+from iceduck.spec.snapshot import MAIN_BRANCH
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.table_updates.updates import (
     LAST_ADDED,
     AddEncryptionKey,
     AddPartitionSpec,
@@ -42,11 +47,6 @@ from iceduck.changes.updates import (
     Update,
     UpgradeFormatVersion,
 )
-from iceduck.errors import ValidationError
-from iceduck.spec import properties as props
-from iceduck.spec.partition import UNPARTITIONED_LAST_ASSIGNED_ID
-from iceduck.spec.snapshot import MAIN_BRANCH
-from iceduck.spec.table_metadata import TableMetadata
 from iceduck.txn.builder import INITIAL_ROW_ID, ROW_LINEAGE_VERSION, MetadataBuilder
 
 

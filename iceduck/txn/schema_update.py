@@ -1,6 +1,6 @@
 """Schema evolution: column changes applied to a schema (spec: "Schema Evolution").
 
-Pure: a schema and :mod:`iceduck.txn.changes` requests in, a schema out. The rules are
+Pure: a schema and :mod:`iceduck.txn.change_requests` requests in, a schema out. The rules are
 Iceberg Java 1.10's ``SchemaUpdate`` as Spark runs it, checked against Spark
 (tests/txn/test_schema_update*, tests/interop/test_txn_evolution_spark.py):
 
@@ -58,7 +58,7 @@ from iceduck.spec.types import (
     can_promote,
 )
 from iceduck.txn import schema_tree as tree
-from iceduck.txn.changes import (
+from iceduck.txn.change_requests import (
     AddColumn,
     ColumnPath,
     DeleteColumn,

@@ -7,7 +7,7 @@ reserved for the unsorted order." Sources bind like partition sources (Java
 transform must accept the type: "Cannot bind: day cannot transform string values").
 
 What Spark's WRITE clause also does to ``write.distribution-mode`` is a property change,
-which the ALTER TABLE operation decides (:func:`iceduck.ops.changes.distribution_mode`).
+which the ALTER TABLE operation decides (:func:`iceduck.ops.alter_requests.distribution_mode`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from iceduck.errors import ValidationError
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import UNSORTED, SortField, SortOrder
-from iceduck.txn.changes import SortTerm
+from iceduck.txn.change_requests import SortTerm
 from iceduck.txn.spec_update import bind_term
 
 

@@ -1,5 +1,5 @@
 """Partition specs from CREATE TABLE terms, and partition evolution by
-:mod:`iceduck.txn.changes` requests (fields added and removed).
+:mod:`iceduck.txn.change_requests` requests (fields added and removed).
 
 Spec, "Partition Evolution": "Changing a partition spec produces a new spec identified by
 a unique spec ID"; "changes should not cause partition field IDs to change"; "In v2 ...
@@ -42,7 +42,7 @@ from iceduck.spec.transforms import (
 )
 from iceduck.spec.types import PrimitiveType
 from iceduck.txn import schema_tree as tree
-from iceduck.txn.changes import AddPartitionField, PartitionTerm, RemovePartitionField, SpecChange
+from iceduck.txn.change_requests import AddPartitionField, PartitionTerm, RemovePartitionField, SpecChange
 
 
 def bind_term(schema: Schema, transform: Transform, path: tuple[str, ...], what: str) -> tuple[int, str]:

@@ -19,7 +19,7 @@ from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
 from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.purge import reachable_files
-from iceduck.catalog.rest.catalog import RestCatalog
+from iceduck.catalog.rest_client.catalog import RestCatalog
 from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.errors import (
     AlreadyExistsError,

@@ -22,7 +22,7 @@ import pytest
 
 from iceduck.catalog.sqlite import SqliteCatalog, connect_sqlite
 from iceduck.errors import CommitStateUnknownError
-from iceduck.session import Session
+from iceduck.session.session import Session
 
 COMMIT_UPDATE = r"^UPDATE iceberg_tables SET metadata_location"
 CREATE_INSERT = r"^INSERT INTO iceberg_tables"

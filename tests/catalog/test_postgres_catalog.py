@@ -27,7 +27,7 @@ from iceduck.catalog.postgres import (
     postgres_dialect,
 )
 from iceduck.errors import CommitConflictError, NotFoundError, StorageError, UserError
-from iceduck.session import Session
+from iceduck.session.session import Session
 from tests.catalog.helpers import open_at_once
 from tests.catalog.test_catalog_writes import SCHEMA
 from tests.support.clock import wait_until
@@ -414,7 +414,7 @@ def test_sql_end_to_end(postgres_database: str, tmp_path: Path) -> None:
 WRITER = """
 import sys
 from iceduck.catalog.postgres import PostgresCatalog
-from iceduck.session import Session
+from iceduck.session.session import Session
 uri, warehouse, name, writer, batches = sys.argv[1:6]
 session = Session(warehouse, catalog_impl=PostgresCatalog(uri, warehouse, name))
 for batch in range(int(batches)):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.catalog.rest.conftest import TOKEN, Served, serve
+from tests.catalog.rest_client.conftest import TOKEN, Served, serve
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -16,7 +16,7 @@ import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import ValidationError
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.spec.sort import NullOrder, SortDirection
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.spec.transforms import parse_transform

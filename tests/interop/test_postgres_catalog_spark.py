@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from iceduck.catalog.postgres import PostgresCatalog
-from iceduck.session import Session
+from iceduck.session.session import Session
 from tests.support.postgres import PostgresServer
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """DuckDB's own Iceberg REST client against ``iceduck serve``, and every reader agreeing.
 
 DuckDB 1.5.5's ``iceberg`` extension (bench/.venv, a subprocess: :mod:`tests.support.rest_duckdb`)
-attaches a real :class:`~iceduck.rest.server.CatalogServer` on loopback with
+attaches a real :class:`~iceduck.serve.server.CatalogServer` on loopback with
 ``ATTACH '' AS r (TYPE iceberg, ENDPOINT 'http://127.0.0.1:PORT', AUTHORIZATION_TYPE 'none')``:
 
 * DuckDB creates a schema and tables (v2 and v3, partitioned), inserts, deletes and updates;
@@ -30,7 +30,7 @@ import pytest
 import iceduck
 from iceduck.catalog.names import parse_table_identifier
 from iceduck.catalog.open import open_catalog, warehouse_location
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.server import CatalogServer
 from iceduck.spec.table_metadata import TableMetadata
 from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, served
 from tests.support.scenario_peers import REPO
@@ -308,7 +308,7 @@ def test_duckdb_reads_equality_deletes(duck: DuckRest, warehouse: Path) -> None:
 def test_duckdb_reads_what_pyiceberg_wrote(duck: DuckRest, server: CatalogServer, warehouse: Path) -> None:
     from pyiceberg.catalog.rest import RestCatalog
 
-    from tests.rest.test_pyiceberg_tables import batch, region_schema
+    from tests.serve.test_pyiceberg_tables import batch, region_schema
 
     catalog = RestCatalog("served", uri=server.url)
     catalog.create_namespace("py")

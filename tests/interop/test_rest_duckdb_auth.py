@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from iceduck.rest.auth import Authenticator
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.auth import Authenticator
+from iceduck.serve.server import CatalogServer
 from tests.interop.test_rest_duckdb import iceduck_read, iceduck_values
 from tests.support.rest_duckdb import DuckRest, Step, duckdb_rest_unavailable, served
 from tests.support.scenario_peers import PeerError

@@ -26,7 +26,7 @@ import pytest
 
 import iceduck
 from iceduck.errors import CommitConflictError
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.server import CatalogServer
 from tests.interop.test_rest_duckdb import iceduck_values, table_metadata
 from tests.support.rest_duckdb import (
     CONFLICT,

@@ -18,8 +18,8 @@ import pytest
 
 import iceduck
 from iceduck.catalog.open import open_catalog
-from iceduck.rest.context import ServeContext
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.context import ServeContext
+from iceduck.serve.server import CatalogServer
 from tests.support.lake_peers import duckdb_s3_secret, object_store_missing
 from tests.support.rest_duckdb import DuckRest, duckdb_rest_unavailable
 from tests.support.s3 import S3Server, create_bucket, list_keys

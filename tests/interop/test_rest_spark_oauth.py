@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import iceduck
-from iceduck.rest.auth import Authenticator
+from iceduck.serve.auth import Authenticator
 from tests.support.clock import wait_until
 from tests.support.rest import start_server
 

@@ -2,7 +2,7 @@
 
 The tests read the SQLite catalog and the metadata JSON with the standard library and ask
 Spark for data; they do not use iceduck's readers, so a failure here points at the fixture,
-not at iceduck. (The Jackson shim Spark runs with is tested in tests/test_spark_shim.py.)
+not at iceduck. (The Jackson shim Spark runs with is tested in tests/spark/test_shim.py.)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Schema, partition and sort evolution replayed against Spark 3.5 / Iceberg 1.10.
 
 Each statement runs in Spark on a real table; iceduck parses the same statement,
-translates it into change requests (iceduck.ops.changes) and applies them with
+translates it into change requests (iceduck.ops.alter_requests) and applies them with
 iceduck.txn.{schema,spec,sort}_update to the metadata Spark had *before* it. Both must
 refuse, or both must produce the same schema (ids, names, types, order, identifier
 fields), last-column-id, default spec (spec id, field ids, names, transforms) and sort
@@ -22,7 +22,7 @@ import pytest
 from iceduck.errors import IceduckError
 from iceduck.formats.metadata_json import table_metadata_from_json
 from iceduck.formats.schema_json import partition_spec_to_json, schema_to_json, sort_order_to_json
-from iceduck.ops.changes import (
+from iceduck.ops.alter_requests import (
     SPEC_ACTIONS,
     distribution_mode,
     evolve_schema,

@@ -9,7 +9,7 @@ from typing import Any
 
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.spec.types import IcebergType
 from iceduck.sql import statements as st
 

@@ -11,7 +11,7 @@ from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import CommitConflictError, UserError, ValidationError
 from iceduck.ops.alter import alter_table
 from iceduck.ops.context import WriteTarget
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.spec.sort import NullOrder, SortDirection
 from iceduck.spec.transforms import parse_transform
 from iceduck.spec.types import IntegerType, LongType, StringType

@@ -20,7 +20,7 @@ from iceduck.errors import (
 )
 from iceduck.ops.context import OpContext
 from iceduck.ops.ddl import create_table
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.spec.snapshot import Operation
 from iceduck.spec.transforms import parse_transform
 from iceduck.spec.types import (

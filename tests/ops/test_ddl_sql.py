@@ -9,7 +9,7 @@ import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import NotFoundError, ValidationError
-from iceduck.session import Session
+from iceduck.session.session import Session
 
 T = TableIdentifier(("db",), "t")
 

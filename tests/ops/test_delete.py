@@ -10,7 +10,7 @@ import pytest
 import iceduck
 from iceduck.errors import CommitConflictError, ValidationError
 from iceduck.ops.row_delete import delete
-from iceduck.resolution import resolve_target
+from iceduck.session.name_resolution import resolve_target
 from iceduck.sql.condition import Condition
 from iceduck.sql.statements import Delete
 from tests.ops.conftest import LAYOUTS, create_events

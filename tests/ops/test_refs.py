@@ -9,7 +9,7 @@ import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import AlreadyExistsError, NotFoundError, ValidationError
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.spec.snapshot import RefType, SnapshotRef
 from iceduck.spec.types import LongType
 from iceduck.sql import statements as st

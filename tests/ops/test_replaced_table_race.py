@@ -20,7 +20,7 @@ import pytest
 
 from iceduck.catalog.sqlite import SqliteCatalog, connect_sqlite
 from iceduck.errors import CommitConflictError, NotFoundError
-from iceduck.session import Session
+from iceduck.session.session import Session
 
 SWAP = re.compile(r"^UPDATE iceberg_tables SET metadata_location")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iceduck.engine import connection as engine
-from iceduck.session import Session
+from iceduck.session.session import Session
 from iceduck.shell.runner import Spinner, progress_bar
 
 

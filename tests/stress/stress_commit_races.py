@@ -31,12 +31,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from iceduck.session import Session
+from iceduck.session.session import Session
 
 RUNNER = """
 import signal, sys
 from iceduck.catalog.sqlite import SqliteCatalog
-from iceduck.session import Session
+from iceduck.session.session import Session
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 s = Session(sys.argv[1])
 load = SqliteCatalog.load_table

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from iceduck.catalog.open import open_catalog, warehouse_location
-from iceduck.rest.context import ServeContext
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.context import ServeContext
+from iceduck.serve.server import CatalogServer
 
 
 @dataclass

@@ -7,7 +7,7 @@ first use with ``NoClassDefFoundError: org/apache/iceberg/shaded/org/apache/hc/c
 (With Maven access, ``spark.jars.packages`` gets the complete runtime and none of this is
 needed.) This module rebuilds that package from Debian's HttpClient 5.2
 (``libhttpclient5-java``, ``libhttpcore5-java``), relocated as the shadow plugin does
-(:func:`iceduck.spark_shim.build_relocated_jar`), plus two classes of HttpClient 5.4's API
+(:func:`iceduck.spark.shim.build_relocated_jar`), plus two classes of HttpClient 5.4's API
 that Iceberg's ``HTTPClient`` calls and 5.2 lacks, compiled from ``java/hc_compat/`` with
 ``javac``. Everything else in Iceberg's REST client -- requests, JSON, error handling,
 retries, auth -- runs as shipped.
@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from iceduck.spark_shim import Relocation, build_relocated_jar
+from iceduck.spark.shim import Relocation, build_relocated_jar
 from tests.support.spark_jars import cache_dir
 
 HC = Relocation(

@@ -25,8 +25,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from iceduck.rest.server import CatalogServer
-from tests.rest.conftest import start_server
+from iceduck.serve.server import CatalogServer
+from tests.serve.conftest import start_server
 from tests.support.lake_peers import duckdb_httpfs_unavailable
 from tests.support.scenario_peers import PEER_PYTHON, PeerError
 from tests.support.scenario_rows import Rows, arrow_rows
@@ -54,7 +54,7 @@ def served(
     warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
 ) -> Iterator[CatalogServer]:
     """``iceduck serve`` of ``warehouse`` in a thread on a free loopback port while in use;
-    ``options`` are further :class:`~iceduck.rest.context.ServeContext` fields (``auth``)."""
+    ``options`` are further :class:`~iceduck.serve.context.ServeContext` fields (``auth``)."""
     server = start_server(warehouse, token=token, prefix=prefix, **options)
     try:
         yield server

@@ -29,8 +29,8 @@ import pytest
 from iceduck.catalog.base import Catalog
 from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.connection import Connection, connect
-from iceduck.rest.context import ServeContext
-from iceduck.rest.server import CatalogServer
+from iceduck.serve.context import ServeContext
+from iceduck.serve.server import CatalogServer
 from tests.support.rest import RequestLog
 from tests.support.rest_client_jar import RestClientJarMissing, rest_client_jar
 
@@ -60,8 +60,8 @@ class Served:
     def connect_rest(self) -> Connection:
         """iceduck through its own REST client catalog on this server (skips, naming the
         reason, where iceduck has none)."""
-        if importlib.util.find_spec("iceduck.catalog.rest") is None:
-            pytest.skip("iceduck has no REST client catalog (iceduck.catalog.rest) in this tree")
+        if importlib.util.find_spec("iceduck.catalog.rest_client") is None:
+            pytest.skip("iceduck has no REST client catalog (iceduck.catalog.rest_client) in this tree")
         return connect(catalog_uri=self.url)
 
     def catalog(self) -> Catalog:

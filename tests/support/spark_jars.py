@@ -1,7 +1,7 @@
 """The JVM class path of the reference Spark (Spark 3.5 + Iceberg 1.10.2), as users get it.
 
-The assembly is the product's own (:mod:`iceduck.spark_jars`: the Iceberg runtime from PyPI,
-the relocated Jackson shim built by :mod:`iceduck.spark_shim`, Debian's SQLite JDBC driver),
+The assembly is the product's own (:mod:`iceduck.spark.jars`: the Iceberg runtime from PyPI,
+the relocated Jackson shim built by :mod:`iceduck.spark.shim`, Debian's SQLite JDBC driver),
 so the tests start Spark exactly as ``iceduck.spark_conf(warehouse, jars=True)`` tells users
 to. Only the shim's cache differs: ``$ICEDUCK_TEST_CACHE`` or ``<repo>/.cache/``, so a test
 run never writes to the home folder.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from iceduck import spark_jars
+from iceduck.spark import jars as spark_jars
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def jackson_shim_jar() -> Path:
 
 
 def spark_jar_conf() -> dict[str, str]:
-    """The product's class-path settings (:func:`iceduck.spark_jars.spark_jar_conf`), test-cached."""
+    """The product's class-path settings (:func:`iceduck.spark.jars.spark_jar_conf`), test-cached."""
     return spark_jars.spark_jar_conf(cache_dir())
 
 

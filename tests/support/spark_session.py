@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
-from iceduck.spark import spark_conf
+from iceduck.spark.conf import spark_conf
 from tests.support.rest_client_jar import RestClientJarMissing, rest_client_jar
 from tests.support.spark_jars import SparkHarnessError, spark_jar_conf
 

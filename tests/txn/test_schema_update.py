@@ -1,14 +1,14 @@
 """Schema evolution rules (iceduck.txn.schema_update), without Spark; the same cases are
 compared with Spark's results in tests/interop/test_txn_evolution_spark.py. Most cases are ALTER TABLE
 statements, translated into change requests as the ALTER TABLE operation does
-(iceduck.ops.changes); the others build the requests directly."""
+(iceduck.ops.alter_requests); the others build the requests directly."""
 
 from __future__ import annotations
 
 import pytest
 
 from iceduck.errors import AlreadyExistsError, NotFoundError, UserError, ValidationError
-from iceduck.ops.changes import evolve_schema
+from iceduck.ops.alter_requests import evolve_schema
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import SortField, SortOrder
 from iceduck.spec.transforms import IdentityTransform, VoidTransform
@@ -24,7 +24,7 @@ from iceduck.spec.types import (
     TimestampType,
     VariantType,
 )
-from iceduck.txn import changes as ch
+from iceduck.txn import change_requests as ch
 from iceduck.txn.schema_update import SchemaUpdate, apply_schema_changes
 from tests.txn.evolution_helpers import BUCKET16, IDENTITY, alter, nested_schema, spec_of
 

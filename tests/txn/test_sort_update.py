@@ -1,5 +1,5 @@
 """Sort orders from WRITE ORDERED BY terms (iceduck.txn.sort_update), translated as the
-ALTER TABLE operation does (iceduck.ops.changes); Spark's results for the same statements
+ALTER TABLE operation does (iceduck.ops.alter_requests); Spark's results for the same statements
 are in tests/interop/test_txn_evolution_spark.py."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from iceduck.errors import NotFoundError, ValidationError
-from iceduck.ops.changes import sort_terms
+from iceduck.ops.alter_requests import sort_terms
 from iceduck.spec.sort import UNSORTED, NullOrder, SortDirection, SortField
 from iceduck.spec.transforms import BucketTransform, HourTransform, IdentityTransform, TruncateTransform
 from iceduck.sql.statements import WriteOrder
-from iceduck.txn.changes import SortTerm
+from iceduck.txn.change_requests import SortTerm
 from iceduck.txn.sort_update import sort_order_from_terms
 from tests.txn.evolution_helpers import alter, nested_schema
 

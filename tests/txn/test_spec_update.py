@@ -1,13 +1,13 @@
 """Partition specs from CREATE terms and ALTER partition evolution (iceduck.txn.spec_update),
 without Spark; Spark's results for the same statements are in tests/interop/test_txn_evolution_spark.py.
-Statements are translated into change requests as the operations do (iceduck.ops.changes)."""
+Statements are translated into change requests as the operations do (iceduck.ops.alter_requests)."""
 
 from __future__ import annotations
 
 import pytest
 
 from iceduck.errors import NotFoundError, UnsupportedError, ValidationError
-from iceduck.ops.changes import partition_terms, spec_changes
+from iceduck.ops.alter_requests import partition_terms, spec_changes
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.schema import Schema
 from iceduck.spec.transforms import (
@@ -21,7 +21,7 @@ from iceduck.spec.transforms import (
 )
 from iceduck.sql.ddl import parse_write
 from iceduck.sql.statements import CreateTable
-from iceduck.txn.changes import AddPartitionField, PartitionTerm, RemovePartitionField
+from iceduck.txn.change_requests import AddPartitionField, PartitionTerm, RemovePartitionField
 from iceduck.txn.spec_update import apply_spec_changes, spec_from_terms
 from tests.txn.evolution_helpers import BUCKET16, DAY, IDENTITY, alter, nested_schema, spec_of, table
 

@@ -88,7 +88,7 @@ from iceduck.spec.sort import UNSORTED, SortOrder
 from iceduck.spec.transforms import IdentityTransform
 from iceduck.sql.classify import dotted_name
 from iceduck.sql.rewrite_order import ZOrder, parse_rewrite_order
-from iceduck.txn import changes as ch
+from iceduck.txn import change_requests as ch
 from iceduck.txn.snapshot import SnapshotChanges
 from iceduck.txn.sort_update import sort_order_from_terms
 from iceduck.txn.spec_update import bind_term

@@ -243,7 +243,7 @@ def test_an_empty_table_has_nothing_to_rewrite(con: Connection) -> None:
 
 def test_progress_is_reported_per_group(con: Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     """The shell's progress bar: the share of the input bytes rewritten, group by group."""
-    from iceduck.session import Session
+    from iceduck.session.session import Session
 
     make_table(con, 2, PARTITIONING["bucket"])
     reported: list[float] = []

@@ -1,0 +1,99 @@
+"""The REST catalog API this server implements: its routes and ``GET /v1/config``.
+
+``GET /v1/config`` answers the spec's ``CatalogConfig``: "defaults" ("properties that
+should be used as default configuration; applied before client configuration"; none
+here), "overrides" ("applied after defaults and client configuration"; the ``prefix``
+when the server has one) and "endpoints", the listed routes below, so that a client that
+reads them (Java's ``RESTSessionCatalog`` since 1.7, PyIceberg) only calls what is served:
+the view routes are left out, since they only refuse (:mod:`iceduck.serve.views`).
+
+Its ``warehouse`` query parameter ("Warehouse location or identifier to request from the
+service") may be absent or empty, the catalog name (``--catalog-name``) or the served
+warehouse location; one server serves one warehouse, so any other is a 400 naming both
+rather than a silent answer about the wrong lake.
+"""
+
+from __future__ import annotations
+
+from iceduck.catalog.open import warehouse_location
+from iceduck.errors import UserError
+from iceduck.serve import commits, namespaces, oauth, tables, views
+from iceduck.serve.context import ServeContext
+from iceduck.serve.request import Request, Response
+from iceduck.serve.routes import Handler, Route, parse_pattern
+
+
+def get_config(ctx: ServeContext, req: Request) -> Response:
+    _check_warehouse(ctx, req.query.get("warehouse", ""))
+    overrides = {"prefix": ctx.prefix} if ctx.prefix else {}
+    return Response(
+        200,
+        {
+            "defaults": {},
+            "overrides": overrides,
+            "endpoints": [route.endpoint() for route in ROUTES if route.listed],
+        },
+    )
+
+
+def _check_warehouse(ctx: ServeContext, requested: str) -> None:
+    text = requested.strip()
+    if not text or text == ctx.catalog_name:
+        return
+    try:
+        if warehouse_location(text) == ctx.warehouse:
+            return
+    except (UserError, ValueError, OSError):
+        pass
+    raise UserError(
+        f"warehouse {requested!r} is not served here: this server serves the warehouse "
+        f"{ctx.warehouse} as catalog {ctx.catalog_name!r} (ask for either, or for none)"
+    )
+
+
+def _r(
+    method: str,
+    pattern: str,
+    resource: str,
+    handler: Handler,
+    prefixed: bool = True,
+    *,
+    public: bool = False,
+    listed: bool = True,
+) -> Route:
+    return Route(method, parse_pattern(pattern), resource, handler, prefixed, public, listed)
+
+
+NS = "namespaces/{namespace}"
+TABLE = f"{NS}/tables/{{table}}"
+VIEW = f"{NS}/views/{{view}}"
+
+ROUTES: list[Route] = [
+    _r("GET", "config", "config", get_config, prefixed=False),
+    _r("POST", "oauth/tokens", "oauth", oauth.get_token, prefixed=False, public=True),
+    _r("GET", "namespaces", "namespace", namespaces.list_namespaces),
+    _r("POST", "namespaces", "namespace", namespaces.create_namespace),
+    _r("GET", NS, "namespace", namespaces.load_namespace),
+    _r("HEAD", NS, "namespace", namespaces.namespace_exists),
+    _r("DELETE", NS, "namespace", namespaces.drop_namespace),
+    _r("POST", f"{NS}/properties", "namespace", namespaces.update_properties),
+    _r("GET", f"{NS}/tables", "table", tables.list_tables),
+    _r("POST", f"{NS}/tables", "table", tables.create_table),
+    _r("POST", f"{NS}/register", "table", tables.register_table),
+    _r("GET", TABLE, "table", tables.load_table),
+    _r("POST", TABLE, "table", commits.commit_table),
+    _r("HEAD", TABLE, "table", tables.table_exists),
+    _r("DELETE", TABLE, "table", tables.drop_table),
+    _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics),
+    _r("POST", "tables/rename", "table", tables.rename_table),
+    _r("POST", "transactions/commit", "table", commits.commit_transaction),
+    # views: answered so that clients understand, never listed (see iceduck.serve.views)
+    _r("GET", f"{NS}/views", "view", views.list_views, listed=False),
+    _r("POST", f"{NS}/views", "view", views.unsupported, listed=False),
+    _r("GET", VIEW, "view", views.no_such_view, listed=False),
+    _r("HEAD", VIEW, "view", views.no_such_view, listed=False),
+    _r("DELETE", VIEW, "view", views.no_such_view, listed=False),
+    _r("POST", VIEW, "view", views.unsupported, listed=False),
+    _r("POST", "views/rename", "view", views.unsupported, listed=False),
+    _r("POST", f"{NS}/register-view", "view", views.unsupported, listed=False),
+]

@@ -1,0 +1,149 @@
+"""``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]
+[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials]``.
+
+Opens the warehouse's catalog as the shell would (``<warehouse>/catalog.db`` by default, or
+the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`, with the ``-p``
+properties configuring its object store) and serves it until interrupted. Loopback by
+default: serving another interface is a choice to make on purpose, with ``--token`` (every
+request then needs ``Authorization: Bearer <token>``) and/or ``--credential`` (OAuth2
+clients get expiring tokens from ``/v1/oauth/tokens``: :mod:`iceduck.serve.oauth`). A
+warehouse folder really named ``serve`` is still reachable as ``iceduck ./serve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from iceduck.catalog.open import is_remote, open_catalog, warehouse_location
+from iceduck.errors import IceduckError
+from iceduck.serve.auth import DEFAULT_TTL_SECONDS, Authenticator, parse_credential
+from iceduck.serve.context import ServeContext
+from iceduck.serve.server import CatalogServer
+
+DEFAULT_PORT = 8181
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {text!r}")
+    return int(text)
+
+
+def _ttl(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"a token lifetime is a positive number of seconds, not {text!r}")
+    return int(text)
+
+
+def _credential(text: str) -> tuple[str, str]:
+    try:
+        return parse_credential(text)
+    except IceduckError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _property(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(
+            f"a property is KEY=VALUE (s3.endpoint=http://host:9000), not {text!r}"
+        )
+    return key.strip(), value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="iceduck serve", description="Serve a warehouse as an Iceberg REST catalog."
+    )
+    p.add_argument(
+        "warehouse", nargs="?", default="warehouse", help="warehouse location (default ./warehouse)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
+    p.add_argument("--catalog", metavar="URI", help="catalog URI (default <warehouse>/catalog.db)")
+    p.add_argument("--catalog-name", default="iceduck", metavar="NAME", help="catalog name (default iceduck)")
+    p.add_argument("--prefix", help="the REST {prefix} path segment clients are told to use (default none)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("ICEDUCK_SERVE_TOKEN"),
+        help="require 'Authorization: Bearer TOKEN' on every request (default $ICEDUCK_SERVE_TOKEN)",
+    )
+    credential = os.environ.get("ICEDUCK_SERVE_CREDENTIAL")
+    p.add_argument(
+        "--credential",
+        action="append",
+        type=_credential,
+        metavar="CLIENT_ID:SECRET",
+        help="an OAuth2 client that may get tokens from /v1/oauth/tokens; repeat for more "
+        "(default $ICEDUCK_SERVE_CREDENTIAL)",
+    )
+    p.set_defaults(env_credential=credential)
+    p.add_argument(
+        "--token-ttl",
+        type=_ttl,
+        default=DEFAULT_TTL_SECONDS,
+        metavar="SECONDS",
+        help=f"lifetime of issued tokens (default {DEFAULT_TTL_SECONDS}); a restart forgets them",
+    )
+    p.add_argument(
+        "-p",
+        "--property",
+        action="append",
+        type=_property,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a catalog or object-store property (s3.endpoint=..., s3.access-key-id=...); repeat for more",
+    )
+    p.add_argument(
+        "--vend-credentials",
+        action="store_true",
+        help="hand the object-store properties (s3.*, gcs.*, adls.*, client.*) to clients that ask "
+        "with X-Iceberg-Access-Delegation: vended-credentials",
+    )
+    return p
+
+
+def build_server(args: argparse.Namespace) -> CatalogServer:
+    """The server the arguments describe, bound but not yet serving."""
+    location = warehouse_location(args.warehouse)
+    if not is_remote(location) and args.catalog is None:
+        Path(location).mkdir(parents=True, exist_ok=True)
+    properties = dict(args.property)
+    catalog = open_catalog(location, args.catalog_name, catalog_uri=args.catalog, properties=properties)
+    credentials = args.credential
+    if credentials is None and args.env_credential:
+        credentials = [parse_credential(args.env_credential)]
+    auth = Authenticator(token=args.token or None, credentials=dict(credentials or []), ttl=args.token_ttl)
+    context = ServeContext(
+        catalog,
+        location,
+        prefix=args.prefix or None,
+        catalog_name=args.catalog_name,
+        auth=auth,
+        storage=properties,
+        vend_credentials=args.vend_credentials,
+    )
+    return CatalogServer((args.host, args.port), context)
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        server = build_server(args)
+    except (IceduckError, OSError) as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    print(f"Serving {args.warehouse} as an Iceberg REST catalog at {server.url}", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,189 @@
+"""The transport: the standard library's ``ThreadingHTTPServer``, one thread per request.
+
+Why the standard library: a catalog on a laptop or a small server answers a few requests
+a second, each a catalog row lookup plus a metadata file read or write; a thread per
+request is plenty, and the catalog's compare-and-swap (``commit_table``), not the server,
+decides between concurrent commits. No dependency to install or keep up to date, and
+nothing between the socket and the handlers that this module does not show. Not for the
+open internet: there is no TLS (put a reverse proxy in front) and HTTP/1.0-style
+connection handling (one request per connection).
+
+Per request, in order: the path must be a route under ``/v1/``; a server with ``--token``
+or ``--credential`` wants ``Authorization: Bearer <token>`` on every route but
+``/v1/oauth/tokens`` (:mod:`iceduck.serve.auth`; 401 before the body is read); a body larger
+than :data:`MAX_BODY_BYTES` is refused with 413 before it is read; then the route's
+handler runs and any error becomes the spec's error model (:mod:`iceduck.serve.errors`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from iceduck.errors import UserError
+from iceduck.serve.api import ROUTES
+from iceduck.serve.context import ServeContext
+from iceduck.serve.errors import ErrorResponse, HttpRefusal, error_response
+from iceduck.serve.request import Request, Response
+from iceduck.serve.routes import Route, find_route
+
+#: the largest request body accepted: a commit of thousands of updates is well under it
+MAX_BODY_BYTES = 10 * 1024 * 1024
+
+# the access log keeps the logger name it had before the package was named serve/: logging
+# configurations and the tests that read the log name it
+log = logging.getLogger("iceduck.rest")
+
+
+class CatalogServer(ThreadingHTTPServer):
+    """An HTTP server serving ``context`` on ``(host, port)``; port 0 picks a free one."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], context: ServeContext, token: str | None = None) -> None:
+        if token is not None:  # a shorthand for a context whose Authenticator has only this token
+            context = dataclasses.replace(context, auth=dataclasses.replace(context.auth, token=token))
+        self.context = context
+        super().__init__(address, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> threading.Thread:
+        """Serve in a daemon thread (tests, embedding); :meth:`stop` ends it."""
+        thread = threading.Thread(target=self.serve_forever, name="iceduck-rest", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: CatalogServer
+    server_version = "iceduck-rest"
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What the standard library's parser refuses (a malformed request line, headers too
+        long, a method no ``do_*`` serves) answered in the spec's error model too, not HTML."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a request line too broken to name a version
+            self.request_version = "HTTP/1.0"
+        error_type = "BadRequestException" if code < 500 else "NotImplementedException"
+        problem = ErrorResponse(code, error_type, message or "malformed request")
+        self._send(self.command or "GET", Response(code, problem.body()))
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.info("%s %s", self.address_string(), format % args)
+
+    # -- one request -------------------------------------------------------------------------
+
+    def _serve(self, method: str) -> None:
+        route: Route | None = None
+        try:
+            url = urlsplit(self.path)
+            route, params = self._route(method, url.path)
+            if not route.public:
+                self._check_token()
+            body = self._body()
+            query = dict(parse_qsl(url.query, keep_blank_values=True))
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            request = Request(method, params, query, body, headers)
+            response = route.handler(self.server.context, request)
+        except Exception as e:  # every failure is an answer in the spec's model
+            problem = error_response(e, route.resource if route is not None else None)
+            if problem.status >= 500:
+                log.exception("%s %s failed", method, self.path)
+            response = Response(problem.status, problem.body())
+            if problem.status == 413:
+                self.close_connection = True  # the unread body must not be taken as a request
+        self._send(method, response)
+
+    def _check_token(self) -> None:
+        try:
+            self.server.context.auth.check(self.headers.get("Authorization"))
+        except HttpRefusal:
+            self.close_connection = True  # the body, unread, must not be taken as a request
+            raise
+
+    def _route(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
+        if not path.startswith("/v1/"):
+            raise HttpRefusal(404, "NotFoundException", f"no such endpoint: {path}")
+        try:
+            segments = [unquote(s, errors="strict") for s in path[len("/v1/") :].split("/")]
+        except UnicodeDecodeError:
+            raise UserError("the path is not valid UTF-8 once percent-decoded") from None
+        prefix = self.server.context.prefix
+        unprefixed = [r for r in ROUTES if not r.prefixed]
+        found, params_or_known = find_route(unprefixed, method, segments)
+        if found is None:
+            rest = segments
+            if prefix:
+                rest = segments[1:] if segments and segments[0] == prefix else []
+            found, params_or_known = find_route([r for r in ROUTES if r.prefixed], method, rest)
+        if found is None:
+            if params_or_known:
+                raise HttpRefusal(405, "MethodNotAllowedException", f"{method} is not allowed on {path}")
+            raise HttpRefusal(404, "NotFoundException", f"no such endpoint: {method} {path}")
+        assert isinstance(params_or_known, dict)
+        return found, params_or_known
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
+            self.close_connection = True
+            raise HttpRefusal(411, "LengthRequiredException", "send the body with a Content-Length")
+        text = self.headers.get("Content-Length")
+        if text is None:
+            return b""
+        if not text.strip().isdigit():
+            self.close_connection = True
+            raise UserError(f"invalid Content-Length {text!r}")
+        length = int(text)
+        if length > MAX_BODY_BYTES:
+            raise HttpRefusal(
+                413, "RequestTooLargeException", f"the body of {length} bytes exceeds {MAX_BODY_BYTES} bytes"
+            )
+        return self.rfile.read(length)
+
+    def _send(self, method: str, response: Response) -> None:
+        data = b"" if response.body is None else json.dumps(response.body).encode()
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        if response.status == 401:
+            self.send_header("WWW-Authenticate", 'Bearer realm="iceduck"')
+        if data:
+            self.send_header("Content-Type", "application/json")
+        if response.status != 304:  # RFC 9110 section 15.4.5: a 304 has no content
+            self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if method != "HEAD" and data:
+            self.wfile.write(data)

@@ -1,0 +1,729 @@
+"""A session: one catalog, one manifest cache, one DuckDB database; runs statements.
+
+Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes through:
+
+1. :meth:`Session.execute` splits the text into statements
+   (:func:`iceduck.sql.parse.split_statements`) and runs each with :meth:`Session.run`,
+   on a DuckDB cursor of its own (:func:`iceduck.engine.connection.open_cursor`).
+2. :func:`iceduck.sql.classify.classify` reads the statement once, by the one parser its
+   leading keyword calls for: a write statement goes to its table operation
+   (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
+   :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
+   ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
+   names its kind (other kinds are refused by name: ``PRAGMA is not supported yet``).
+   Before that, :meth:`SessionObjects.route <iceduck.session.own_objects.SessionObjects.route>`
+   takes the statements on the session's own objects (temporary tables, views, macros,
+   ``SET``, ``COPY``, ``SUMMARIZE``, ``PIVOT``: :mod:`iceduck.session.own_objects`), and the
+   session's views are expanded into the query's text (re-planned at each use).
+3. :func:`iceduck.sql.references.table_refs` finds the references that may be Iceberg
+   tables, with their time travel and their span in the text.
+4. :func:`iceduck.session.iceberg_sources.resolve_source` resolves each one:
+   :func:`iceduck.session.name_resolution.resolve_table_name` asks the catalog which reading
+   of the dotted name exists (table, metadata table, ``branch_``/``tag_``; a one-part name in
+   the current namespace, set by ``USE``),
+   :meth:`Catalog.load_table` loads the metadata, and
+   :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
+   name may instead read a DataFrame or Arrow object (registered, or a variable of the
+   calling code), registered on the cursor (:mod:`iceduck.session.python_objects`).
+5. :func:`iceduck.session.iceberg_sources.plan_sources` plans them: :func:`iceduck.sql.predicates.pushdown`
+   turns the WHERE/ON clauses into an Iceberg row filter per table reference (only what is
+   provably implied; the query keeps its WHERE).
+6. :func:`iceduck.scan.planner.plan_scan` walks the manifest index with that filter (the
+   session's :class:`~iceduck.scan.manifest_cache.ManifestCache` parses each manifest once)
+   and returns a :class:`~iceduck.scan.tasks.ScanPlan`.
+7. :func:`iceduck.engine.read.scan_sql` writes the DuckDB SELECT reading the plan's files
+   with deletes applied (:func:`iceduck.engine.read.attach_scan` sets what it needs on the
+   cursor); a metadata table is registered as an Arrow table.
+8. :func:`iceduck.sql.rewrite.rewrite` splices those relations into the statement's text,
+   each scan as a derived table ``(SELECT ...) AS t`` -- inlined rather than behind a
+   view, which DuckDB would bind twice (a millisecond on a point query).
+9. DuckDB binds the rewritten text with the parameters (:func:`iceduck.engine.queries.run`);
+   the :class:`~iceduck.session.result.Result` reads its rows through the engine
+   (:class:`~iceduck.engine.results.StatementRows`), which runs the query at the first
+   fetch, as rows or as an Arrow stream. ``EXPLAIN`` instead returns
+   :func:`iceduck.sql.explain.explain_scan` lines followed by DuckDB's plan, and
+   ``DESCRIBE`` of a table the columns of its Iceberg schema (:mod:`iceduck.session.answers`).
+
+Life of a write -- what ``DELETE FROM ns.t WHERE id = 5`` passes through:
+
+1. :func:`iceduck.sql.classify.classify` reads the text, by the write grammar, into a typed
+   statement (:mod:`iceduck.sql.statements`: DDL, INSERT, DELETE, UPDATE, MERGE, ALTER...); a
+   DELETE's or UPDATE's condition keeps its parsed tree (:class:`iceduck.sql.condition.Condition`).
+2. :func:`iceduck.ops.dispatch.execute` hands it to its table operation with an
+   :class:`~iceduck.ops.context.OpContext`: the catalog, the manifest cache, the cursor, and
+   ``prepare_query``, which plans and attaches the Iceberg tables a query inside the
+   statement reads (steps 3-8 above).
+3. The operation resolves its target table, lets DuckDB find the rows it changes
+   (:mod:`iceduck.ops.rows`), writes data and delete files (:mod:`iceduck.engine.write`,
+   :mod:`iceduck.engine.delete_write`) and commits one snapshot (:mod:`iceduck.txn`), or
+   changes only metadata (DDL).
+4. The :class:`~iceduck.session.result.Result` carries no rows, only the rows changed
+   (``rowcount``) and a one-line message for the shell.
+
+DuckDB's errors become iceduck's kinds at the statement's edge
+(:func:`iceduck.engine.errors.duckdb_call`), with the names the user wrote. Registered
+Arrow tables, variables and views live per DuckDB cursor, so a statement's objects vanish
+with its result and several open results never see each other's. Parsed statements are
+cached by text, so a repeated query (with new parameters) skips sqlglot.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.metadata_files import MetadataCache
+from iceduck.catalog.open import lake_warehouse, open_catalog
+from iceduck.catalog.paimon_warehouse import PaimonWarehouse
+from iceduck.catalog.uri import redact
+from iceduck.engine import connection as engine
+from iceduck.engine import queries
+from iceduck.engine.deletes import PositionCache
+from iceduck.engine.errors import duckdb_call, is_binder_error, translate_duckdb_error
+from iceduck.engine.layout import LayoutCache
+from iceduck.engine.results import StatementRows
+from iceduck.errors import (
+    NotFoundError,
+    UnsupportedError,
+    UserError,
+)
+from iceduck.io.fileio import to_local_path
+from iceduck.io.listing import list_children
+from iceduck.io.object_store import is_object_store
+from iceduck.lru import LRUCache
+from iceduck.ops import dispatch
+from iceduck.ops.context import OpContext, OpResult
+from iceduck.ops.procedures.call import call as call_procedure
+from iceduck.ops.transaction_rules import refusal_in_transaction
+from iceduck.scan.manifest_cache import ManifestCache
+from iceduck.session import answers
+from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
+from iceduck.session.iceberg_sources import (
+    DUCKDB_SCHEMAS,
+    Lookup,
+    Planning,
+    Source,
+    plan_sources,
+    resolve_source,
+)
+from iceduck.session.name_resolution import (
+    missing_relation,
+    new_identifier,
+    resolve_target,
+    use_namespace,
+)
+from iceduck.session.own_objects import SessionObjects
+from iceduck.session.paimon_sources import PaimonSource, is_paimon_ref, plan_paimon_sources, resolve_paimon
+from iceduck.session.python_objects import StatementObjects
+from iceduck.session.result import Result, statement_errors
+from iceduck.sql.attach import Attach, Detach
+from iceduck.sql.call import CallStatement
+from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
+from iceduck.sql.describe import described_table
+from iceduck.sql.item_names import unnamed_items
+from iceduck.sql.parameters import parameters_left
+from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
+from iceduck.sql.qualifiers import query_edits
+from iceduck.sql.references import (
+    TableRef,
+    table_refs,
+)
+from iceduck.sql.rewrite import quote_identifier, rewrite
+from iceduck.sql.session_statements import Setting, WrittenTable
+from iceduck.sql.show import ShowTable
+from iceduck.sql.statements import WriteStatement
+from iceduck.sql.table_parameters import bind_tables
+from iceduck.sql.transaction import TransactionStatement
+from iceduck.txn.transaction import Transaction
+
+if TYPE_CHECKING:
+    from iceduck.engine.connection import Duck
+
+#: what a session's parsed-statement caches hold
+_Parsed = TypeVar("_Parsed")
+#: how many parsed statements a session keeps (by text)
+PARSED_STATEMENTS = 256
+
+
+class Session:
+    """What a connection owns: the catalog, the DuckDB database and the caches of what its
+    statements decoded (manifests, metadata files, Parquet footers, deleted positions, parsed
+    statements), none shared with another connection.
+
+    ``warehouse`` is the warehouse: a folder or a location URI (``s3://bucket/wh``), kept
+    in :attr:`warehouse` as the catalog records it (:func:`~iceduck.catalog.open.warehouse_location`);
+    ``catalog`` the catalog name (rows of a shared JDBC catalog are per name; Spark's default
+    here is ``iceduck``); ``catalog_type`` is ``sql`` (``<warehouse>/catalog.db``, or the
+    catalog ``catalog_uri`` names) or ``hadoop``; ``properties`` are the Iceberg catalog
+    properties, for the catalog and the object stores (:func:`~iceduck.catalog.open.open_catalog`);
+    ``manifest_cache_entries`` bounds the manifest cache (see :func:`iceduck.connect`);
+    ``namespace`` is the current namespace to start with (as after ``USE``: a dotted name or
+    its levels).
+    """
+
+    def __init__(
+        self,
+        warehouse: str | Path | None = "warehouse",
+        catalog: str = "iceduck",
+        *,
+        catalog_type: str = "sql",
+        read_only: bool = False,
+        catalog_impl: Catalog | None = None,
+        manifest_cache_entries: int | None = None,
+        namespace: str | Sequence[str] | None = None,
+        catalog_uri: str | None = None,
+        properties: Mapping[str, str] | None = None,
+    ) -> None:
+        #: the warehouse location: an absolute local path, or a location URI (``s3://b/wh``);
+        #: for a REST catalog the warehouse identifier sent to the server ("" when none)
+        self.warehouse = lake_warehouse(warehouse, catalog_uri)
+        #: the catalog URI without its password (``None``: the embedded default), for display
+        self.catalog_uri = None if catalog_uri is None else redact(catalog_uri)
+        #: the catalog as opened; :attr:`catalog` is the open transaction in front of it
+        self.base_catalog: Catalog = (
+            catalog_impl
+            if catalog_impl is not None
+            else open_catalog(
+                warehouse,
+                catalog,
+                catalog_type,
+                read_only,
+                catalog_uri=catalog_uri,
+                properties=properties,
+            )
+        )
+        self.manifests = (
+            ManifestCache()
+            if manifest_cache_entries is None
+            else ManifestCache(max_entries=_positive(manifest_cache_entries, "manifest_cache_entries"))
+        )
+        self.metadata_files = MetadataCache()
+        #: Parquet schemas and decoded deletes of the files this session's scans read
+        self.layouts = LayoutCache()
+        self.positions = PositionCache()
+        #: objects ``register``-ed on the connection: readable by every later statement
+        self.registry = Registry()
+        self.database = engine.open_database()
+        self.timezone = engine.time_zone(self.database)
+        #: temporary tables, views, macros, settings (:mod:`iceduck.session.own_objects`)
+        self.session_objects = SessionObjects()
+        self._lock = threading.Lock()
+        self._names = itertools.count(1)
+        #: statements run, and queries inside write statements, parsed: by text
+        self._statements: LRUCache[str, Classified] = LRUCache(PARSED_STATEMENTS)
+        self._queries: LRUCache[str, Statement] = LRUCache(PARSED_STATEMENTS)
+        #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
+        self._running: set[Duck] = set()
+        #: percent done that long operations report, by the cursor of their statement
+        self._reported: dict[Duck, float] = {}
+        #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
+        self.track_progress = False
+        self.closed = False
+        #: the open transaction (BEGIN ... COMMIT), or None: each statement commits on its own
+        self.transaction: Transaction | None = None
+        #: False: the first statement opens a transaction, which lasts until COMMIT or
+        #: ROLLBACK (DB-API ``autocommit``)
+        self.autocommit = True
+        #: whether the open transaction was opened by ``autocommit = False`` (not BEGIN)
+        self._implicit = False
+        #: the current namespace (``USE``): where one-part table names are read and created
+        self.namespace: Namespace = ()
+        #: attached Paimon warehouses, by lower-case alias (``ATTACH ... (TYPE paimon)``)
+        self.paimon: dict[str, PaimonWarehouse] = {}
+        if namespace is not None:
+            try:
+                self.use(namespace)
+            except BaseException:
+                self.close()
+                raise
+
+    @property
+    def catalog(self) -> Catalog:
+        """Where statements find and commit tables: the open transaction, else the catalog."""
+        return self.transaction if self.transaction is not None else self.base_catalog
+
+    def use(self, namespace: str | Sequence[str]) -> Namespace:
+        """Make ``namespace`` current, as ``USE`` does: a dotted name (``db``,
+        ``iceduck.db``) or its levels; the namespace as the catalog spells it."""
+        if isinstance(namespace, str):
+            parts = dotted_name(namespace, "the namespace")
+        else:
+            parts = tuple(namespace)
+            if not parts or not all(isinstance(p, str) and p for p in parts):
+                raise UserError(f"a namespace is a dotted name or its levels, not {namespace!r}")
+        if parts[0].lower() in self.paimon:
+            raise UnsupportedError(
+                f"USE {'.'.join(parts)}: {parts[0]} is an attached Paimon warehouse; USE picks a namespace "
+                f"of the Iceberg catalog, so name Paimon tables in full ({parts[0]}.<database>.<table>)"
+            )
+        self.namespace = use_namespace(self.catalog, parts)
+        return self.namespace
+
+    def attach_paimon(self, location: str | Path, alias: str = "paimon", if_not_exists: bool = False) -> None:
+        """Attach the Paimon warehouse at ``location`` as ``alias``: its tables read as
+        ``alias.<database>.<table>`` (``ATTACH 'location' AS alias (TYPE paimon)``)."""
+        if not isinstance(alias, str) or not alias or "." in alias:
+            raise UserError(f"a Paimon warehouse alias is a plain name, not {alias!r}")
+        key = alias.lower()
+        if key in self.paimon:
+            if if_not_exists:
+                return
+            raise UserError(f"{alias} is attached already (to {self.paimon[key].location}); DETACH it first")
+        if key == self.base_catalog.name.lower() or key in DUCKDB_SCHEMAS:
+            raise UserError(f"{alias} cannot name a Paimon warehouse: it is the name of a catalog or schema")
+        text = str(location)
+        if is_object_store(text):
+            list_children(text)  # reach the store now: a wrong endpoint or credential fails here
+        else:
+            text = str(Path(to_local_path(text)).expanduser().resolve())
+            if not Path(text).is_dir():
+                raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
+        self.paimon[key] = PaimonWarehouse(text, alias)
+
+    def detach_paimon(self, alias: str, if_exists: bool = False) -> None:
+        """Forget the Paimon warehouse attached as ``alias`` (``DETACH alias``)."""
+        if self.paimon.pop(alias.lower(), None) is None and not if_exists:
+            attached = ", ".join(w.alias for w in self.paimon.values()) or "none"
+            raise NotFoundError(f"no Paimon warehouse is attached as {alias} (attached: {attached})")
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.registry.clear()
+            if self.transaction is not None:  # as sqlite3 and psycopg: closing rolls back
+                self.rollback()
+            engine.close(self.database)
+            close = getattr(self.base_catalog, "close", None)
+            if close is not None:
+                close()
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def execute(
+        self,
+        sql: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
+        """Run every statement of ``sql``; the result of the last one. ``scope`` is where
+        one-part names may find Python objects besides the session's registry
+        (:mod:`iceduck.session.python_objects`)."""
+        if self.closed:
+            raise UserError("the session is closed")
+        with statement_errors():  # the last line: no raw OSError, RecursionError... escapes
+            require_valid_parameters(parameters)
+            statements = split_statements(sql)
+            if not statements:
+                raise UserError("no SQL statement given")
+            result: Result | None = None
+            for text in statements:
+                if result is not None:
+                    result.close()
+                result = self.run(text, parameters, scope)
+            assert result is not None
+            return result
+
+    def run(
+        self,
+        text: str,
+        parameters: Sequence[Any] | dict[str, Any] | None = None,
+        scope: PythonScope | None = None,
+    ) -> Result:
+        """Run one statement (see the module docstring)."""
+        duck = engine.open_cursor(self.database)
+        scope = (scope or PythonScope()).with_registry(self.registry)
+        objects = StatementObjects(duck, scope, self.unique_name)
+        with self._lock:
+            self._running.add(duck)
+        try:
+            if self.track_progress:
+                engine.track_progress(duck)
+            text, parameters, bound = bind_tables(text, parameters, is_table_like)
+            objects.bind(bound)
+            return duckdb_call(self._run, duck, text, parameters, objects, con=duck)
+        except NotFoundError as e:
+            engine.close(duck)
+            # DuckDB's guess among its system tables ("Did you mean pg_prepared_statements?")
+            # helps no one: say where Iceberg tables of that name are
+            named = missing_relation(self.catalog, str(e), self.namespace)
+            if named is None:
+                raise
+            raise NotFoundError(str(named) + objects.hint(str(e))) from e
+        except BaseException:
+            engine.close(duck)
+            raise
+        finally:
+            with self._lock:
+                self._running.discard(duck)
+                self._reported.pop(duck, None)
+
+    def interrupt(self) -> None:
+        """Stop the statements running now (from another thread): each raises ``UserError``.
+
+        A DuckDB interrupt reaches only the connection it is called on, and every statement
+        runs on a cursor of its own, so the session keeps the running ones.
+        """
+        with self._lock:
+            running = list(self._running)
+        for duck in running:
+            engine.interrupt(duck)
+
+    def progress(self) -> float | None:
+        """Percent done of the running statement: DuckDB's (``track_progress``) or what a
+        procedure reports (``OpContext.report_progress``); None if unknown."""
+        with self._lock:
+            running = list(self._running)
+            reported = list(self._reported.values())
+        done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
+        done.extend(reported)
+        return max(done) if done else None
+
+    def _report(self, duck: Duck, percent: float) -> None:
+        """A long operation's own progress on ``duck`` (until the statement ends)."""
+        with self._lock:
+            self._reported[duck] = max(0.0, min(100.0, percent))
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    def begin(self, implicit: bool = False) -> None:
+        """Open a transaction (``BEGIN``): later statements commit into it
+        (:mod:`iceduck.txn.transaction`). An ``implicit`` one (opened by the DB-API, not by
+        ``BEGIN``) is committed first by a statement that commits by itself (DDL, CALL)."""
+        if self.transaction is not None:
+            raise UserError("cannot start a transaction within a transaction: COMMIT or ROLLBACK first")
+        self.transaction = Transaction(self.base_catalog)
+        self._implicit = implicit
+
+    def commit(self) -> None:
+        """Commit the open transaction: every table it changed at once, or none (the error
+        says why). The transaction is over either way."""
+        transaction = self._ending("commit")
+        transaction.commit()
+
+    def rollback(self) -> None:
+        """Discard the open transaction and delete the files it wrote."""
+        self._ending("rollback").rollback()
+
+    def _ending(self, action: str) -> Transaction:
+        transaction = self.transaction
+        if transaction is None:
+            raise UserError(f"cannot {action} - no transaction is active")
+        self.transaction = None
+        return transaction
+
+    def _outside_transaction(self, text: str, statement: Classified) -> None:
+        """Refuse, inside a ``BEGIN`` transaction, a statement that commits by itself (DDL,
+        CALL: :mod:`iceduck.ops.transaction_rules`). In a transaction that ``autocommit =
+        False`` opened, such a statement first commits the transaction and then runs on its
+        own -- MySQL's implicit commit before DDL, and Python's sqlite3 before 3.6 -- so
+        DB-API code mixing table DDL with its writes still runs."""
+        refusal = refusal_in_transaction(text, statement)
+        if refusal is None:
+            return
+        if not self._implicit:
+            raise refusal
+        self.commit()
+
+    def _transaction_statement(self, duck: Duck, text: str, statement: TransactionStatement) -> Result:
+        """BEGIN / COMMIT / ROLLBACK, with DuckDB's errors for one out of place."""
+        if statement is TransactionStatement.BEGIN:
+            self.begin()
+        elif statement is TransactionStatement.COMMIT:
+            self.commit()
+        else:
+            self.rollback()
+        return Result(StatementRows(duck), text, written=OpResult(message=statement.value))
+
+    def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
+        own = self.session_objects
+        own.open(duck)
+        routed = own.route(text)
+        if routed is not None:  # on a temporary table, a view, a macro, a setting
+            resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
+            result = own.run(duck, text, routed, params, resolve, lambda: self._working(duck))
+            if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
+                self.timezone = engine.time_zone(duck)
+            if result.written is not None:
+                objects.release()
+            return result
+        statement = self._parsed(self._statements, text, classify)
+        if isinstance(statement, Statement) and own.views:
+            expanded = own.expand(text)  # views: re-planned at each use
+            if expanded != text:
+                statement = self._parsed(self._statements, expanded, classify)
+        if isinstance(statement, Show):
+            own_tables = [*own.tables, *own.views]
+            return answers.show(
+                duck, text, statement.what, statement.namespace, self.lookup(), own_tables, self.paimon
+            )
+        if isinstance(statement, ShowTable):
+            return answers.show_table(duck, text, statement, self.lookup())
+        if isinstance(statement, Use):
+            namespace = self.use(statement.name)
+            shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
+            return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+        if isinstance(statement, Attach | Detach):
+            return self._attach(duck, text, statement)
+        if isinstance(statement, TransactionStatement):
+            return self._transaction_statement(duck, text, statement)
+        if self.transaction is not None:
+            self._outside_transaction(text, statement)
+        elif not self.autocommit and refusal_in_transaction(text, statement) is None:
+            self.begin(implicit=True)  # DB-API autocommit off: the first statement opens one
+        if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
+            rows = call_procedure(self.op_context(duck, params, objects), statement)
+            working = lambda: self._working(duck)  # noqa: E731
+            return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+        if not isinstance(statement, Statement):
+            written = self._write(duck, statement, params, objects)
+            objects.release()  # the statement is done: keep no user object alive
+            return Result(StatementRows(duck), text, written=written)
+        return self._query(duck, statement, params, objects, prune_columns=True)
+
+    def _query(
+        self, duck: Duck, statement: Statement, params: Any, objects: StatementObjects, prune_columns: bool
+    ) -> Result:
+        """A query (or EXPLAIN, DESCRIBE) planned, rewritten and bound on ``duck``.
+
+        A binder error over scans that output only the columns the query names is bound once
+        more with every column: DuckDB then names the candidates of the user's table (a typo
+        ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
+        query uses, the answer still comes, the same as without pruning."""
+        sources, python, paimon = self._prepare(statement, params, duck, objects, prune_columns=prune_columns)
+        sql = self._rewrite(duck, statement, sources, python, paimon)
+        if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
+            params = parameters_left(statement.text, sql, params)
+        try:
+            if described_table(statement) is not None and len(sources) == 1 and not paimon:
+                return answers.describe_table(duck, sql, sources[0])
+            if described_table(statement) is not None and len(paimon) == 1 and not sources:
+                return answers.describe_paimon(duck, sql, paimon[0])
+            if statement.explain:
+                return answers.explain(duck, statement, sql, params, sources, paimon)
+            rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
+        except Exception as e:
+            if prune_columns and sources and is_binder_error(e):
+                return self._query(duck, statement, params, objects, prune_columns=False)
+            views = {**objects.written, **_views(sources), **_views(paimon)}
+            translated = translate_duckdb_error(e, views, bool(sources) or bool(paimon), con=duck)
+            if translated is None:
+                raise
+            raise translated from e
+        return Result(rows, sql, answers.scans_of(sources))
+
+    def _attach(self, duck: Duck, text: str, statement: Attach | Detach) -> Result:
+        if isinstance(statement, Attach):
+            self.attach_paimon(statement.location, statement.alias, statement.if_not_exists)
+            message = f"attached Paimon warehouse {statement.location} as {statement.alias}"
+        else:
+            self.detach_paimon(statement.alias, statement.if_exists)
+            message = f"detached {statement.alias}"
+        return Result(StatementRows(duck), text, written=OpResult(message=message))
+
+    @contextmanager
+    def _working(self, duck: Duck) -> Iterator[None]:
+        """``duck`` counts as running for the block, so that :meth:`interrupt` and
+        :meth:`progress` reach it: a query's result runs on its cursor when fetched."""
+        with self._lock:
+            self._running.add(duck)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running.discard(duck)
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def op_context(self, duck: Duck, params: Any, objects: StatementObjects | None = None) -> OpContext:
+        """What a table operation gets to run one write statement on ``duck``."""
+        return OpContext(
+            catalog=self.catalog,
+            manifests=self.manifests,
+            layouts=self.layouts,
+            positions=self.positions,
+            unique_name=self.unique_name,
+            duck=duck,
+            params=queries.duck_params(params),
+            timezone=self.timezone,
+            prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
+            resolve_target=lambda parts: resolve_target(self.catalog, self._writable(parts), self.namespace),
+            new_identifier=lambda parts: new_identifier(
+                self.catalog.name, self._writable(parts), self.namespace
+            ),
+            report_progress=lambda percent: self._report(duck, percent),
+            wap=self.session_objects.wap,
+            pruning=self.session_objects.pruning,
+        )
+
+    def _writable(self, parts: tuple[str, ...]) -> tuple[str, ...]:
+        """``parts``, the name a write statement targets, unless it names a Paimon table:
+        iceduck reads Paimon tables and never writes them."""
+        if len(parts) >= 2 and parts[0].lower() in self.paimon:
+            raise UnsupportedError(
+                f"{'.'.join(parts)} is in the Paimon warehouse attached as {parts[0]}: "
+                "iceduck reads Paimon tables, it does not write them"
+            )
+        return parts
+
+    def _write(
+        self, duck: Duck, statement: WriteStatement, params: Any, objects: StatementObjects
+    ) -> OpResult:
+        """Run a write statement through its table operation (:mod:`iceduck.ops.dispatch`).
+        DuckDB only ever runs text the operation built around the user's, so its errors
+        are told in the user's terms (no excerpt of that text)."""
+        try:
+            return dispatch.execute(self.op_context(duck, params, objects), statement)
+        except Exception as e:
+            translated = translate_duckdb_error(e, objects.written, rewritten=True, con=duck)
+            if translated is None:
+                raise
+            raise translated from e
+
+    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+        """A query's text with its Iceberg tables replaced by scans attached to ``duck``
+        (and its Python objects registered there)."""
+        statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
+        sources, python, paimon = self._prepare(statement, params, duck, objects)
+        return self._rewrite(duck, statement, sources, python, paimon)
+
+    def _resolved(
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        written: WrittenTable | None,
+        objects: StatementObjects,
+    ) -> tuple[str, dict[str, str]]:
+        """A statement on session objects as DuckDB runs it: its Iceberg tables replaced
+        by scans (and Python objects registered), except the table it writes; and
+        {DuckDB object name: the reference it replaced}."""
+        sources, python, paimon = self._prepare(statement, params, duck, objects, skip=written)
+        names = {**objects.written, **_views(sources), **_views(paimon)}
+        return self._rewrite(duck, statement, sources, python, paimon), names
+
+    def _rewrite(
+        self,
+        duck: Duck,
+        statement: Statement,
+        sources: list[Source],
+        python: Sequence[tuple[TableRef, str]] = (),
+        paimon: Sequence[PaimonSource] = (),
+    ) -> str:
+        """The text DuckDB runs: each Iceberg or Paimon reference replaced by its relation,
+        columns qualified by an unaliased table's full name pointed at its alias, and each
+        unaliased select item around a reference named as DuckDB names the user's text
+        (:mod:`iceduck.sql.item_names`)."""
+        refs = [*(s.ref for s in sources), *(s.ref for s in paimon)]
+        identifiers = {
+            id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
+            for s in sources
+            if s.metadata_table is None and len(s.ref.parts) == 1
+        }
+        more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
+        items = unnamed_items(statement, [r.span for r in refs])
+        names = queries.item_names(duck, [statement.text[a:b] for a, b in items]) if items else []
+        more += [((b, b), f" AS {quote_identifier(n)}") for (_, b), n in zip(items, names, strict=True) if n]
+        relations = [*((s.ref, s.relation) for s in sources), *((s.ref, s.relation) for s in paimon), *python]
+        return rewrite(statement.text, relations, more)
+
+    def _parsed(
+        self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
+    ) -> _Parsed:
+        """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
+        modified), so a repeated statement, with new parameters, skips parsing."""
+        statement = cache.get(text)
+        if statement is None:
+            statement = parse(text)
+            cache.put(text, statement)
+        return statement
+
+    # -- resolving and planning ----------------------------------------------------------------
+
+    def _prepare(
+        self,
+        statement: Statement,
+        params: Any,
+        duck: Duck,
+        objects: StatementObjects | None = None,
+        skip: WrittenTable | None = None,
+        prune_columns: bool = True,
+    ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
+        """The Iceberg sources of ``statement``, planned and attached to ``duck``
+        (:mod:`iceduck.session.iceberg_sources`), the relations of the Python objects it reads
+        (:mod:`iceduck.session.python_objects`), and its Paimon sources, planned and attached
+        (:mod:`iceduck.session.paimon_sources`); ``skip`` is the table a DuckDB write statement
+        writes, never read as a source."""
+        loaded: dict[TableIdentifier, LoadedTable] = {}
+        lookup = self.lookup()
+        sources: list[Source] = []
+        python: list[tuple[TableRef, str]] = []
+        paimon: list[PaimonSource] = []
+        for ref in table_refs(
+            statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
+        ):
+            if ref.node is skip:
+                continue
+            if is_paimon_ref(ref, self.paimon):
+                paimon.append(resolve_paimon(ref, self.paimon))
+                continue
+            relation = objects.registered(ref) if objects is not None else None
+            temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
+            source = None if relation is not None or temporary else resolve_source(ref, loaded, lookup)
+            if source is not None:
+                sources.append(source)
+            elif relation is not None or (
+                objects is not None
+                and not self.session_objects.is_table(".".join(ref.parts))  # a table outranks a variable
+                and (relation := objects.variable(ref))
+            ):
+                python.append((ref, relation))
+        planning = Planning(
+            self.manifests,
+            self.layouts,
+            self.positions,
+            self.timezone,
+            self.unique_name,
+            self.session_objects.pruning,
+            prune_columns and self.session_objects.pruning,  # the switch turns off all pruning
+        )
+        plan_sources(statement, sources, params, duck, planning)
+        if paimon:
+            caches = (self.manifests, self.positions)
+            plan_paimon_sources(
+                statement,
+                paimon,
+                params,
+                duck,
+                self.timezone,
+                self.unique_name,
+                *caches,
+                pruning=self.session_objects.pruning,
+            )
+        return sources, python, paimon
+
+    def lookup(self) -> Lookup:
+        """Where this session resolves names now (the current namespace changes with USE)."""
+        return Lookup(self.catalog, self.namespace, self.metadata_files, self.session_objects.wap.wap_branch)
+
+    def unique_name(self, kind: str = "") -> str:
+        """A DuckDB object name no other statement of this session uses (``kind`` says what
+        it is for, ``__iceduck_<kind>_<n>``; scans are ``__iceduck_<n>``)."""
+        with self._lock:
+            n = next(self._names)
+        return f"__iceduck_{kind}_{n}" if kind else f"__iceduck_{n}"
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def _views(sources: Sequence[Source] | Sequence[PaimonSource]) -> dict[str, str]:
+    """{DuckDB object name: the reference it replaced}, for DuckDB's errors in the user's terms."""
+    return {s.view: s.ref.display for s in sources}

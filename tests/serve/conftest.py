@@ -1,0 +1,54 @@
+"""A real ``iceduck serve`` on a free loopback port, in a thread, over a fresh warehouse;
+tests speak HTTP to it with ``urllib.request`` (:class:`RestClient`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from iceduck.serve.server import CatalogServer
+from tests.support.rest import Reply, RestClient, start_server
+
+__all__ = ["Reply", "RestClient", "creation_updates", "start_server"]
+
+
+def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The updates that create a staged table's ``metadata``, as a client sends them with
+    ``assert-create`` (Java's ``CreateTableRequest`` transaction)."""
+    return [
+        {"action": "assign-uuid", "uuid": metadata["table-uuid"]},
+        {"action": "upgrade-format-version", "format-version": metadata["format-version"]},
+        {
+            "action": "add-schema",
+            "schema": metadata["schemas"][0],
+            "last-column-id": metadata["last-column-id"],
+        },
+        {"action": "set-current-schema", "schema-id": -1},
+        {"action": "add-spec", "spec": metadata["partition-specs"][0]},
+        {"action": "set-default-spec", "spec-id": -1},
+        {"action": "add-sort-order", "sort-order": metadata["sort-orders"][0]},
+        {"action": "set-default-sort-order", "sort-order-id": -1},
+        {"action": "set-location", "location": metadata["location"]},
+    ]
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    folder = tmp_path / "warehouse"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def server(warehouse: Path) -> Iterator[CatalogServer]:
+    served = start_server(warehouse)
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def client(server: CatalogServer) -> RestClient:
+    return RestClient(server.url)
