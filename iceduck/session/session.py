@@ -7,7 +7,8 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    on a DuckDB cursor of its own (:func:`iceduck.engine.connection.open_cursor`).
 2. :func:`iceduck.sql.classify.classify` reads the statement once, by the one parser its
    leading keyword calls for: a write statement goes to its table operation
-   (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog, and a query is parsed by
+   (:mod:`iceduck.ops.dispatch`), ``SHOW`` lists the catalog (one table, :data:`_BY_KIND`,
+   names the handler of each kind of statement), and a query is parsed by
    :func:`iceduck.sql.parse.parse_statement`, which normalises the text (``?`` -> ``$1``,
    ``FOR SYSTEM_VERSION`` -> ``FOR VERSION``), parses it with sqlglot's DuckDB dialect and
    names its kind (other kinds are refused by name: ``PRAGMA is not supported yet``).
@@ -74,7 +75,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
@@ -456,34 +457,60 @@ class Session:
             expanded = own.expand(text)  # views: re-planned at each use
             if expanded != text:
                 statement = self._parsed(self._statements, expanded, classify)
-        if isinstance(statement, Show):
-            own_tables = [*own.tables, *own.views]
-            return answers.show(
-                duck, text, statement.what, statement.namespace, self.lookup(), own_tables, self.paimon
-            )
-        if isinstance(statement, ShowTable):
-            return answers.show_table(duck, text, statement, self.lookup())
-        if isinstance(statement, Use):
-            namespace = self.use(statement.name)
-            shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
-            return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
-        if isinstance(statement, Attach | Detach):
-            return self._attach(duck, text, statement)
-        if isinstance(statement, TransactionStatement):
-            return self._transaction_statement(duck, text, statement)
+        return _handler(type(statement))(self, duck, text, statement, params, objects)
+
+    # -- one handler per kind of statement (:data:`_BY_KIND`) --------------------------------
+
+    def _show(self, duck: Duck, text: str, statement: Show, params: Any, objects: StatementObjects) -> Result:
+        own_tables = [*self.session_objects.tables, *self.session_objects.views]
+        lookup = self.lookup()
+        return answers.show(duck, text, statement.what, statement.namespace, lookup, own_tables, self.paimon)
+
+    def _show_table(
+        self, duck: Duck, text: str, statement: ShowTable, params: Any, objects: StatementObjects
+    ) -> Result:
+        return answers.show_table(duck, text, statement, self.lookup())
+
+    def _use(self, duck: Duck, text: str, statement: Use, params: Any, objects: StatementObjects) -> Result:
+        namespace = self.use(statement.name)
+        shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
+        return Result(StatementRows(duck), text, written=OpResult(message=f"using {shown}"))
+
+    def _transaction(
+        self, duck: Duck, text: str, statement: TransactionStatement, params: Any, objects: StatementObjects
+    ) -> Result:
+        return self._transaction_statement(duck, text, statement)
+
+    def _call(
+        self, duck: Duck, text: str, statement: CallStatement, params: Any, objects: StatementObjects
+    ) -> Result:
+        """Spark's ``CALL system.<procedure>(...)``."""
+        self._enter_transaction(text, statement)
+        rows = call_procedure(self.op_context(duck, params, objects), statement)
+        working = lambda: self._working(duck)  # noqa: E731
+        return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+
+    def _write_statement(
+        self, duck: Duck, text: str, statement: WriteStatement, params: Any, objects: StatementObjects
+    ) -> Result:
+        self._enter_transaction(text, statement)
+        written = self._write(duck, statement, params, objects)
+        objects.release()  # the statement is done: keep no user object alive
+        return Result(StatementRows(duck), text, written=written)
+
+    def _query_statement(
+        self, duck: Duck, text: str, statement: Statement, params: Any, objects: StatementObjects
+    ) -> Result:
+        self._enter_transaction(text, statement)
+        return self._query(duck, statement, params, objects, prune_columns=True)
+
+    def _enter_transaction(self, text: str, statement: Classified) -> None:
+        """Before a statement that may commit: refuse it in a ``BEGIN`` transaction if it
+        commits by itself, or open the implicit transaction of DB-API ``autocommit = False``."""
         if self.transaction is not None:
             self._outside_transaction(text, statement)
         elif not self.autocommit and refusal_in_transaction(text, statement) is None:
             self.begin(implicit=True)  # DB-API autocommit off: the first statement opens one
-        if isinstance(statement, CallStatement):  # Spark's CALL system.<procedure>(...)
-            rows = call_procedure(self.op_context(duck, params, objects), statement)
-            working = lambda: self._working(duck)  # noqa: E731
-            return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
-        if not isinstance(statement, Statement):
-            written = self._write(duck, statement, params, objects)
-            objects.release()  # the statement is done: keep no user object alive
-            return Result(StatementRows(duck), text, written=written)
-        return self._query(duck, statement, params, objects, prune_columns=True)
 
     def _query(
         self, duck: Duck, statement: Statement, params: Any, objects: StatementObjects, prune_columns: bool
@@ -516,7 +543,9 @@ class Session:
             raise translated from e
         return Result(rows, sql, answers.scans_of(sources))
 
-    def _attach(self, duck: Duck, text: str, statement: Attach | Detach) -> Result:
+    def _attach(
+        self, duck: Duck, text: str, statement: Attach | Detach, params: Any, objects: StatementObjects
+    ) -> Result:
         if isinstance(statement, Attach):
             self.attach_paimon(statement.location, statement.alias, statement.if_not_exists)
             message = f"attached Paimon warehouse {statement.location} as {statement.alias}"
@@ -727,3 +756,27 @@ def _positive(value: Any, name: str) -> int:
 def _views(sources: Sequence[Source] | Sequence[PaimonSource]) -> dict[str, str]:
     """{DuckDB object name: the reference it replaced}, for DuckDB's errors in the user's terms."""
     return {s.view: s.ref.display for s in sources}
+
+
+Handler: TypeAlias = "Callable[[Session, Duck, str, Any, Any, StatementObjects], Result]"
+#: the one dispatch of a classified statement (:func:`iceduck.sql.classify.classify`), by its
+#: kind: the first class of the statement's type (or of its bases) named here
+_BY_KIND: dict[type, Handler] = {
+    Show: Session._show,
+    ShowTable: Session._show_table,
+    Use: Session._use,
+    Attach: Session._attach,
+    Detach: Session._attach,
+    TransactionStatement: Session._transaction,
+    CallStatement: Session._call,
+    **{kind: Session._write_statement for kind in get_args(WriteStatement)},
+    Statement: Session._query_statement,
+}
+
+
+def _handler(kind: type) -> Handler:
+    for cls in kind.__mro__:
+        found = _BY_KIND.get(cls)
+        if found is not None:
+            return found
+    raise UserError(f"internal: no handler for a statement of kind {kind.__name__}")
