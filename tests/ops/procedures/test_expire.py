@@ -20,6 +20,7 @@ from tests.ops.procedures.expire_support import (
     snapshot_ids,
     table_dir,
 )
+from tests.support.clock import wait_until
 from tests.support.faults import add_equality_deletes
 
 
@@ -169,7 +170,9 @@ def test_table_properties_set_the_policy_and_old_refs_expire(con: Connection) ->
         "ALTER TABLE db.t SET TBLPROPERTIES ('history.expire.max-snapshot-age-ms'='1', "
         "'history.expire.min-snapshots-to-keep'='3', 'history.expire.max-ref-age-ms'='1')"
     )
-    time.sleep(0.01)
+    newest = con.execute("SELECT max(committed_at) FROM db.t.snapshots").fetchone()[0]
+    # ages of 1 ms: wait for the wall clock (what expire reads) to pass the newest snapshot
+    wait_until(lambda: time.time() * 1000 > newest.timestamp() * 1000 + 1, 5, "1 ms to pass")
     expire(con, "CALL system.expire_snapshots('db.t')")
     refs = {r[0] for r in con.execute("SELECT name FROM db.t.refs").fetchall()}
     assert refs == {"main", "young"}  # the tag aged out; main never does; young keeps its own age
