@@ -197,48 +197,24 @@ class _Planner:
             kept.residuals.extend([MATCH_ALL] * len(cm.tasks))
             kept.note_sequence_number(cm.min_sequence_number)
             return
-        if self.trust.name_mapped:
-            self._data_files_checked(cm, kept)
-            return
-        residual_of = self.spec_filter(cm.spec_id, cm.path).residual
-        metrics = self.metrics
-        assert metrics is not None
-        tasks, files, residuals = kept.tasks, kept.files, kept.residuals
-        for task, file in zip(cm.tasks, cm.files, strict=True):
-            residual = residual_of(task.partition)
-            if residual is None:
-                c.skipped_by_partition += 1
-            elif not metrics(file):
-                c.skipped_by_metrics += 1
-            else:
-                tasks.append(task)
-                files.append(file)
-                residuals.append(residual)
-                kept.note_sequence_number(task.data_sequence_number)
-
-    def _data_files_checked(self, cm: CachedManifest, kept: _Kept) -> None:
-        """:meth:`data_files` on a table with a name mapping: a file its metrics would skip
-        is tested again with only the metrics that describe what is read
-        (:mod:`iceduck.scan.trusted_metrics`), in one footer look-up per manifest."""
-        c = self.counters
         residual_of = self.spec_filter(cm.spec_id, cm.path).residual
         metrics = self.metrics
         assert metrics is not None
         decided: list[BooleanExpression | None] = []
-        doubtful: list[int] = []
+        skipped: list[int] = []  # by metrics
         for n, (task, file) in enumerate(zip(cm.tasks, cm.files, strict=True)):
             residual = residual_of(task.partition)
             decided.append(residual)
             if residual is None:
                 c.skipped_by_partition += 1
             elif not metrics(file):
-                doubtful.append(n)
-        if doubtful:
-            trusted = self.trust.trusted([cm.files[n] for n in doubtful])
-            for n, file in zip(doubtful, trusted, strict=True):
-                if not metrics(file):
-                    c.skipped_by_metrics += 1
-                    decided[n] = None
+                skipped.append(n)
+        if skipped and self.trust.name_mapped:  # again, with only the metrics of what is read
+            trusted = self.trust.trusted([cm.files[n] for n in skipped])  # one footer look-up
+            skipped = [n for n, file in zip(skipped, trusted, strict=True) if not metrics(file)]
+        c.skipped_by_metrics += len(skipped)
+        for n in skipped:
+            decided[n] = None
         for task, file, residual in zip(cm.tasks, cm.files, decided, strict=True):
             if residual is not None:
                 kept.tasks.append(task)
