@@ -57,8 +57,11 @@ class CatalogServer(ThreadingHTTPServer):
         return f"http://{host!s}:{port}"
 
     def start(self) -> threading.Thread:
-        """Serve in a daemon thread (tests, embedding); :meth:`stop` ends it."""
-        thread = threading.Thread(target=self.serve_forever, name="iceduck-rest", daemon=True)
+        """Serve in a daemon thread (tests, embedding); :meth:`stop` ends it. The loop looks
+        for a stop request every 20 ms (the standard library's 0.5 s made every stop wait)."""
+        thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.02}, name="iceduck-rest", daemon=True
+        )
         thread.start()
         return thread
 

@@ -1,0 +1,77 @@
+"""A loopback TCP proxy that can lose a server's answer: the request reaches the server, the
+server answers (so whatever it did has happened), and the client's connection is closed
+without a byte of the answer -- a network that failed at the worst moment, on demand.
+
+No timeouts are involved: the client sees its connection end the moment the server's
+first bytes come back, which is what makes a test of "the commit may or may not have
+landed" deterministic (a tiny socket timeout is not: a fast server answers within it).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+
+class AnswerLosingProxy:
+    """Forwards ``127.0.0.1:<port>`` to ``upstream``; after :meth:`lose_next_answer`, the next
+    answer coming back is dropped and its client connection closed (:attr:`lost` is set)."""
+
+    def __init__(self, upstream_host: str, upstream_port: int) -> None:
+        self._upstream = (upstream_host, upstream_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._armed = threading.Event()
+        self.lost = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def lose_next_answer(self) -> None:
+        self.lost.clear()
+        self._armed.set()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            server = socket.create_connection(self._upstream)
+            with self._lock:
+                self._sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if answers and self._armed.is_set():
+                    self._armed.clear()
+                    self.lost.set()
+                    break  # the answer is dropped
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self) -> None:
+        self._listener.close()
+        with self._lock:
+            for s in self._sockets:
+                s.close()
+
+    def __enter__(self) -> AnswerLosingProxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
