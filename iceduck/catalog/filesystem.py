@@ -198,7 +198,7 @@ class HadoopCatalog:
             raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'")
         location = str(metadata_dir / hadoop_metadata_file_name(1))
         try:
-            write_metadata_file(location, metadata)
+            metadata = write_metadata_file(location, metadata)
         except AlreadyExistsError:
             raise AlreadyExistsError(
                 f"table '{identifier}' already exists in catalog '{self.name}'"
@@ -220,7 +220,7 @@ class HadoopCatalog:
         metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
         location = str(metadata_dir / hadoop_metadata_file_name(version + 1))
         try:
-            write_metadata_file(location, metadata)
+            metadata = write_metadata_file(location, metadata)
         except AlreadyExistsError:
             raise CommitConflictError(
                 f"table '{identifier}' changed since it was loaded: version {version + 1} was "

@@ -274,7 +274,7 @@ class JdbcCatalog:
             raise self._namespace_not_found(identifier.namespace)
         self._check_name_free(identifier)
         location = next_metadata_location(metadata, None)
-        write_metadata_file(location, metadata)
+        metadata = write_metadata_file(location, metadata)
         try:
             with self._store.transaction():
                 if not self.namespace_exists(identifier.namespace):
@@ -296,7 +296,7 @@ class JdbcCatalog:
         self._check_writable(f"commit to table '{identifier}'")
         metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
         location = next_metadata_location(metadata, base.metadata_location)
-        write_metadata_file(location, metadata)
+        metadata = write_metadata_file(location, metadata)
         try:
             landed = self._store.swap(identifier, base.metadata_location, location)
         except IceduckError as e:
@@ -339,7 +339,7 @@ class JdbcCatalog:
             for base, metadata in changes:
                 metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
                 location = next_metadata_location(metadata, base.metadata_location)
-                write_metadata_file(location, metadata)
+                metadata = write_metadata_file(location, metadata)
                 prepared.append((base, metadata, location))
             with self._store.transaction():
                 for base, _, location in prepared:

@@ -227,10 +227,13 @@ def compress_metadata(metadata: TableMetadata) -> bool:
     return codec == "gzip"
 
 
-def write_metadata_file(location: str, metadata: TableMetadata) -> None:
+def write_metadata_file(location: str, metadata: TableMetadata) -> TableMetadata:
     """Write ``metadata`` as a new file at ``location``: atomic, never overwriting (a file
-    that exists is another writer's commit), GZIP when the location's name says so."""
+    that exists is another writer's commit), GZIP when the location's name says so. The
+    metadata as the file now holds it: with no recorded changes, since the file is where
+    the next commit's changes start from."""
     write_new(location, write_table_metadata(metadata, compress=is_gzip_metadata_name(location)))
+    return dataclasses.replace(metadata, changes=()) if metadata.changes else metadata
 
 
 def with_previous_file(metadata: TableMetadata, base: TableMetadata, base_location: str) -> TableMetadata:

@@ -56,6 +56,11 @@ class TableMetadata:
     #: v3 row lineage: "A long higher than all assigned row IDs"
     next_row_id: int | None = None
     encryption_keys: tuple[EncryptedKey, ...] = ()
+    #: the updates applied since this metadata was read from its file or written to one, in
+    #: order (:mod:`iceduck.table_updates.updates` values, recorded by the metadata builder):
+    #: what a REST commit sends, as Java's ``TableMetadata.changes()``. Not part of the
+    #: table: a metadata file holds none, and two metadata equal in content are equal.
+    changes: tuple[object, ...] = field(default=(), compare=False, repr=False)
 
     # -- lookups -------------------------------------------------------------------
 

@@ -1,3 +1,3 @@
 """Table changes as the REST catalog protocol states them: requirements, updates, their
-JSON, and the diff of two versions of a table's metadata (no I/O: a catalog client and
-the server's commit path both build on them)."""
+JSON, and a commit's request from the updates the metadata builder recorded (no I/O: a
+catalog client and the server's commit path both build on them)."""

@@ -49,6 +49,7 @@ from iceduck.spec.snapshot import (
     StatisticsFile,
 )
 from iceduck.spec.sort import SortOrder
+from iceduck.spec.table_metadata import TableMetadata
 from iceduck.table_updates.change_json import bad_request, discriminator
 
 #: "-1" in set-current-schema / set-default-spec / set-default-sort-order: "the last added"
@@ -231,6 +232,20 @@ ACTIONS: dict[type, str] = {
     RemoveEncryptionKey: "remove-encryption-key",
 }
 _BY_ACTION = {name: cls for cls, name in ACTIONS.items()}
+
+
+# -- recorded with metadata -------------------------------------------------------------------
+
+
+def recorded_updates(metadata: TableMetadata) -> list[Update]:
+    """The updates ``metadata`` records since it was read from a file (its ``changes``),
+    typed; anything else there is a programming error, never data."""
+    out: list[Update] = []
+    for u in metadata.changes:
+        if not isinstance(u, Update):
+            raise TypeError(f"table metadata records {u!r}, which is not a table update")
+        out.append(u)
+    return out
 
 
 # -- reading ----------------------------------------------------------------------------------

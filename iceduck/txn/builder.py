@@ -63,6 +63,34 @@ from iceduck.spec.types import (
     UnknownType,
     VariantType,
 )
+from iceduck.table_updates.updates import (
+    LAST_ADDED,
+    AddEncryptionKey,
+    AddPartitionSpec,
+    AddSchema,
+    AddSnapshot,
+    AddSortOrder,
+    AssignUUID,
+    RemoveEncryptionKey,
+    RemovePartitionSpecs,
+    RemovePartitionStatistics,
+    RemoveProperties,
+    RemoveSchemas,
+    RemoveSnapshotRef,
+    RemoveSnapshots,
+    RemoveStatistics,
+    SetCurrentSchema,
+    SetDefaultSortOrder,
+    SetDefaultSpec,
+    SetLocation,
+    SetPartitionStatistics,
+    SetProperties,
+    SetSnapshotRef,
+    SetStatistics,
+    Update,
+    UpgradeFormatVersion,
+    recorded_updates,
+)
 from iceduck.txn.fresh_ids import (
     assign_fresh_ids,
     counter,
@@ -111,6 +139,8 @@ class MetadataBuilder:
         self._table_uuid = base.table_uuid
         self._location = base.location
         self._encryption_keys = list(base.encryption_keys)
+        #: every change applied, as the update a REST commit sends for it (after the base's own)
+        self._updates: list[Update] = recorded_updates(base)
         self._changed = False
 
     @property
@@ -124,6 +154,30 @@ class MetadataBuilder:
         """The branches and tags as built so far (a copy)."""
         return dict(self._refs)
 
+    @property
+    def updates(self) -> list[Update]:
+        """The updates applied since the base was read from its file (a copy)."""
+        return list(self._updates)
+
+    def _record(self, update: Update) -> None:
+        self._updates.append(update)
+        self._changed = True
+
+    def _last_added(self, kind: type[AddSchema | AddPartitionSpec | AddSortOrder], new_id: int) -> int:
+        """``-1`` ("last added") when ``new_id`` is what the latest update of ``kind`` added,
+        as Java sends it; else the id itself."""
+        for u in reversed(self._updates):
+            if isinstance(u, kind):
+                added = (
+                    u.schema.schema_id
+                    if isinstance(u, AddSchema)
+                    else u.spec.spec_id
+                    if isinstance(u, AddPartitionSpec)
+                    else u.sort_order.order_id
+                )
+                return LAST_ADDED if added == new_id else new_id
+        return new_id
+
     # -- schemas ---------------------------------------------------------------------
 
     def add_schema(self, schema: Schema, last_column_id: int | None = None) -> int:
@@ -134,18 +188,21 @@ class MetadataBuilder:
         for existing in self._schemas:
             if _same_schema(existing, schema):
                 if new_last != self._last_column_id:
-                    self._last_column_id, self._changed = new_last, True
+                    self._last_column_id = new_last
+                    self._record(AddSchema(existing, new_last))
                 return existing.schema_id
         new_id = max([self._current_schema_id - 1, *(s.schema_id for s in self._schemas)]) + 1
-        self._schemas.append(Schema(schema.fields, new_id, schema.identifier_field_ids))
+        added = Schema(schema.fields, new_id, schema.identifier_field_ids)
+        self._schemas.append(added)
         self._last_column_id = new_last
-        self._changed = True
+        self._record(AddSchema(added, new_last))
         return new_id
 
     def set_current_schema(self, schema_id: int) -> None:
         self._schema_by_id(schema_id)
         if schema_id != self._current_schema_id:
-            self._current_schema_id, self._changed = schema_id, True
+            self._current_schema_id = schema_id
+            self._record(SetCurrentSchema(self._last_added(AddSchema, schema_id)))
 
     # -- partition specs ---------------------------------------------------------------
 
@@ -167,16 +224,18 @@ class MetadataBuilder:
                     f"format-version 1 needs partition field ids 1000, 1001, ... in order, not {ids}"
                 )
         new_id = max((s.spec_id for s in self._specs), default=-1) + 1
-        self._specs.append(PartitionSpec(new_id, spec.fields))
+        added = PartitionSpec(new_id, spec.fields)
+        self._specs.append(added)
         self._last_partition_id = max(self._last_partition_id, spec.last_assigned_field_id)
-        self._changed = True
+        self._record(AddPartitionSpec(added))
         return new_id
 
     def set_default_spec(self, spec_id: int) -> None:
         if not any(s.spec_id == spec_id for s in self._specs):
             raise NotFoundError(f"table has no partition spec with id {spec_id}")
         if spec_id != self._default_spec_id:
-            self._default_spec_id, self._changed = spec_id, True
+            self._default_spec_id = spec_id
+            self._record(SetDefaultSpec(self._last_added(AddPartitionSpec, spec_id)))
 
     # -- sort orders -------------------------------------------------------------------
 
@@ -184,8 +243,9 @@ class MetadataBuilder:
         """Add ``order``; 0 for unsorted, the id of an equal order, else max(1, highest + 1)."""
         if order.is_unsorted:
             if not any(o.order_id == UNSORTED_ORDER_ID for o in self._orders):
-                self._orders.append(SortOrder(UNSORTED_ORDER_ID, ()))
-                self._changed = True
+                unsorted = SortOrder(UNSORTED_ORDER_ID, ())
+                self._orders.append(unsorted)
+                self._record(AddSortOrder(unsorted))
             return UNSORTED_ORDER_ID
         schema = self.current_schema()
         for f in order.fields:
@@ -197,15 +257,17 @@ class MetadataBuilder:
             if existing.fields == order.fields:
                 return existing.order_id
             new_id = max(new_id, existing.order_id + 1)
-        self._orders.append(SortOrder(new_id, order.fields))
-        self._changed = True
+        added = SortOrder(new_id, order.fields)
+        self._orders.append(added)
+        self._record(AddSortOrder(added))
         return new_id
 
     def set_default_sort_order(self, order_id: int) -> None:
         if not any(o.order_id == order_id for o in self._orders):
             raise NotFoundError(f"table has no sort order with id {order_id}")
         if order_id != self._default_order_id:
-            self._default_order_id, self._changed = order_id, True
+            self._default_order_id = order_id
+            self._record(SetDefaultSortOrder(self._last_added(AddSortOrder, order_id)))
 
     # -- properties and format version -------------------------------------------------
 
@@ -219,16 +281,17 @@ class MetadataBuilder:
         reserved = sorted(set(updates) & props.RESERVED_PROPERTIES)
         if reserved:
             raise ValidationError(f"cannot set reserved table property {reserved[0]!r}")
-        for key, value in updates.items():
-            if self._properties.get(key) != value:
-                self._properties[key] = str(value)
-                self._changed = True
+        changed = {k: str(v) for k, v in updates.items() if self._properties.get(k) != str(v)}
+        if changed:
+            self._properties.update(changed)
+            self._record(SetProperties(changed))
 
     def remove_properties(self, keys: Iterable[str]) -> None:
-        for key in keys:
-            if key in self._properties:
-                del self._properties[key]
-                self._changed = True
+        removed = tuple(dict.fromkeys(k for k in keys if k in self._properties))
+        for key in removed:
+            del self._properties[key]
+        if removed:
+            self._record(RemoveProperties(removed))
 
     def upgrade_format_version(self, version: int) -> None:
         if version not in SUPPORTED_FORMAT_VERSIONS:
@@ -240,7 +303,7 @@ class MetadataBuilder:
         if version >= ROW_LINEAGE_VERSION and self._next_row_id is None:
             self._next_row_id = INITIAL_ROW_ID
         self._format_version = version
-        self._changed = True
+        self._record(UpgradeFormatVersion(version))
 
     # -- identity, location and encryption keys ----------------------------------------
 
@@ -250,7 +313,8 @@ class MetadataBuilder:
         if not table_uuid:
             raise ValidationError("a table UUID cannot be empty")
         if table_uuid != self._table_uuid:
-            self._table_uuid, self._changed = table_uuid, True
+            self._table_uuid = table_uuid
+            self._record(AssignUUID(table_uuid))
 
     def set_location(self, location: str) -> None:
         """Move the table's base location; trailing slashes are dropped as on read (writers
@@ -259,7 +323,8 @@ class MetadataBuilder:
         if not location:
             raise ValidationError("a table location cannot be empty")
         if location != self._location:
-            self._location, self._changed = location, True
+            self._location = location
+            self._record(SetLocation(location))
 
     def add_encryption_key(self, key: EncryptedKey) -> None:
         """Add or replace (by ``key-id``) an entry of v3 ``encryption-keys``: iceduck keeps the
@@ -268,13 +333,15 @@ class MetadataBuilder:
         if key not in new:
             new.append(key)
         if new != self._encryption_keys:
-            self._encryption_keys, self._changed = new, True
+            self._encryption_keys = new
+            self._record(AddEncryptionKey(key))
 
     def remove_encryption_key(self, key_id: str) -> None:
         """Remove the encryption key with ``key_id``; an unknown id changes nothing (Java)."""
         kept = [k for k in self._encryption_keys if k.key_id != key_id]
         if len(kept) != len(self._encryption_keys):
-            self._encryption_keys, self._changed = kept, True
+            self._encryption_keys = kept
+            self._record(RemoveEncryptionKey(key_id))
 
     # -- snapshots and refs ------------------------------------------------------------
 
@@ -304,7 +371,7 @@ class MetadataBuilder:
         self._last_sequence_number = snapshot.sequence_number
         self._snapshots.append(snapshot)
         self._added_snapshot_ids.add(snapshot.snapshot_id)
-        self._changed = True
+        self._record(AddSnapshot(snapshot))
 
     def set_ref(self, name: str, ref: SnapshotRef) -> None:
         """Point a branch or tag at a known snapshot; ``main`` also becomes the current
@@ -319,7 +386,7 @@ class MetadataBuilder:
             added = ref.snapshot_id in self._added_snapshot_ids
             self._snapshot_log.append((snapshot.timestamp_ms if added else None, ref.snapshot_id))
         self._refs[name] = ref
-        self._changed = True
+        self._record(SetSnapshotRef(name, ref))
 
     def remove_ref(self, name: str) -> None:
         if name == MAIN_BRANCH:
@@ -327,7 +394,7 @@ class MetadataBuilder:
         if name not in self._refs:
             raise NotFoundError(f"table has no branch or tag named {name!r}")
         del self._refs[name]
-        self._changed = True
+        self._record(RemoveSnapshotRef(name))
 
     def remove_snapshots(self, snapshot_ids: Iterable[int]) -> None:
         """Remove snapshots no ref points at (snapshot expiry), with their statistics and
@@ -341,7 +408,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove snapshots still referenced by refs: {', '.join(held)}")
         self._snapshots = [s for s in self._snapshots if s.snapshot_id not in removing]
         self._removed_snapshot_ids |= removing
-        self._changed = True
+        self._record(RemoveSnapshots(tuple(sorted(removing))))
 
     def set_statistics(self, statistics: StatisticsFile) -> None:
         """Register a table statistics file for its snapshot, replacing the one that snapshot
@@ -350,20 +417,22 @@ class MetadataBuilder:
             raise NotFoundError(f"cannot set statistics of unknown snapshot {statistics.snapshot_id}")
         self._statistics = [s for s in self._statistics if s.snapshot_id != statistics.snapshot_id]
         self._statistics.append(statistics)
-        self._changed = True
+        self._record(SetStatistics(statistics))
 
     def remove_statistics(self, snapshot_id: int) -> None:
         """Drop the statistics file of ``snapshot_id``; none there changes nothing (Java's
         ``removeStatistics``)."""
         kept = [s for s in self._statistics if s.snapshot_id != snapshot_id]
         if len(kept) != len(self._statistics):
-            self._statistics, self._changed = kept, True
+            self._statistics = kept
+            self._record(RemoveStatistics(snapshot_id))
 
     def remove_partition_statistics(self, snapshot_id: int) -> None:
         """Drop the partition statistics file of ``snapshot_id``; none there changes nothing."""
         kept = [s for s in self._partition_statistics if s.snapshot_id != snapshot_id]
         if len(kept) != len(self._partition_statistics):
-            self._partition_statistics, self._changed = kept, True
+            self._partition_statistics = kept
+            self._record(RemovePartitionStatistics(snapshot_id))
 
     def set_partition_statistics(self, stats: PartitionStatisticsFile) -> None:
         """Register a snapshot's partition statistics file, replacing the one it had: the
@@ -377,7 +446,7 @@ class MetadataBuilder:
             new.append(stats)
         if new != old:
             self._partition_statistics = new
-            self._changed = True
+            self._record(SetPartitionStatistics(stats))
 
     def remove_partition_specs(self, spec_ids: Iterable[int]) -> None:
         """Remove partition specs no retained manifest uses; never the default spec."""
@@ -386,7 +455,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove the default partition spec {self._default_spec_id}")
         if removing:
             self._specs = [s for s in self._specs if s.spec_id not in removing]
-            self._changed = True
+            self._record(RemovePartitionSpecs(tuple(sorted(removing))))
 
     def remove_schemas(self, schema_ids: Iterable[int]) -> None:
         """Remove schemas no retained snapshot uses; never the current schema."""
@@ -395,7 +464,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove the current schema {self._current_schema_id}")
         if removing:
             self._schemas = [s for s in self._schemas if s.schema_id not in removing]
-            self._changed = True
+            self._record(RemoveSchemas(tuple(sorted(removing))))
 
     def clear_main(self) -> None:
         """Drop ``main`` so the table has no current snapshot (only ``CREATE OR REPLACE``
@@ -403,7 +472,7 @@ class MetadataBuilder:
         if MAIN_BRANCH in self._refs or self._current_snapshot_id is not None:
             self._refs.pop(MAIN_BRANCH, None)
             self._current_snapshot_id = None
-            self._changed = True
+            self._record(RemoveSnapshotRef(MAIN_BRANCH))
 
     # -- build -------------------------------------------------------------------------
 
@@ -446,10 +515,9 @@ class MetadataBuilder:
             snapshot_log=log,
             refs=dict(self._refs),
             statistics=tuple(s for s in self._statistics if s.snapshot_id not in removed),
-            partition_statistics=tuple(
-                s for s in self._partition_statistics if s.snapshot_id not in removed
-            ),
+            partition_statistics=tuple(s for s in self._partition_statistics if s.snapshot_id not in removed),
             next_row_id=self._next_row_id if self._format_version >= ROW_LINEAGE_VERSION else None,
+            changes=tuple(self._updates),
         )
 
     # -- lookups -----------------------------------------------------------------------
@@ -547,7 +615,7 @@ def new_table_metadata(
     field_ids = range(PARTITION_DATA_ID_START, PARTITION_DATA_ID_START + len(spec.fields))
     fresh_spec = rebind_spec(schema, fresh, spec, field_ids)
     fresh_order = rebind_order(schema, fresh, sort_order, INITIAL_SORT_ORDER_ID)
-    return TableMetadata(
+    created = TableMetadata(
         format_version=format_version,
         table_uuid=table_uuid or str(uuid.uuid4()),
         location=location.rstrip("/"),
@@ -563,6 +631,29 @@ def new_table_metadata(
         properties=persisted_properties(properties),
         next_row_id=INITIAL_ROW_ID if format_version >= ROW_LINEAGE_VERSION else None,
     )
+    return dataclasses.replace(created, changes=tuple(_creation_updates(created)))
+
+
+def _creation_updates(md: TableMetadata) -> list[Update]:
+    """What builds ``md`` from nothing (a REST create transaction sends them after
+    ``assert-create``), in the order of Java's ``TableMetadata.newTableMetadata``: each
+    "set" names the one just added (``-1``)."""
+    out: list[Update] = []
+    if md.table_uuid:
+        out.append(AssignUUID(md.table_uuid))
+    out += [
+        UpgradeFormatVersion(md.format_version),
+        AddSchema(md.schema(), md.last_column_id),
+        SetCurrentSchema(LAST_ADDED),
+        AddPartitionSpec(md.spec()),
+        SetDefaultSpec(LAST_ADDED),
+        AddSortOrder(md.sort_order()),
+        SetDefaultSortOrder(LAST_ADDED),
+        SetLocation(md.location),
+    ]
+    if md.properties:
+        out.append(SetProperties(dict(md.properties)))
+    return out
 
 
 def replace_table_metadata(

@@ -279,8 +279,11 @@ def test_commit_assigns_a_missing_table_uuid(make_catalog: Factory) -> None:
     """Old v1 files may have no table-uuid; Java's commit assigns one."""
     catalog = make_catalog()
     table = _create(catalog)
-    anonymous = dataclasses.replace(table.metadata, table_uuid=None)
-    committed = catalog.commit_table(table, anonymous)
+    # the table as read from such a file, and a change built on it
+    anonymous = dataclasses.replace(table, metadata=dataclasses.replace(table.metadata, table_uuid=None))
+    builder = MetadataBuilder(anonymous.metadata)
+    builder.set_properties({"k": "v"})
+    committed = catalog.commit_table(anonymous, builder.build())
     assert committed.metadata.table_uuid is not None
     assert make_catalog().load_table(T).metadata.table_uuid == committed.metadata.table_uuid
 

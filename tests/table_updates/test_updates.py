@@ -3,7 +3,6 @@ what apply_updates makes of them (creates from nothing equal iceduck's own new t
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -14,9 +13,10 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import EncryptedKey, RefType, SnapshotRef
 from iceduck.spec.sort import UNSORTED
 from iceduck.spec.types import LongType, NestedField, StringType
-from iceduck.table_updates.metadata_diff import diff
+from iceduck.table_updates.commit_request import updates_since
 from iceduck.table_updates.updates import (
     ACTIONS,
+    LAST_ADDED,
     AddSnapshot,
     RemoveEncryptionKey,
     RemoveSnapshotRef,
@@ -30,7 +30,7 @@ from iceduck.table_updates.updates import (
     update_json,
 )
 from iceduck.txn.apply_updates import apply_updates
-from iceduck.txn.builder import new_table_metadata
+from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 
 UUID = "9c12d441-03fe-4693-9a96-a0705ddf69c1"
 SCHEMA = {
@@ -318,17 +318,15 @@ def test_uuid_location_and_properties() -> None:
     assert apply_updates(md, []) is md
 
 
-def test_diff_of_keys_and_location_replays() -> None:
+def test_recorded_keys_location_spec_and_order_replay() -> None:
     base = apply_updates(None, create_updates(3))
-    new = dataclasses.replace(
-        base,
-        location="s3://elsewhere/t",
-        encryption_keys=(EncryptedKey("k2", "Cg=="),),
-        partition_specs=(*base.partition_specs, PartitionSpec(1, ())),
-        sort_orders=(*base.sort_orders, UNSORTED),
-        default_sort_order_id=0,
-    )
-    _, updates = diff(base, new)
+    builder = MetadataBuilder(base)
+    builder.add_partition_spec(PartitionSpec(1, ()))
+    builder.set_default_sort_order(builder.add_sort_order(UNSORTED))
+    builder.set_location("s3://elsewhere/t")
+    builder.add_encryption_key(EncryptedKey("k2", "Cg=="))
+    new = builder.build()
+    updates = updates_since(base, new)
     assert [type(u).__name__ for u in updates] == [
         "AddPartitionSpec",
         "AddSortOrder",
@@ -336,12 +334,14 @@ def test_diff_of_keys_and_location_replays() -> None:
         "SetLocation",
         "AddEncryptionKey",
     ]
+    assert updates[2] == SetDefaultSortOrder(LAST_ADDED)  # "-1 to set last added sort order"
     replayed = apply_updates(base, updates)
     assert (replayed.location, replayed.encryption_keys, replayed.default_sort_order_id) == (
         new.location,
         new.encryption_keys,
         0,
     )
+    assert replayed.partition_specs == new.partition_specs
     assert not any(isinstance(u, AddSnapshot) for u in updates)
 
 

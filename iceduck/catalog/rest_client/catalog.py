@@ -7,9 +7,11 @@ credentials of :mod:`.auth`; every request then carries ``Authorization`` (when 
 one), ``X-Iceberg-Access-Delegation: vended-credentials`` (spec: the client asks the
 server for storage credentials) and the ``header.<Name>`` properties as headers.
 
-A commit is ``diff(base, new)`` (:func:`iceduck.table_updates.metadata_diff.diff`): the
-requirements the server checks against its current metadata and the updates it replays,
-so the metadata the server writes is the one iceduck built. A 409 is a
+A commit sends the updates iceduck's metadata builder recorded while it built the new
+metadata, and the requirements derived from them
+(:func:`iceduck.table_updates.commit_request.commit_request`): the server checks the
+requirements against its current metadata and replays the updates, so the metadata the
+server writes is the one iceduck built. A 409 is a
 :class:`~iceduck.errors.CommitConflictError`, and iceduck's commit loop
 (:mod:`iceduck.txn.commit`) reloads the table and builds the statement again; an unknown
 outcome (5xx, a lost answer) keeps every file (:mod:`.error_model`, :mod:`.http`).
@@ -43,7 +45,7 @@ from iceduck.catalog.rest_client.table_result import (
 from iceduck.errors import AlreadyExistsError, CommitConflictError, StorageError, UserError
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
-from iceduck.table_updates.metadata_diff import diff
+from iceduck.table_updates.commit_request import commit_request
 from iceduck.table_updates.requirements import requirement_json
 from iceduck.table_updates.updates import update_json
 
@@ -319,7 +321,7 @@ class RestCatalog:
         identifier: TableIdentifier, base: TableMetadata | None, new: TableMetadata
     ) -> dict[str, Any]:
         """The spec's ``CommitTableRequest``: identifier, requirements, updates."""
-        requirements, updates = diff(base, new)
+        requirements, updates = commit_request(base, new)
         return {
             "identifier": _identifier_json(identifier),
             "requirements": [requirement_json(r) for r in requirements],
