@@ -81,7 +81,7 @@ def plan_paimon_scan(
     ``cache`` keeps parsed manifests and schemas for the next scans of the session."""
     if snapshot is None:
         return PaimonScanPlan(table, schema, None, (), {schema.id: schema}, row_filter)
-    return _Planner(table, schema, row_filter, cache).plan(snapshot)
+    return PaimonPlanner(table, schema, row_filter, cache).plan(snapshot)
 
 
 @dataclass
@@ -97,7 +97,11 @@ class _Counts:
 
 
 @dataclass
-class _Planner:
+class PaimonPlanner:
+    """One scan's planning: the snapshot's manifests read, entries merged and pruned
+    (:meth:`entry_may_match`), splits cut per partition and bucket, each marked
+    :meth:`raw_convertible` or to be merged; :attr:`counts` says what was skipped by what."""
+
     table: str
     schema: TableSchema
     row_filter: BooleanExpression
@@ -175,7 +179,7 @@ class _Planner:
             entries.extend(self._manifest(meta.file_name))
         live = live_files(entries, self.table)
         c.files_total = len(live)
-        kept = [e for e in live if self._entry_may_match(e)]
+        kept = [e for e in live if self.entry_may_match(e)]
         vectors = self._deletion_vectors(snapshot)
         splits = self._splits(kept, vectors)
         stats = PaimonScanStats(
@@ -218,7 +222,8 @@ class _Planner:
             found = self._partitions[data] = tuple(decode_row(data, types, path)) if types else ()
         return found
 
-    def _entry_may_match(self, e: ManifestEntry) -> bool:
+    def entry_may_match(self, e: ManifestEntry) -> bool:
+        """Whether ``e``'s file may hold rows the filter keeps (counted by why not)."""
         c, f = self.counts, e.file
         if self.skip_level0 and f.level == 0:
             c.level0 += 1
@@ -299,10 +304,10 @@ class _Planner:
                 )
                 for e in group
             )
-            splits.append(PaimonSplit(partition, bucket, files, self._raw(files)))
+            splits.append(PaimonSplit(partition, bucket, files, self.raw_convertible(files)))
         return splits
 
-    def _raw(self, files: Sequence[PaimonFile]) -> bool:
+    def raw_convertible(self, files: Sequence[PaimonFile]) -> bool:
         """Paimon's "raw convertible" split (``MergeTreeSplitGenerator``): no merge needed."""
         if not self.is_pk:
             return True

@@ -12,7 +12,7 @@ from typing import Any
 
 from iceduck.scan.paimon import buckets
 from iceduck.scan.paimon.filters import restrict_filter
-from iceduck.scan.paimon.planner import _Planner
+from iceduck.scan.paimon.planner import PaimonPlanner
 from iceduck.scan.paimon.stats import stats_metrics
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import And, EqualTo, GreaterThan, LessThan
@@ -73,39 +73,39 @@ def entry(
     return ManifestEntry(FileKind.ADD, binary_row([dt]), 0, 2, f)
 
 
-def planner(schema: TableSchema, row_filter: Any) -> _Planner:
-    return _Planner("/t", schema, row_filter, None)
+def planner(schema: TableSchema, row_filter: Any) -> PaimonPlanner:
+    return PaimonPlanner("/t", schema, row_filter, None)
 
 
 def test_partition_value_prunes() -> None:
     p = planner(SCHEMA, EqualTo("dt", "2024-01-02"))
-    assert not p._entry_may_match(entry("2024-01-01", (1, 5), (0, 9)))
-    assert p._entry_may_match(entry("2024-01-02", (1, 5), (0, 9)))
+    assert not p.entry_may_match(entry("2024-01-01", (1, 5), (0, 9)))
+    assert p.entry_may_match(entry("2024-01-02", (1, 5), (0, 9)))
     assert p.counts.by_partition == 1
 
 
 def test_key_stats_prune_but_value_stats_do_not_on_merged_tables() -> None:
     p = planner(SCHEMA, And(GreaterThan("id", 10), LessThan("v", 100)))
-    assert not p._entry_may_match(entry("a", (1, 5), (0, 9)))  # no key above 10
+    assert not p.entry_may_match(entry("a", (1, 5), (0, 9)))  # no key above 10
     # keys may match; values all >= 100 would rule the file out, but a newer version of a key
     # in another file must not lose to an older one: value stats are not used
-    assert p._entry_may_match(entry("a", (1, 50), (200, 300)))
+    assert p.entry_may_match(entry("a", (1, 50), (200, 300)))
     assert p.counts.by_stats == 1
 
 
 def test_value_stats_prune_append_tables_and_level0_free_scans() -> None:
     append = TableSchema(0, SCHEMA.fields, 2, partition_keys=("dt",))
     p = planner(append, LessThan("v", 100))
-    assert not p._entry_may_match(entry("a", (1, 50), (200, 300)))
-    assert p._entry_may_match(entry("a", (1, 50), (50, 300)))
+    assert not p.entry_may_match(entry("a", (1, 50), (200, 300)))
+    assert p.entry_may_match(entry("a", (1, 50), (50, 300)))
     # "_VALUE_STATS_COLS": [] means no statistics: nothing to prune by
-    assert p._entry_may_match(entry("a", (1, 50), (200, 300), stats_cols=()))
+    assert p.entry_may_match(entry("a", (1, 50), (200, 300), stats_cols=()))
     dv = TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"deletion-vectors.enabled": "true"})
     p = planner(dv, LessThan("v", 100))
-    assert not p._entry_may_match(entry("a", (1, 50), (50, 300), level=0))  # level 0 skipped
+    assert not p.entry_may_match(entry("a", (1, 50), (50, 300), level=0))  # level 0 skipped
     assert p.counts.level0 == 1
-    assert not p._entry_may_match(entry("a", (1, 50), (200, 300), level=1))
-    assert p._entry_may_match(entry("a", (1, 50), (50, 300), level=1))
+    assert not p.entry_may_match(entry("a", (1, 50), (200, 300), level=1))
+    assert p.entry_may_match(entry("a", (1, 50), (50, 300), level=1))
 
 
 def test_raw_split_rule() -> None:
@@ -115,15 +115,15 @@ def test_raw_split_rule() -> None:
         return PaimonFile("p", "n", 0, level, 1, 1, 0, 0, deletes, "parquet")
 
     p = planner(SCHEMA, EqualTo("dt", "x"))
-    assert p._raw([f(1), f(1)])  # one level above 0, no delete rows
-    assert not p._raw([f(1), f(2)])  # two levels: keys may overlap
-    assert not p._raw([f(0)])
-    assert not p._raw([f(1, 3)]) and not p._raw([f(1, None)])
+    assert p.raw_convertible([f(1), f(1)])  # one level above 0, no delete rows
+    assert not p.raw_convertible([f(1), f(2)])  # two levels: keys may overlap
+    assert not p.raw_convertible([f(0)])
+    assert not p.raw_convertible([f(1, 3)]) and not p.raw_convertible([f(1, None)])
     dv = planner(
         TableSchema(0, SCHEMA.fields, 2, ("dt",), ("dt", "id"), {"deletion-vectors.enabled": "true"}),
         EqualTo("dt", "x"),
     )
-    assert dv._raw([f(1), f(3)])
+    assert dv.raw_convertible([f(1), f(3)])
 
 
 def test_restrict_filter_keeps_only_named_conjuncts() -> None:
@@ -149,8 +149,8 @@ def test_postpone_bucket_files_are_not_read() -> None:
     p = planner(postpone, EqualTo("dt", "a"))
     waiting = entry("a", (1, 5), (0, 9), level=0)
     waiting = ManifestEntry(waiting.kind, waiting.partition, -2, waiting.total_buckets, waiting.file)
-    assert not p._entry_may_match(waiting)
-    assert p._entry_may_match(entry("a", (1, 5), (0, 9), level=1))
+    assert not p.entry_may_match(waiting)
+    assert p.entry_may_match(entry("a", (1, 5), (0, 9), level=1))
     assert p.counts.postponed == 1
 
 
