@@ -19,6 +19,12 @@ What Java writes, per format version:
   equal to V3" (Appendix F).
 * v3 only: ``next-row-id``; ``encryption-keys`` only when there are any.
 
+Iceberg Java 1.8 wrote v3 tables before the spec's row lineage was final: ``next-row-id``
+only with ``"row-lineage": true`` (its default was false). Such a table reads as one whose
+row ids were never assigned (``next_row_id`` None, the rows' ids null), and its next commit
+starts ``next-row-id`` at 0, the spec's rule for a table upgraded to v3. Java 1.9 and later
+refuse it ("Cannot parse missing long: next-row-id").
+
 Reading fills what older versions lack with the defaults of Appendix E and of Java's
 reader: no ``schemas`` -> the single ``schema``; no ``partition-specs`` -> spec 0 from
 ``partition-spec`` (field ids from 1000); no ``last-partition-id`` -> the highest field id
@@ -87,6 +93,15 @@ MIN_NULL_CURRENT_SNAPSHOT_VERSION = 3
 INITIAL_ROW_ID = 0
 
 _WHERE = "table metadata"
+
+
+def _next_row_id(obj: dict[str, Any], version: int) -> int | None:
+    """v3's required ``next-row-id``; absent only where Java 1.8 wrote a v3 table without row
+    lineage (its ``row-lineage`` flag false or missing)."""
+    if version < 3:
+        return None
+    lineage_off = "next-row-id" not in obj and obj.get("row-lineage") in (None, False)
+    return None if lineage_off else get_long(obj, "next-row-id", _WHERE)
 
 # -- file names ------------------------------------------------------------------------
 
@@ -216,7 +231,7 @@ def _parse(obj: dict[str, Any], v: int) -> TableMetadata:
             )
             for e, w in _objects(obj, "partition-statistics")
         ),
-        next_row_id=get_long(obj, "next-row-id", _WHERE) if v >= 3 else None,
+        next_row_id=_next_row_id(obj, v),
         encryption_keys=tuple(encryption_key_from_json(e, w) for e, w in _objects(obj, "encryption-keys")),
     )
     _validate(md)

@@ -512,8 +512,23 @@ def test_v2_required_fields(key):
     assert repr(key) in _read_error(_without(java_doc(2), key))
 
 
-def test_v3_requires_next_row_id():
-    assert "'next-row-id'" in _read_error(_without(java_doc(3), "next-row-id"))
+def test_v3_requires_next_row_id_once_row_lineage_is_on():
+    doc = _without(java_doc(3), "next-row-id")
+    doc["row-lineage"] = True  # what Java 1.8 wrote with row lineage enabled
+    assert "'next-row-id'" in _read_error(doc)
+    doc["row-lineage"] = "yes"
+    assert "'next-row-id'" in _read_error(doc)
+
+
+def test_a_v3_table_of_java_1_8_without_row_lineage_reads_and_is_written_as_v3():
+    """Java 1.8 wrote v3 tables with ``row-lineage`` false and no ``next-row-id`` (tests/
+    interop/test_old_runtimes.py reads its real ones): row ids were never assigned, and the
+    next write starts them at 0, as for a table upgraded to v3."""
+    for flag in ({}, {"row-lineage": False}):
+        doc = {**_without(java_doc(3), "next-row-id"), **flag}
+        md = read_table_metadata(java_bytes(doc), PATH)
+        assert md.next_row_id is None
+        assert json.loads(write_table_metadata(md))["next-row-id"] == 0
 
 
 def test_v1_without_schema_or_schemas():
