@@ -38,6 +38,7 @@ from iceduck.spec.types import StructType
 MAGIC = b"Obj\x01"
 SCHEMA_KEY = "avro.schema"
 CODEC_KEY = "avro.codec"
+NULL = "null"
 #: Java's default ``write.avro.compression-codec`` is gzip, which Avro calls ``deflate``
 DEFAULT_CODEC = "deflate"
 
@@ -99,6 +100,8 @@ def read_avro(
     codec = metadata.get(CODEC_KEY, "null")
     try:
         records = list(_records(raw, body_start, sync, parsed, codec, path))
+        if None in records:  # a null row of a nullable record schema
+            raise CorruptDataError("a record of the file is null", path)
     except CorruptDataError:
         raise
     except Exception as e:  # fastavro raises EOFError, ValueError, zlib.error, ... on bad bytes
@@ -110,9 +113,10 @@ def read_avro(
 def _parsed_schema_cached(
     text: str, expected: StructType | None, kept: frozenset[int]
 ) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    schema = _schema_from_text(text, "")
+    schema, nullable = _schema_from_text(text, "")
     read_schema = schema if expected is None else project_record(schema, expected, "", kept)
-    return schema, read_schema, fastavro.parse_schema(strip_logical_types(read_schema))
+    plain = strip_logical_types(read_schema)
+    return schema, read_schema, fastavro.parse_schema([NULL, plain] if nullable else plain)
 
 
 def _parsed_schema(
@@ -217,14 +221,20 @@ def _dumps(schema: Any) -> str:
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
 
 
-def _schema_from_text(text: str, path: str) -> dict[str, Any]:
+def _schema_from_text(text: str, path: str) -> tuple[dict[str, Any], bool]:
+    """The file's record schema, and whether it is written as a nullable record: Paimon's
+    Java writer declares its rows ``["null", {record}]`` (each row then starts with the
+    union's branch index), Iceberg and pypaimon a plain record."""
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as e:
         raise CorruptDataError(f"avro.schema is not valid JSON: {e}", path) from e
+    nullable = isinstance(schema, list) and len(schema) == 2 and NULL in schema
+    if nullable:
+        schema = next(s for s in schema if s != NULL)
     if not isinstance(schema, dict) or schema.get("type") != "record":
-        raise CorruptDataError("avro.schema is not a record schema", path)
-    return schema
+        raise CorruptDataError("avro.schema is not a record schema (nor a nullable one)", path)
+    return schema, nullable
 
 
 # -- container header (Avro spec "Object Container Files") --------------------------------------

@@ -59,3 +59,25 @@ def test_corrupt_snappy_data_names_the_file() -> None:
     with pytest.raises(CorruptDataError) as info:
         read_avro(bytes(broken), "t/manifest/manifest-2")
     assert "t/manifest/manifest-2" in str(info.value)
+
+
+# -- Paimon's Java writer: rows as a nullable record ---------------------------------------------
+
+
+def _nullable_record_file(records: list[dict[str, object] | None]) -> bytes:
+    """What Paimon's Java Avro writer writes: the schema ``["null", {record}]``, so each row
+    starts with its union branch."""
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(["null", SCHEMA]), records, codec="null")
+    return out.getvalue()
+
+
+def test_rows_written_as_a_nullable_record_read_as_records() -> None:
+    contents = read_avro(_nullable_record_file(list(RECORDS[:20])), "data-0.avro")
+    assert contents.records == RECORDS[:20]
+    assert contents.schema["fields"] == SCHEMA["fields"]
+
+
+def test_a_null_row_is_corrupt_data() -> None:
+    with pytest.raises(CorruptDataError, match="a record of the file is null"):
+        read_avro(_nullable_record_file([RECORDS[0], None]), "data-0.avro")
