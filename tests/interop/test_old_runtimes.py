@@ -27,7 +27,7 @@ import pytest
 import iceduck
 from tests.support import maven
 from tests.support.scenario_rows import assert_same, iceduck_rows
-from tests.support.spark_peer import CATALOG, SparkPeer
+from tests.support.spark_peer import CATALOG, SparkPeer, iceberg_hadoop_catalog
 
 pytestmark = [pytest.mark.spark, pytest.mark.old_runtimes]
 
@@ -127,7 +127,7 @@ def written(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     root = tmp_path_factory.mktemp(f"runtime-{runtime}")
     warehouse = root / "warehouse"
     warehouse.mkdir()
-    peer = SparkPeer(jar, warehouse, root / "scratch")
+    peer = SparkPeer([jar], iceberg_hadoop_catalog(warehouse), root / "scratch")
     try:
         tables = {}
         for version in format_versions(runtime):

@@ -27,6 +27,11 @@ from pathlib import Path
 #: runtime on Maven Central, so 1.7.1 stands for 1.7
 ICEBERG_RUNTIMES = ("1.4.3", "1.5.2", "1.6.1", "1.7.1", "1.8.1", "1.9.2", "1.10.2", "1.11.0", "1.12.0")
 SPARK_RUNTIME = "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12"
+#: the AWS SDK for Spark's ``S3FileIO`` (whose classes the runtime holds); 1.10.2 has no
+#: bundle on Maven Central, and the bundle holds only the SDK, so 1.10.1's serves 1.10.2
+AWS_BUNDLE = "org.apache.iceberg:iceberg-aws-bundle:1.10.1"
+#: Paimon's Spark connector; Maven Central answers 404 for every 1.x paimon-spark-3.5 here
+PAIMON_SPARK = "org.apache.paimon:paimon-spark-3.5:0.9.0"
 
 
 class MavenUnavailable(RuntimeError):
@@ -103,7 +108,7 @@ def iceberg_runtime(version: str) -> Path:
 
 def every_artifact() -> list[str]:
     """Every coordinate the suite resolves (what ``.ci/run`` fetches before the tests)."""
-    return [f"{SPARK_RUNTIME}:{v}" for v in ICEBERG_RUNTIMES]
+    return [*(f"{SPARK_RUNTIME}:{v}" for v in ICEBERG_RUNTIMES), AWS_BUNDLE, PAIMON_SPARK]
 
 
 def main() -> int:

@@ -1,11 +1,12 @@
-"""A Spark with another Iceberg runtime, in a process of its own.
+"""A Spark with other jars, in a process of its own: another Iceberg runtime, or Paimon's.
 
 A Python process holds one JVM, and the test run's own SparkSession
 (:mod:`tests.support.spark_session`) holds the reference runtime; an older runtime from
-Maven (:mod:`tests.support.maven`) therefore runs in a child process started with
-``spawn``, which starts PySpark with that runtime jar alone on its class path and a Hadoop
-catalog ``old`` over the warehouse. The parent sends SQL over a pipe; the child answers
-with the rows, normalised as every interop test normalises Spark's rows
+Maven (:mod:`tests.support.maven`), or Paimon's Spark connector, therefore runs in a child
+process started with ``spawn``, which starts PySpark with those jars alone on its class
+path and the catalog settings it is given (:func:`iceberg_hadoop_catalog`: a Hadoop
+catalog ``old`` over a warehouse). The parent sends SQL over a pipe; the child answers with
+the rows, normalised as every interop test normalises Spark's rows
 (:func:`tests.support.scenario_rows.spark_rows`), or with Spark's error as text.
 
 One peer per runtime per test run (a module-scoped fixture): starting the JVM costs about
@@ -30,12 +31,24 @@ class SparkPeerError(AssertionError):
     """Spark refused a statement (the message is Spark's), or the peer died."""
 
 
-def _conf(runtime_jar: str, warehouse: str, scratch: str) -> dict[str, str]:
+def iceberg_hadoop_catalog(warehouse: Path) -> dict[str, str]:
+    """Iceberg's SQL extensions and a Hadoop catalog :data:`CATALOG` over ``warehouse``."""
+    return {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
+        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
+        f"spark.sql.catalog.{CATALOG}.warehouse": str(warehouse),
+        # iceduck commits between Spark's statements: never answer from a cached table
+        f"spark.sql.catalog.{CATALOG}.cache-enabled": "false",
+    }
+
+
+def _conf(jars: list[str], catalogs: dict[str, str], scratch: str) -> dict[str, str]:
     return {
         "spark.master": "local[2]",
-        "spark.app.name": "iceduck-old-runtime",
+        "spark.app.name": "iceduck-spark-peer",
         "spark.driver.memory": "2g",
-        "spark.jars": runtime_jar,
+        "spark.jars": ",".join(jars),
         "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "2",
@@ -45,23 +58,18 @@ def _conf(runtime_jar: str, warehouse: str, scratch: str) -> dict[str, str]:
         "spark.sql.catalogImplementation": "in-memory",
         "spark.sql.warehouse.dir": f"{scratch}/spark-warehouse",
         "spark.local.dir": f"{scratch}/spark-local",
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
-        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
-        f"spark.sql.catalog.{CATALOG}.warehouse": warehouse,
-        # iceduck commits between Spark's statements: never answer from a cached table
-        f"spark.sql.catalog.{CATALOG}.cache-enabled": "false",
+        **catalogs,
     }
 
 
-def _serve(conn: Connection, runtime_jar: str, warehouse: str, scratch: str) -> None:
+def _serve(conn: Connection, jars: list[str], catalogs: dict[str, str], scratch: str) -> None:
     """The child: one SparkSession, then requests until ``close``."""
     from pyspark.sql import SparkSession
 
     from tests.support.scenario_rows import spark_rows
 
     builder = SparkSession.builder
-    for key, value in _conf(runtime_jar, warehouse, scratch).items():
+    for key, value in _conf(jars, catalogs, scratch).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -85,15 +93,15 @@ def _serve(conn: Connection, runtime_jar: str, warehouse: str, scratch: str) -> 
 
 
 class SparkPeer:
-    """PySpark with ``runtime_jar`` in a child process, catalog ``old`` (Hadoop) on ``warehouse``."""
+    """PySpark with ``jars`` in a child process, with the ``catalogs`` settings."""
 
-    def __init__(self, runtime_jar: Path, warehouse: Path, scratch: Path) -> None:
+    def __init__(self, jars: list[Path], catalogs: dict[str, str], scratch: Path) -> None:
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
         self._process = context.Process(
             target=_serve,
-            args=(child, str(runtime_jar), str(warehouse), str(scratch)),
-            name=f"spark-peer-{runtime_jar.stem}",
+            args=(child, [str(j) for j in jars], catalogs, str(scratch)),
+            name=f"spark-peer-{jars[0].stem}",
             daemon=True,
         )
         self._process.start()
