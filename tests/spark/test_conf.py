@@ -18,7 +18,7 @@ import pytest
 import iceduck
 from iceduck.connection import Connection
 from iceduck.spark.jars import SparkJarsMissingError, spark_jar_conf
-from tests.support.spark_jars import cache_dir
+from tests.support import spark_jars as harness
 
 NAMESPACE = "spark_conf"
 
@@ -51,15 +51,22 @@ def test_jars_adds_the_class_path_to_the_catalog_settings(
     assert str(tmp_path / "cache" / "jars") in with_jars["spark.driver.extraClassPath"]
 
 
-def test_the_spark_session_runs_with_the_jars_spark_conf_assembles(spark: Any) -> None:
+def test_the_spark_session_runs_with_the_harness_class_path(spark: Any) -> None:
+    """The run's Spark has the standard runtime from Maven (with the AWS bundle), or -- no
+    Maven -- the product's PyPI assembly, then only the HttpClient jar of the REST tests (the
+    PyPI path users get is run as users run it by tests/examples: test_spark_sharing)."""
     conf = spark.sparkContext.getConf()
-    for key, value in spark_jar_conf(cache_dir()).items():
+    maven = harness.maven_runtime() is not None
+    for key, value in harness.spark_jar_conf().items():
         if key.endswith("JavaOptions"):  # Spark adds its JVM flags, the harness -Duser.timezone=UTC
             assert value in conf.get(key), key
-        else:  # the product's class path, then only the HttpClient jar of the REST catalog tests
+        else:
             jars = conf.get(key).split(os.pathsep)
             assert jars[: len(value.split(os.pathsep))] == value.split(os.pathsep), key
-            assert all("iceberg-httpclient5-" in jar for jar in jars[len(value.split(os.pathsep)) :]), key
+            extra = jars[len(value.split(os.pathsep)) :]
+            assert extra == [] if maven else all("iceberg-httpclient5-" in jar for jar in extra), key
+    if maven:
+        assert str(harness.maven_runtime()) in conf.get("spark.driver.extraClassPath")
 
 
 def test_spark_reads_and_appends_to_a_table_iceduck_created(shared: tuple[Any, Connection]) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
 from iceduck.spark.conf import spark_conf
 from tests.support.rest_client_jar import RestClientJarMissing, rest_client_jar
-from tests.support.spark_jars import SparkHarnessError, spark_jar_conf
+from tests.support.spark_jars import SparkHarnessError, maven_runtime, spark_jar_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -43,8 +43,9 @@ def catalog_conf(warehouse: Path) -> dict[str, str]:
 
 def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
     """Every Spark setting of the test session: small, local, UTC, Iceberg-enabled."""
-    # The class path and SQLite options users get from spark_conf(warehouse, jars=True).
-    jars = with_rest_client(spark_jar_conf())
+    # The standard runtime from Maven, or (no Maven) the PyPI-only assembly users get from
+    # spark_conf(warehouse, jars=True), which needs the rebuilt HTTP client for REST.
+    jars = spark_jar_conf() if maven_runtime() is not None else with_rest_client(spark_jar_conf())
     java_options = f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC".strip()
     return {
         "spark.master": "local[2]",
