@@ -53,8 +53,8 @@ def test_jars_adds_the_class_path_to_the_catalog_settings(
 
 def test_the_spark_session_runs_with_the_harness_class_path(spark: Any) -> None:
     """The run's Spark has the standard runtime from Maven (with the AWS bundle), or -- no
-    Maven -- the product's PyPI assembly, then only the HttpClient jar of the REST tests (the
-    PyPI path users get is run as users run it by tests/examples: test_spark_sharing)."""
+    Maven -- the product's PyPI assembly (the PyPI path users get is run as users run it by
+    tests/examples: test_spark_sharing)."""
     conf = spark.sparkContext.getConf()
     maven = harness.maven_runtime() is not None
     for key, value in harness.spark_jar_conf().items():
@@ -64,7 +64,7 @@ def test_the_spark_session_runs_with_the_harness_class_path(spark: Any) -> None:
             jars = conf.get(key).split(os.pathsep)
             assert jars[: len(value.split(os.pathsep))] == value.split(os.pathsep), key
             extra = jars[len(value.split(os.pathsep)) :]
-            assert extra == [] if maven else all("iceberg-httpclient5-" in jar for jar in extra), key
+            assert extra == [], key
     if maven:
         assert str(harness.maven_runtime()) in conf.get("spark.driver.extraClassPath")
 

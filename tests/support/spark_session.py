@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 
 from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
 from iceduck.spark.conf import spark_conf
-from tests.support.rest_client_jar import RestClientJarMissing, rest_client_jar
-from tests.support.spark_jars import SparkHarnessError, maven_runtime, spark_jar_conf
+from tests.support.spark_jars import SparkHarnessError, spark_jar_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -44,8 +43,8 @@ def catalog_conf(warehouse: Path) -> dict[str, str]:
 def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
     """Every Spark setting of the test session: small, local, UTC, Iceberg-enabled."""
     # The standard runtime from Maven, or (no Maven) the PyPI-only assembly users get from
-    # spark_conf(warehouse, jars=True), which needs the rebuilt HTTP client for REST.
-    jars = spark_jar_conf() if maven_runtime() is not None else with_rest_client(spark_jar_conf())
+    # spark_conf(warehouse, jars=True), whose REST tests then skip (it has no HTTP client).
+    jars = spark_jar_conf()
     java_options = f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC".strip()
     return {
         "spark.master": "local[2]",
@@ -63,19 +62,6 @@ def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
         "spark.local.dir": str(scratch / "spark-local"),
         **catalog_conf(warehouse),
     }
-
-
-def with_rest_client(jars: dict[str, str]) -> dict[str, str]:
-    """``jars`` with the HTTP client Iceberg's REST catalog needs on the class path, when it
-    can be built here (:mod:`tests.support.rest_client_jar`); the REST tests skip otherwise."""
-    try:
-        extra = str(rest_client_jar())
-    except RestClientJarMissing:
-        return jars
-    out = dict(jars)
-    for key in ("spark.driver.extraClassPath", "spark.executor.extraClassPath"):
-        out[key] = os.pathsep.join(p for p in (jars.get(key, ""), extra) if p)
-    return out
 
 
 def _check_java() -> None:
