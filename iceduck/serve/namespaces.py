@@ -52,9 +52,12 @@ def load_namespace(ctx: ServeContext, req: Request) -> Response:
 
 
 def namespace_exists(ctx: ServeContext, req: Request) -> Response:
-    """``HEAD``: 204 when it exists, 404 (no body) when not."""
+    """``HEAD``: 204 when it exists, else the 404 a ``GET`` would give (the spec's
+    ``IcebergErrorResponse``: its headers are sent, its body is not, as for any HEAD)."""
     namespace = namespace_from_path(req.params["namespace"])
-    return NO_CONTENT if ctx.catalog.namespace_exists(namespace) else Response(404)
+    if not ctx.catalog.namespace_exists(namespace):
+        ctx.catalog.load_namespace_properties(namespace)  # raises GET's not-found error
+    return NO_CONTENT
 
 
 def update_properties(ctx: ServeContext, req: Request) -> Response:

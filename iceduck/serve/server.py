@@ -184,6 +184,8 @@ class _Handler(BaseHTTPRequestHandler):
         if data:
             self.send_header("Content-Type", "application/json")
         if response.status != 304:  # RFC 9110 section 15.4.5: a 304 has no content
+            # for HEAD: the length of the content a GET would have (RFC 9110 section 9.3.2:
+            # "the same header fields [...] as if the request method had been GET")
             self.send_header("Content-Length", str(len(data)))
         if self.close_connection:
             self.send_header("Connection", "close")

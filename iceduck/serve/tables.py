@@ -104,7 +104,11 @@ def load_table(ctx: ServeContext, req: Request) -> Response:
 
 
 def table_exists(ctx: ServeContext, req: Request) -> Response:
-    return NO_CONTENT if ctx.catalog.table_exists(_identifier(req)) else Response(404)
+    """``HEAD``: 204 when it exists, else the 404 a ``GET`` would give (headers only)."""
+    identifier = _identifier(req)
+    if not ctx.catalog.table_exists(identifier):
+        ctx.catalog.load_table(identifier)  # raises GET's not-found error
+    return NO_CONTENT
 
 
 def drop_table(ctx: ServeContext, req: Request) -> Response:

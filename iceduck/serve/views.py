@@ -33,8 +33,6 @@ def list_views(ctx: ServeContext, req: Request) -> Response:
 def no_such_view(ctx: ServeContext, req: Request) -> Response:
     namespace = namespace_from_path(req.params["namespace"])
     name = check_name(req.params["view"], "view")
-    if req.method == "HEAD":
-        return Response(404)
     raise HttpRefusal(
         404, "NoSuchViewException", f"view {'.'.join((*namespace, name))} does not exist: {_WHY}"
     )

@@ -190,3 +190,34 @@ def test_register_overwrite_with_a_token_server(warehouse: Path) -> None:
         assert RestClient(served.url).post("/v1/namespaces/shop/register", body).status == 401
     finally:
         served.stop()
+
+
+# -- HEAD -----------------------------------------------------------------------------------------
+
+
+def test_head_not_found_has_the_headers_of_the_error_model_and_no_body(server: CatalogServer) -> None:
+    """The spec's HEAD 404s (namespace, table, view) declare an ``IcebergErrorResponse`` in
+    ``application/json``; HTTP sends a HEAD answer's headers as for GET, never its body."""
+    import http.client
+
+    host, port = server.server_address[:2]
+    RestClient(server.url).post("/v1/namespaces", {"namespace": ["shop"]})
+    for path, error in [
+        ("/v1/namespaces/nope", "NoSuchNamespaceException"),
+        ("/v1/namespaces/shop/tables/t", "NoSuchTableException"),
+        ("/v1/namespaces/shop/views/v", "NoSuchViewException"),
+    ]:
+        conn = http.client.HTTPConnection(str(host), int(port))
+        conn.request("GET", path)
+        got = conn.getresponse()
+        body = got.read()
+        conn.close()
+        assert json.loads(body)["error"]["type"] == error
+        conn = http.client.HTTPConnection(str(host), int(port))
+        conn.request("HEAD", path)
+        head = conn.getresponse()
+        assert head.status == got.status == 404, path
+        assert head.getheader("Content-Type") == "application/json", path
+        assert head.getheader("Content-Length") == str(len(body)), path
+        assert head.read() == b"", path
+        conn.close()
