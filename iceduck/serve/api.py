@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from iceduck.catalog.open import warehouse_location
 from iceduck.errors import UserError
-from iceduck.serve import commits, namespaces, oauth, tables, views
+from iceduck.serve import commits, idempotency, namespaces, oauth, tables, views
 from iceduck.serve.context import ServeContext
 from iceduck.serve.request import Request, Response
 from iceduck.serve.routes import Handler, Route, parse_pattern
@@ -32,6 +32,7 @@ def get_config(ctx: ServeContext, req: Request) -> Response:
             "defaults": {},
             "overrides": overrides,
             "endpoints": [route.endpoint() for route in ROUTES if route.listed],
+            "idempotency-key-lifetime": idempotency.LIFETIME,
         },
     )
 

@@ -13,6 +13,7 @@ from iceduck.catalog.base import Catalog
 from iceduck.errors import UserError
 from iceduck.io.fileio import to_local_path
 from iceduck.serve.auth import Authenticator
+from iceduck.serve.idempotency import IdempotencyKeys
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class ServeContext:
     storage: Mapping[str, str] = field(default_factory=dict)
     #: ``--vend-credentials``: hand :attr:`storage` to clients that ask for it
     vend_credentials: bool = False
+    #: the answers of mutations sent with an ``Idempotency-Key``, for their retries
+    idempotency: IdempotencyKeys = field(default_factory=IdempotencyKeys)
 
     def check_within_warehouse(self, location: str, what: str) -> str:
         """``location`` when it lies under the warehouse: a client-chosen table location or

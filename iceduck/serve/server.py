@@ -21,11 +21,13 @@ import dataclasses
 import json
 import logging
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from iceduck.errors import UserError
+from iceduck.serve import idempotency
 from iceduck.serve.api import ROUTES
 from iceduck.serve.context import ServeContext
 from iceduck.serve.errors import ErrorResponse, HttpRefusal, error_response
@@ -34,6 +36,8 @@ from iceduck.serve.routes import Route, find_route
 
 #: the largest request body accepted: a commit of thousands of updates is well under it
 MAX_BODY_BYTES = 10 * 1024 * 1024
+#: the methods whose answers an ``Idempotency-Key`` replays (:mod:`iceduck.serve.idempotency`)
+_MUTATIONS = frozenset({"POST", "DELETE"})
 
 # the access log keeps the logger name it had before the package was named serve/: logging
 # configurations and the tests that read the log name it
@@ -118,15 +122,36 @@ class _Handler(BaseHTTPRequestHandler):
             query = dict(parse_qsl(url.query, keep_blank_values=True))
             headers = {name.lower(): value for name, value in self.headers.items()}
             request = Request(method, params, query, body, headers)
-            response = route.handler(self.server.context, request)
+            key = headers.get(idempotency.HEADER)
+            answer = self._answerer(route, request)
+            if key is not None and method in _MUTATIONS and not route.public:
+                keys = self.server.context.idempotency
+                response = keys.run(key, method, url.path, body, answer)
+            else:
+                response = answer()
         except Exception as e:  # every failure is an answer in the spec's model
-            problem = error_response(e, route.resource if route is not None else None)
-            if problem.status >= 500:
-                log.exception("%s %s failed", method, self.path)
-            response = Response(problem.status, problem.body())
-            if problem.status == 413:
-                self.close_connection = True  # the unread body must not be taken as a request
+            response = self._refusal(e, route, method)
         self._send(method, response)
+
+    def _answerer(self, route: Route, request: Request) -> Callable[[], Response]:
+        """The route's answer to ``request``, a refusal in the spec's model included (what an
+        ``Idempotency-Key`` replays)."""
+
+        def answer() -> Response:
+            try:
+                return route.handler(self.server.context, request)
+            except Exception as e:
+                return self._refusal(e, route, request.method)
+
+        return answer
+
+    def _refusal(self, error: Exception, route: Route | None, method: str) -> Response:
+        problem = error_response(error, route.resource if route is not None else None)
+        if problem.status >= 500:
+            log.exception("%s %s failed", method, self.path)
+        if problem.status == 413:
+            self.close_connection = True  # the unread body must not be taken as a request
+        return Response(problem.status, problem.body())
 
     def _check_token(self) -> None:
         try:
