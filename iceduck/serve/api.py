@@ -26,15 +26,14 @@ from iceduck.serve.routes import Handler, Route, parse_pattern
 def get_config(ctx: ServeContext, req: Request) -> Response:
     _check_warehouse(ctx, req.query.get("warehouse", ""))
     overrides = {"prefix": ctx.prefix} if ctx.prefix else {}
-    return Response(
-        200,
-        {
-            "defaults": {},
-            "overrides": overrides,
-            "endpoints": [route.endpoint() for route in ROUTES if route.listed],
-            "idempotency-key-lifetime": idempotency.LIFETIME,
-        },
-    )
+    config = {
+        "defaults": {},
+        "overrides": overrides,
+        "endpoints": [route.endpoint() for route in ROUTES if route.listed],
+    }
+    if ctx.idempotency is not None:
+        config["idempotency-key-lifetime"] = idempotency.LIFETIME
+    return Response(200, config)
 
 
 def _check_warehouse(ctx: ServeContext, requested: str) -> None:

@@ -30,8 +30,9 @@ class ServeContext:
     storage: Mapping[str, str] = field(default_factory=dict)
     #: ``--vend-credentials``: hand :attr:`storage` to clients that ask for it
     vend_credentials: bool = False
-    #: the answers of mutations sent with an ``Idempotency-Key``, for their retries
-    idempotency: IdempotencyKeys = field(default_factory=IdempotencyKeys)
+    #: the answers of mutations sent with an ``Idempotency-Key``, for their retries (None:
+    #: keys are not honoured, nor ``idempotency-key-lifetime`` advertised)
+    idempotency: IdempotencyKeys | None = field(default_factory=IdempotencyKeys)
 
     def check_within_warehouse(self, location: str, what: str) -> str:
         """``location`` when it lies under the warehouse: a client-chosen table location or

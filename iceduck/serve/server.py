@@ -124,8 +124,8 @@ class _Handler(BaseHTTPRequestHandler):
             request = Request(method, params, query, body, headers)
             key = headers.get(idempotency.HEADER)
             answer = self._answerer(route, request)
-            if key is not None and method in _MUTATIONS and not route.public:
-                keys = self.server.context.idempotency
+            keys = self.server.context.idempotency
+            if key is not None and keys is not None and method in _MUTATIONS and not route.public:
                 response = keys.run(key, method, url.path, body, answer)
             else:
                 response = answer()

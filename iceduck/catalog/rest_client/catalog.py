@@ -32,7 +32,7 @@ from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.rest_client.auth import Auth
 from iceduck.catalog.rest_client.config import RestConfig, config_query, negotiated, page_size
 from iceduck.catalog.rest_client.error_model import error_for
-from iceduck.catalog.rest_client.http import Reply, Transport
+from iceduck.catalog.rest_client.http import Reply, Transport, uuid7
 from iceduck.catalog.rest_client.table_result import (
     apply_storage_properties,
     create_request,
@@ -42,7 +42,13 @@ from iceduck.catalog.rest_client.table_result import (
     storage_only,
     storage_properties,
 )
-from iceduck.errors import AlreadyExistsError, CommitConflictError, StorageError, UserError
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitConflictError,
+    CommitStateUnknownError,
+    StorageError,
+    UserError,
+)
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.table_updates.commit_request import commit_request
@@ -53,6 +59,7 @@ UNIT_SEPARATOR = "\x1f"
 NS = "namespaces/{namespace}"
 TABLE = f"{NS}/tables/{{table}}"
 HEADER_PREFIX = "header."
+IDEMPOTENCY_KEY = "Idempotency-Key"
 #: how many parsed metadata versions a catalog keeps
 PARSED_METADATA = 128
 #: what the page loop gives up after: a server repeating its tokens would never end
@@ -115,11 +122,26 @@ class RestCatalog:
     def _send(self, method: str, path: str, extra: Mapping[str, str] | None = None, **kwargs: Any) -> Reply:
         """One request, authorised (``extra`` headers added); sent once more with a fresh
         token after a 401 when the credential can fetch one (a 401 means the server did
-        nothing)."""
-        headers = {**self._headers, **(extra or {}), **self.auth.headers()}
-        reply = self.transport.request(method, path, headers=headers, **kwargs)
+        nothing).
+
+        A commit to a server that honours ``Idempotency-Key`` (it advertises
+        ``idempotency-key-lifetime``) carries a new key, and when its answer is lost it is
+        sent once more with the same key: the server then answers what the first attempt
+        did, or runs it if it never arrived, so the outcome is known instead of
+        :class:`~iceduck.errors.CommitStateUnknownError`."""
+        extra = dict(extra or {})
+        retry_lost = bool(kwargs.get("commit")) and self.config.idempotent  # commits follow /v1/config
+        if retry_lost:
+            extra[IDEMPOTENCY_KEY] = uuid7()
+        headers = {**self._headers, **extra, **self.auth.headers()}
+        try:
+            reply = self.transport.request(method, path, headers=headers, **kwargs)
+        except CommitStateUnknownError:
+            if not retry_lost:
+                raise
+            reply = self.transport.request(method, path, headers=headers, **kwargs)
         if reply.status == 401 and self.auth.refresh(headers):
-            headers = {**self._headers, **(extra or {}), **self.auth.headers()}
+            headers = {**self._headers, **extra, **self.auth.headers()}
             reply = self.transport.request(method, path, headers=headers, **kwargs)
         return reply
 

@@ -26,6 +26,8 @@ from iceduck.errors import StorageError, UnsupportedError, UserError
 WAREHOUSE = "warehouse"
 PREFIX = "prefix"
 PAGE_SIZE = "rest-page-size"
+#: ``CatalogConfig``'s "idempotency-key-lifetime": the server honours ``Idempotency-Key``
+IDEMPOTENCY_LIFETIME = "idempotency-key-lifetime"
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class RestConfig:
     properties: dict[str, str]
     prefix: str | None
     endpoints: frozenset[str] | None
+    #: the server advertised ``idempotency-key-lifetime``: it replays the answer of a
+    #: mutation retried with the same ``Idempotency-Key``
+    idempotent: bool = False
 
     def supports(self, method: str, route: str) -> bool:
         """Whether the server serves ``method /v1/{prefix}/route`` (``route`` as the spec
@@ -71,7 +76,9 @@ def negotiated(body: Any, user: Mapping[str, str], uri: str) -> RestConfig:
             raise StorageError(f"the REST catalog at {uri} listed endpoints that are not strings")
         endpoints = frozenset(" ".join(e.split()) for e in endpoints_value)
     prefix = properties.get(PREFIX) or None
-    return RestConfig(properties, prefix.strip("/") if prefix else None, endpoints)
+    lifetime = body.get(IDEMPOTENCY_LIFETIME)
+    idempotent = isinstance(lifetime, str) and bool(lifetime.strip())
+    return RestConfig(properties, prefix.strip("/") if prefix else None, endpoints, idempotent)
 
 
 def _string_map(value: Any, where: str, uri: str) -> dict[str, str]:

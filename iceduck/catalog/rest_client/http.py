@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import socket
 import ssl
 import threading
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -219,3 +222,12 @@ def _reason(e: BaseException) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
     return str(e) or type(e).__name__
+
+
+def uuid7() -> str:
+    """A new UUIDv7 (RFC 9562: 48 bits of Unix milliseconds, the version, random bits, the
+    variant), the form the REST spec asks ``Idempotency-Key`` values to take."""
+    value = (time.time_ns() // 1_000_000 & (1 << 48) - 1) << 80 | int.from_bytes(os.urandom(10), "big")
+    value = value & ~(0xF << 76) | 0x7 << 76
+    value = value & ~(0x3 << 62) | 0x2 << 62
+    return str(uuid.UUID(int=value))

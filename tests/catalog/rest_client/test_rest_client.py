@@ -33,7 +33,7 @@ from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from tests.catalog.rest_client.conftest import TOKEN, Served, serve
 from tests.support import faults
 from tests.support.lost_answers import AnswerLosingProxy
-from tests.support.rest import RestClient
+from tests.support.rest import RestClient, start_server
 
 T = TableIdentifier(("db",), "t")
 SCHEMA = Schema((NestedField(1, "id", LongType(), True),))
@@ -212,10 +212,10 @@ def test_a_property_change_on_a_stale_base_lands_on_the_current_table(served: Se
     assert landed.metadata.properties["a"] == "1" and landed.metadata.properties["b"] == "2"
 
 
-def test_a_commit_without_an_answer_is_unknown_and_kept(served: Served) -> None:
-    """The connection is lost after the commit reached the server: CommitStateUnknownError,
-    and here the server did land it -- which is why nothing may be deleted on that error."""
-    parts = served.url.removeprefix("http://").split(":")
+def _commit_through_a_lost_answer(url: str) -> tuple[LoadedTable, AnswerLosingProxy]:
+    """Create ``T`` at ``url``, then commit a property change through a proxy that loses
+    the server's answer to the commit (the commit has reached the server)."""
+    parts = url.removeprefix("http://").split(":")
     with AnswerLosingProxy(parts[0], int(parts[1])) as proxy:
         catalog = RestCatalog(proxy.url, "iceduck")
         _create(catalog)
@@ -223,11 +223,38 @@ def test_a_commit_without_an_answer_is_unknown_and_kept(served: Served) -> None:
         builder = MetadataBuilder(base.metadata)
         builder.set_properties({"landed": "yes"})
         proxy.lose_next_answer()
+        try:
+            return catalog.commit_table(base, builder.build()), proxy
+        finally:
+            assert proxy.lost.is_set()
+
+
+def test_a_commit_without_an_answer_is_unknown_and_kept(tmp_path: Path) -> None:
+    """A server that does not honour Idempotency-Key: the connection is lost after the commit
+    reached the server, so CommitStateUnknownError -- and here the server did land it, which
+    is why nothing may be deleted on that error."""
+    warehouse = tmp_path / "served"
+    warehouse.mkdir()
+    server = start_server(warehouse, idempotency=None)
+    try:
+        assert "idempotency-key-lifetime" not in RestClient(server.url).get("/v1/config").body
         with pytest.raises(CommitStateUnknownError, match="may or may not have landed"):
-            catalog.commit_table(base, builder.build())
-        assert proxy.lost.is_set()
-    landed = RestCatalog(served.url, "iceduck").load_table(T)
-    assert landed.metadata.properties.get("landed") == "yes"
+            _commit_through_a_lost_answer(server.url)
+        landed = RestCatalog(server.url, "iceduck").load_table(T)
+        assert landed.metadata.properties.get("landed") == "yes"
+    finally:
+        server.stop()
+
+
+def test_a_lost_commit_answer_is_asked_again_with_its_idempotency_key(served: Served) -> None:
+    """A server that advertises idempotency-key-lifetime: the commit carried a key, so the
+    client sends it once more with the same key and gets the first attempt's answer -- the
+    outcome is known, and the commit landed once."""
+    committed, _ = _commit_through_a_lost_answer(served.url)
+    assert committed.metadata.properties.get("landed") == "yes"
+    current = RestCatalog(served.url, "iceduck").load_table(T)
+    assert current.metadata_location == committed.metadata_location
+    assert len(current.metadata.metadata_log) == 1  # the create's file, then this commit's
 
 
 def test_two_clients_commit_at_once_and_nothing_is_lost(served: Served) -> None:
@@ -333,3 +360,19 @@ def test_an_unchanged_table_is_answered_by_its_etag(served: Served) -> None:
     second = catalog.load_table(T)
     assert second is not first and second.metadata.properties["v"] == "2"
     assert RestCatalog(served.url, "iceduck").load_table(T).metadata_location == second.metadata_location
+
+
+def test_idempotency_keys_are_uuid7() -> None:
+    """RFC 9562: version 7, the variant 10, the Unix milliseconds first (so keys sort by time)."""
+    import time
+    import uuid
+
+    from iceduck.catalog.rest_client.http import uuid7
+
+    before = time.time_ns() // 1_000_000
+    keys = [uuid.UUID(uuid7()) for _ in range(50)]
+    after = time.time_ns() // 1_000_000
+    assert len(set(keys)) == 50
+    for key in keys:
+        assert key.version == 7 and key.variant == uuid.RFC_4122
+        assert before <= key.int >> 80 <= after
