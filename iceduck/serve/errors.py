@@ -71,6 +71,22 @@ class ErrorResponse:
         return {"error": {"message": self.message, "type": self.error_type, "code": self.status}}
 
 
+#: the statuses for which the OpenAPI document declares the view routes' error body as a bare
+#: ``ErrorModel`` (``message``, ``type``, ``code`` at the top), where every other route, and the
+#: view routes' own examples, wrap it in ``IcebergErrorResponse`` (``{"error": {...}}``)
+VIEW_BARE_ERROR_STATUSES = frozenset({404, 406, 409})
+
+
+def view_error_body(body: dict[str, Any], status: int) -> dict[str, Any]:
+    """``body`` as a view route answers it: for :data:`VIEW_BARE_ERROR_STATUSES`, the wrapped
+    error with its fields repeated at the top, which reads right under either schema the
+    document gives (clients read ``error``, as Java's ``ErrorResponseParser`` does)."""
+    error = body.get("error")
+    if status in VIEW_BARE_ERROR_STATUSES and isinstance(error, dict):
+        return {**body, **error}
+    return body
+
+
 #: what a plain NotFoundError is on a route serving each resource
 _NOT_FOUND = {"table": "NoSuchTableException", "namespace": "NoSuchNamespaceException"}
 

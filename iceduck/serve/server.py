@@ -30,7 +30,7 @@ from iceduck.errors import UserError
 from iceduck.serve import idempotency
 from iceduck.serve.api import ROUTES
 from iceduck.serve.context import ServeContext
-from iceduck.serve.errors import ErrorResponse, HttpRefusal, error_response
+from iceduck.serve.errors import ErrorResponse, HttpRefusal, error_response, view_error_body
 from iceduck.serve.request import Request, Response
 from iceduck.serve.routes import Route, find_route
 
@@ -99,7 +99,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         if self.request_version == "HTTP/0.9":  # a request line too broken to name a version
             self.request_version = "HTTP/1.0"
-        error_type = "BadRequestException" if code < 500 else "NotImplementedException"
+        if code == 501:  # a method no do_* serves (TRACE, OPTIONS, QUERY, BREW...): the route
+            code = 405  # does not allow it, with an Allow header (what the OpenAPI checks expect)
+            message = f"{self.command} is not allowed on {self.path}"
+        error_type = {405: "MethodNotAllowedException"}.get(
+            code, "BadRequestException" if code < 500 else "NotImplementedException"
+        )
         problem = ErrorResponse(code, error_type, message or "malformed request")
         self._send(self.command or "GET", Response(code, problem.body()))
 
@@ -151,7 +156,10 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("%s %s failed", method, self.path)
         if problem.status == 413:
             self.close_connection = True  # the unread body must not be taken as a request
-        return Response(problem.status, problem.body())
+        body = problem.body()
+        if route is not None and route.resource == "view":
+            body = view_error_body(body, problem.status)
+        return Response(problem.status, body)
 
     def _check_token(self) -> None:
         try:
@@ -171,10 +179,13 @@ class _Handler(BaseHTTPRequestHandler):
         unprefixed = [r for r in ROUTES if not r.prefixed]
         found, params_or_known = find_route(unprefixed, method, segments)
         if found is None:
+            known = bool(params_or_known)  # /v1/config exists, for GET
             rest = segments
             if prefix:
                 rest = segments[1:] if segments and segments[0] == prefix else []
             found, params_or_known = find_route([r for r in ROUTES if r.prefixed], method, rest)
+            if found is None:
+                params_or_known = known or bool(params_or_known)
         if found is None:
             if params_or_known:
                 raise HttpRefusal(405, "MethodNotAllowedException", f"{method} is not allowed on {path}")
@@ -199,11 +210,28 @@ class _Handler(BaseHTTPRequestHandler):
             )
         return self.rfile.read(length)
 
+    def _allowed(self) -> list[str]:
+        """The methods some route serves on this request's path (a 405's ``Allow``)."""
+        try:
+            path = urlsplit(self.path).path
+        except ValueError:
+            return []
+        allowed = []
+        for method in sorted({r.method for r in ROUTES}):
+            try:
+                self._route(method, path)
+            except UserError:  # HttpRefusal too: no route for this method
+                continue
+            allowed.append(method)
+        return allowed
+
     def _send(self, method: str, response: Response) -> None:
         data = b"" if response.body is None else json.dumps(response.body).encode()
         self.send_response(response.status)
         for name, value in response.headers.items():
             self.send_header(name, value)
+        if response.status == 405:  # RFC 9110 section 15.5.6: "MUST generate an Allow header"
+            self.send_header("Allow", ", ".join(self._allowed()))
         if response.status == 401:
             self.send_header("WWW-Authenticate", 'Bearer realm="iceduck"')
         if data:

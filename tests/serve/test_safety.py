@@ -239,13 +239,23 @@ def test_bad_requests_write_nothing_anywhere(client: RestClient, warehouse: Path
 
 
 def test_unknown_methods_and_oversized_headers(server: CatalogServer, client: RestClient) -> None:
-    assert client.call("PATCH", "/v1/namespaces").status == 405
+    patched = client.call("PATCH", "/v1/namespaces")
+    assert patched.status == 405 and patched.headers["Allow"] == "GET, POST"
     host, port = server.server_address[:2]
     connection = http.client.HTTPConnection(str(host), port, timeout=30)
     connection.request("BREW", "/v1/namespaces")
     response = connection.getresponse()
-    assert response.status == 501 and json.loads(response.read())["error"]["code"] == 501
+    assert response.status == 405 and json.loads(response.read())["error"]["code"] == 405
+    assert response.getheader("Allow") == "GET, POST"
     connection.close()
+    for method in ("TRACE", "OPTIONS"):  # methods no route serves: 405 with Allow
+        connection = http.client.HTTPConnection(str(host), port, timeout=30)
+        connection.request(method, "/v1/config")
+        response = connection.getresponse()
+        error = json.loads(response.read())["error"]
+        assert (response.status, error["code"], error["type"]) == (405, 405, "MethodNotAllowedException")
+        assert response.getheader("Allow") == "GET"
+        connection.close()
     connection = http.client.HTTPConnection(str(host), port, timeout=30)
     connection.request("GET", "/v1/namespaces", headers={f"X-H{i}": "v" for i in range(150)})
     response = connection.getresponse()
