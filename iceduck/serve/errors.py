@@ -13,6 +13,8 @@ unexpected error could tell a remote client about the server's files.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,8 +93,36 @@ def view_error_body(body: dict[str, Any], status: int) -> dict[str, Any]:
 _NOT_FOUND = {"table": "NoSuchTableException", "namespace": "NoSuchNamespaceException"}
 
 
+#: iceduck's own wording of a missing or existing table or namespace ("table 'ns.t' not
+#: found in catalog 'x'", "namespace n does not exist")
+_WHAT_IS_WRONG = re.compile(
+    r"^(?P<kind>table|namespace) '?(?P<name>[^' ]+?)'? "
+    r"(?P<how>not found|does not exist|already exists)\b"
+)
+
+
+def java_message(message: str) -> str:
+    """``message`` in Java's words when it says a table or namespace is missing or exists:
+    "Table does not exist: ns.t", "Namespace already exists: n" (Java's catalogs and
+    ``CatalogHandlers``), which Java's clients show and Iceberg's catalog tests check word
+    for word; any other message as it is."""
+    found = _WHAT_IS_WRONG.match(message)
+    if found is None:
+        return message
+    how = "already exists" if found["how"] == "already exists" else "does not exist"
+    return f"{found['kind'].capitalize()} {how}: {found['name']}"
+
+
 def error_response(error: BaseException, resource: str | None = None) -> ErrorResponse:
-    """The response for ``error`` raised while serving a route on ``resource``."""
+    """The response for ``error`` raised while serving a route on ``resource``; a missing or
+    existing table or namespace is told in Java's words (:func:`java_message`)."""
+    problem = _error_response(error, resource)
+    if problem.status in (404, 409) and not problem.oauth:
+        return dataclasses.replace(problem, message=java_message(problem.message))
+    return problem
+
+
+def _error_response(error: BaseException, resource: str | None = None) -> ErrorResponse:
     message = str(error)
     if isinstance(error, OAuthRefusal):
         return ErrorResponse(error.status, error.oauth_error, message, oauth=True)

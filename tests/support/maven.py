@@ -14,6 +14,7 @@ fail with that message, or skip where the README says the artifact is optional.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -106,13 +107,56 @@ def iceberg_runtime(version: str) -> Path:
     return jar(f"{SPARK_RUNTIME}:{version}")
 
 
+RCK_POM = Path(__file__).resolve().parent / "rck" / "pom.xml"
+
+
+def classpath(pom: Path, cache: Path) -> list[Path]:
+    """The jars of ``pom``'s dependencies and theirs, in Maven's local repository (fetched the
+    first time), as ``mvn dependency:build-classpath`` lists them; the list is kept in
+    ``cache`` by the pom's digest, so later runs ask Maven nothing."""
+    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
+    listing = cache / f"classpath-{pom.parent.name}-{digest}.txt"
+    if not listing.is_file():
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise MavenUnavailable(f"no mvn to resolve the class path of {pom}")
+        cache.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(pom),
+                "dependency:build-classpath",
+                f"-Dmdep.outputFile={listing}",
+                f"-Dmaven.repo.local={repository()}",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tempfile.gettempdir(),
+        )
+        if done.returncode != 0 or not listing.is_file():
+            said = (done.stdout + done.stderr).strip().splitlines()[-3:]
+            raise MavenUnavailable(f"mvn could not resolve {pom}: {' / '.join(said) or done.returncode}")
+    jars = [Path(p) for p in listing.read_text().strip().split(os.pathsep) if p]
+    missing = [j for j in jars if not j.is_file()]
+    if missing:  # the local repository was emptied since: resolve again
+        listing.unlink()
+        return classpath(pom, cache)
+    return jars
+
+
 def every_artifact() -> list[str]:
     """Every coordinate the suite resolves (what ``.ci/run`` fetches before the tests)."""
     return [*(f"{SPARK_RUNTIME}:{v}" for v in ICEBERG_RUNTIMES), AWS_BUNDLE, PAIMON_SPARK]
 
 
 def main() -> int:
-    """Fetch every artifact the suite uses; print where each is."""
+    """Fetch every artifact the suite uses (and the REST Compatibility Kit's class path);
+    print where each is."""
+    from tests.support.spark_jars import cache_dir
+
     failed = 0
     for coordinate in every_artifact():
         try:
@@ -120,6 +164,11 @@ def main() -> int:
         except MavenUnavailable as e:
             print(e, file=sys.stderr)
             failed += 1
+    try:
+        print(f"REST Compatibility Kit: {len(classpath(RCK_POM, cache_dir()))} jars")
+    except MavenUnavailable as e:
+        print(e, file=sys.stderr)
+        failed += 1
     return 1 if failed else 0
 
 
