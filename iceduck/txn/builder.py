@@ -63,34 +63,7 @@ from iceduck.spec.types import (
     UnknownType,
     VariantType,
 )
-from iceduck.table_updates.updates import (
-    LAST_ADDED,
-    AddEncryptionKey,
-    AddPartitionSpec,
-    AddSchema,
-    AddSnapshot,
-    AddSortOrder,
-    AssignUUID,
-    RemoveEncryptionKey,
-    RemovePartitionSpecs,
-    RemovePartitionStatistics,
-    RemoveProperties,
-    RemoveSchemas,
-    RemoveSnapshotRef,
-    RemoveSnapshots,
-    RemoveStatistics,
-    SetCurrentSchema,
-    SetDefaultSortOrder,
-    SetDefaultSpec,
-    SetLocation,
-    SetPartitionStatistics,
-    SetProperties,
-    SetSnapshotRef,
-    SetStatistics,
-    Update,
-    UpgradeFormatVersion,
-    recorded_updates,
-)
+from iceduck.table_updates import updates as up
 from iceduck.txn.fresh_ids import (
     assign_fresh_ids,
     counter,
@@ -140,7 +113,7 @@ class MetadataBuilder:
         self._location = base.location
         self._encryption_keys = list(base.encryption_keys)
         #: every change applied, as the update a REST commit sends for it (after the base's own)
-        self._updates: list[Update] = recorded_updates(base)
+        self._updates: list[up.Update] = up.recorded_updates(base)
         self._changed = False
 
     @property
@@ -155,27 +128,29 @@ class MetadataBuilder:
         return dict(self._refs)
 
     @property
-    def updates(self) -> list[Update]:
+    def updates(self) -> list[up.Update]:
         """The updates applied since the base was read from its file (a copy)."""
         return list(self._updates)
 
-    def _record(self, update: Update) -> None:
+    def _record(self, update: up.Update) -> None:
         self._updates.append(update)
         self._changed = True
 
-    def _last_added(self, kind: type[AddSchema | AddPartitionSpec | AddSortOrder], new_id: int) -> int:
+    def _last_added(
+        self, kind: type[up.AddSchema | up.AddPartitionSpec | up.AddSortOrder], new_id: int
+    ) -> int:
         """``-1`` ("last added") when ``new_id`` is what the latest update of ``kind`` added,
         as Java sends it; else the id itself."""
         for u in reversed(self._updates):
             if isinstance(u, kind):
                 added = (
                     u.schema.schema_id
-                    if isinstance(u, AddSchema)
+                    if isinstance(u, up.AddSchema)
                     else u.spec.spec_id
-                    if isinstance(u, AddPartitionSpec)
+                    if isinstance(u, up.AddPartitionSpec)
                     else u.sort_order.order_id
                 )
-                return LAST_ADDED if added == new_id else new_id
+                return up.LAST_ADDED if added == new_id else new_id
         return new_id
 
     # -- schemas ---------------------------------------------------------------------
@@ -189,20 +164,20 @@ class MetadataBuilder:
             if _same_schema(existing, schema):
                 if new_last != self._last_column_id:
                     self._last_column_id = new_last
-                    self._record(AddSchema(existing, new_last))
+                    self._record(up.AddSchema(existing, new_last))
                 return existing.schema_id
         new_id = max([self._current_schema_id - 1, *(s.schema_id for s in self._schemas)]) + 1
         added = Schema(schema.fields, new_id, schema.identifier_field_ids)
         self._schemas.append(added)
         self._last_column_id = new_last
-        self._record(AddSchema(added, new_last))
+        self._record(up.AddSchema(added, new_last))
         return new_id
 
     def set_current_schema(self, schema_id: int) -> None:
         self._schema_by_id(schema_id)
         if schema_id != self._current_schema_id:
             self._current_schema_id = schema_id
-            self._record(SetCurrentSchema(self._last_added(AddSchema, schema_id)))
+            self._record(up.SetCurrentSchema(self._last_added(up.AddSchema, schema_id)))
 
     # -- partition specs ---------------------------------------------------------------
 
@@ -227,7 +202,7 @@ class MetadataBuilder:
         added = PartitionSpec(new_id, spec.fields)
         self._specs.append(added)
         self._last_partition_id = max(self._last_partition_id, spec.last_assigned_field_id)
-        self._record(AddPartitionSpec(added))
+        self._record(up.AddPartitionSpec(added))
         return new_id
 
     def set_default_spec(self, spec_id: int) -> None:
@@ -235,7 +210,7 @@ class MetadataBuilder:
             raise NotFoundError(f"table has no partition spec with id {spec_id}")
         if spec_id != self._default_spec_id:
             self._default_spec_id = spec_id
-            self._record(SetDefaultSpec(self._last_added(AddPartitionSpec, spec_id)))
+            self._record(up.SetDefaultSpec(self._last_added(up.AddPartitionSpec, spec_id)))
 
     # -- sort orders -------------------------------------------------------------------
 
@@ -245,7 +220,7 @@ class MetadataBuilder:
             if not any(o.order_id == UNSORTED_ORDER_ID for o in self._orders):
                 unsorted = SortOrder(UNSORTED_ORDER_ID, ())
                 self._orders.append(unsorted)
-                self._record(AddSortOrder(unsorted))
+                self._record(up.AddSortOrder(unsorted))
             return UNSORTED_ORDER_ID
         schema = self.current_schema()
         for f in order.fields:
@@ -259,7 +234,7 @@ class MetadataBuilder:
             new_id = max(new_id, existing.order_id + 1)
         added = SortOrder(new_id, order.fields)
         self._orders.append(added)
-        self._record(AddSortOrder(added))
+        self._record(up.AddSortOrder(added))
         return new_id
 
     def set_default_sort_order(self, order_id: int) -> None:
@@ -267,7 +242,7 @@ class MetadataBuilder:
             raise NotFoundError(f"table has no sort order with id {order_id}")
         if order_id != self._default_order_id:
             self._default_order_id = order_id
-            self._record(SetDefaultSortOrder(self._last_added(AddSortOrder, order_id)))
+            self._record(up.SetDefaultSortOrder(self._last_added(up.AddSortOrder, order_id)))
 
     # -- properties and format version -------------------------------------------------
 
@@ -284,14 +259,14 @@ class MetadataBuilder:
         changed = {k: str(v) for k, v in updates.items() if self._properties.get(k) != str(v)}
         if changed:
             self._properties.update(changed)
-            self._record(SetProperties(changed))
+            self._record(up.SetProperties(changed))
 
     def remove_properties(self, keys: Iterable[str]) -> None:
         removed = tuple(dict.fromkeys(k for k in keys if k in self._properties))
         for key in removed:
             del self._properties[key]
         if removed:
-            self._record(RemoveProperties(removed))
+            self._record(up.RemoveProperties(removed))
 
     def upgrade_format_version(self, version: int) -> None:
         if version not in SUPPORTED_FORMAT_VERSIONS:
@@ -303,7 +278,7 @@ class MetadataBuilder:
         if version >= ROW_LINEAGE_VERSION and self._next_row_id is None:
             self._next_row_id = INITIAL_ROW_ID
         self._format_version = version
-        self._record(UpgradeFormatVersion(version))
+        self._record(up.UpgradeFormatVersion(version))
 
     # -- identity, location and encryption keys ----------------------------------------
 
@@ -314,7 +289,7 @@ class MetadataBuilder:
             raise ValidationError("a table UUID cannot be empty")
         if table_uuid != self._table_uuid:
             self._table_uuid = table_uuid
-            self._record(AssignUUID(table_uuid))
+            self._record(up.AssignUUID(table_uuid))
 
     def set_location(self, location: str) -> None:
         """Move the table's base location; trailing slashes are dropped as on read (writers
@@ -324,7 +299,7 @@ class MetadataBuilder:
             raise ValidationError("a table location cannot be empty")
         if location != self._location:
             self._location = location
-            self._record(SetLocation(location))
+            self._record(up.SetLocation(location))
 
     def add_encryption_key(self, key: EncryptedKey) -> None:
         """Add or replace (by ``key-id``) an entry of v3 ``encryption-keys``: iceduck keeps the
@@ -334,14 +309,14 @@ class MetadataBuilder:
             new.append(key)
         if new != self._encryption_keys:
             self._encryption_keys = new
-            self._record(AddEncryptionKey(key))
+            self._record(up.AddEncryptionKey(key))
 
     def remove_encryption_key(self, key_id: str) -> None:
         """Remove the encryption key with ``key_id``; an unknown id changes nothing (Java)."""
         kept = [k for k in self._encryption_keys if k.key_id != key_id]
         if len(kept) != len(self._encryption_keys):
             self._encryption_keys = kept
-            self._record(RemoveEncryptionKey(key_id))
+            self._record(up.RemoveEncryptionKey(key_id))
 
     # -- snapshots and refs ------------------------------------------------------------
 
@@ -371,7 +346,7 @@ class MetadataBuilder:
         self._last_sequence_number = snapshot.sequence_number
         self._snapshots.append(snapshot)
         self._added_snapshot_ids.add(snapshot.snapshot_id)
-        self._record(AddSnapshot(snapshot))
+        self._record(up.AddSnapshot(snapshot))
 
     def set_ref(self, name: str, ref: SnapshotRef) -> None:
         """Point a branch or tag at a known snapshot; ``main`` also becomes the current
@@ -386,7 +361,7 @@ class MetadataBuilder:
             added = ref.snapshot_id in self._added_snapshot_ids
             self._snapshot_log.append((snapshot.timestamp_ms if added else None, ref.snapshot_id))
         self._refs[name] = ref
-        self._record(SetSnapshotRef(name, ref))
+        self._record(up.SetSnapshotRef(name, ref))
 
     def remove_ref(self, name: str) -> None:
         if name == MAIN_BRANCH:
@@ -394,7 +369,7 @@ class MetadataBuilder:
         if name not in self._refs:
             raise NotFoundError(f"table has no branch or tag named {name!r}")
         del self._refs[name]
-        self._record(RemoveSnapshotRef(name))
+        self._record(up.RemoveSnapshotRef(name))
 
     def remove_snapshots(self, snapshot_ids: Iterable[int]) -> None:
         """Remove snapshots no ref points at (snapshot expiry), with their statistics and
@@ -408,7 +383,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove snapshots still referenced by refs: {', '.join(held)}")
         self._snapshots = [s for s in self._snapshots if s.snapshot_id not in removing]
         self._removed_snapshot_ids |= removing
-        self._record(RemoveSnapshots(tuple(sorted(removing))))
+        self._record(up.RemoveSnapshots(tuple(sorted(removing))))
 
     def set_statistics(self, statistics: StatisticsFile) -> None:
         """Register a table statistics file for its snapshot, replacing the one that snapshot
@@ -417,7 +392,7 @@ class MetadataBuilder:
             raise NotFoundError(f"cannot set statistics of unknown snapshot {statistics.snapshot_id}")
         self._statistics = [s for s in self._statistics if s.snapshot_id != statistics.snapshot_id]
         self._statistics.append(statistics)
-        self._record(SetStatistics(statistics))
+        self._record(up.SetStatistics(statistics))
 
     def remove_statistics(self, snapshot_id: int) -> None:
         """Drop the statistics file of ``snapshot_id``; none there changes nothing (Java's
@@ -425,14 +400,14 @@ class MetadataBuilder:
         kept = [s for s in self._statistics if s.snapshot_id != snapshot_id]
         if len(kept) != len(self._statistics):
             self._statistics = kept
-            self._record(RemoveStatistics(snapshot_id))
+            self._record(up.RemoveStatistics(snapshot_id))
 
     def remove_partition_statistics(self, snapshot_id: int) -> None:
         """Drop the partition statistics file of ``snapshot_id``; none there changes nothing."""
         kept = [s for s in self._partition_statistics if s.snapshot_id != snapshot_id]
         if len(kept) != len(self._partition_statistics):
             self._partition_statistics = kept
-            self._record(RemovePartitionStatistics(snapshot_id))
+            self._record(up.RemovePartitionStatistics(snapshot_id))
 
     def set_partition_statistics(self, stats: PartitionStatisticsFile) -> None:
         """Register a snapshot's partition statistics file, replacing the one it had: the
@@ -446,7 +421,7 @@ class MetadataBuilder:
             new.append(stats)
         if new != old:
             self._partition_statistics = new
-            self._record(SetPartitionStatistics(stats))
+            self._record(up.SetPartitionStatistics(stats))
 
     def remove_partition_specs(self, spec_ids: Iterable[int]) -> None:
         """Remove partition specs no retained manifest uses; never the default spec."""
@@ -455,7 +430,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove the default partition spec {self._default_spec_id}")
         if removing:
             self._specs = [s for s in self._specs if s.spec_id not in removing]
-            self._record(RemovePartitionSpecs(tuple(sorted(removing))))
+            self._record(up.RemovePartitionSpecs(tuple(sorted(removing))))
 
     def remove_schemas(self, schema_ids: Iterable[int]) -> None:
         """Remove schemas no retained snapshot uses; never the current schema."""
@@ -464,7 +439,7 @@ class MetadataBuilder:
             raise ValidationError(f"cannot remove the current schema {self._current_schema_id}")
         if removing:
             self._schemas = [s for s in self._schemas if s.schema_id not in removing]
-            self._record(RemoveSchemas(tuple(sorted(removing))))
+            self._record(up.RemoveSchemas(tuple(sorted(removing))))
 
     def clear_main(self) -> None:
         """Drop ``main`` so the table has no current snapshot (only ``CREATE OR REPLACE``
@@ -472,7 +447,7 @@ class MetadataBuilder:
         if MAIN_BRANCH in self._refs or self._current_snapshot_id is not None:
             self._refs.pop(MAIN_BRANCH, None)
             self._current_snapshot_id = None
-            self._record(RemoveSnapshotRef(MAIN_BRANCH))
+            self._record(up.RemoveSnapshotRef(MAIN_BRANCH))
 
     # -- build -------------------------------------------------------------------------
 
@@ -634,25 +609,25 @@ def new_table_metadata(
     return dataclasses.replace(created, changes=tuple(_creation_updates(created)))
 
 
-def _creation_updates(md: TableMetadata) -> list[Update]:
+def _creation_updates(md: TableMetadata) -> list[up.Update]:
     """What builds ``md`` from nothing (a REST create transaction sends them after
     ``assert-create``), in the order of Java's ``TableMetadata.newTableMetadata``: each
     "set" names the one just added (``-1``)."""
-    out: list[Update] = []
+    out: list[up.Update] = []
     if md.table_uuid:
-        out.append(AssignUUID(md.table_uuid))
+        out.append(up.AssignUUID(md.table_uuid))
     out += [
-        UpgradeFormatVersion(md.format_version),
-        AddSchema(md.schema(), md.last_column_id),
-        SetCurrentSchema(LAST_ADDED),
-        AddPartitionSpec(md.spec()),
-        SetDefaultSpec(LAST_ADDED),
-        AddSortOrder(md.sort_order()),
-        SetDefaultSortOrder(LAST_ADDED),
-        SetLocation(md.location),
+        up.UpgradeFormatVersion(md.format_version),
+        up.AddSchema(md.schema(), md.last_column_id),
+        up.SetCurrentSchema(up.LAST_ADDED),
+        up.AddPartitionSpec(md.spec()),
+        up.SetDefaultSpec(up.LAST_ADDED),
+        up.AddSortOrder(md.sort_order()),
+        up.SetDefaultSortOrder(up.LAST_ADDED),
+        up.SetLocation(md.location),
     ]
     if md.properties:
-        out.append(SetProperties(dict(md.properties)))
+        out.append(up.SetProperties(dict(md.properties)))
     return out
 
 
