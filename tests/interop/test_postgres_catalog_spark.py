@@ -12,8 +12,6 @@ are all in the table.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +21,7 @@ import pytest
 from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.session.session import Session
 from tests.support.postgres import PostgresServer
+from tests.support.writer_race import SPARK_IDS, race
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,8 +30,6 @@ psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip i
 
 CATALOG = "pg"
 JDBC_JAR = Path("/usr/share/java/postgresql.jar")
-#: the ids of Spark's rows in the race: above any iceduck writes
-SPARK_IDS = 1_000_000
 
 
 def _spark_catalog(spark: SparkSession, name: str, server: PostgresServer, db: str, warehouse: Path) -> None:
@@ -153,28 +150,13 @@ def test_concurrent_commits_from_spark_and_iceduck_are_all_kept(shared: tuple[Sp
         "'commit.retry.num-retries' = '50', 'commit.retry.min-wait-ms' = '10', "
         "'commit.retry.max-wait-ms' = '500')"
     )
-    spark_batches, iceduck_batches = 6, 12
-    errors: list[BaseException] = []
-    start = threading.Barrier(2)
-
-    def spark_writer() -> None:
-        try:
-            start.wait()
-            for batch in range(spark_batches):
-                spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({SPARK_IDS + batch}, 'spark')")
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    thread = threading.Thread(target=spark_writer)
-    thread.start()
-    start.wait()
-    done = 0  # iceduck keeps committing while Spark does, so the two really overlap
-    while done < iceduck_batches or thread.is_alive():
-        session.execute(f"INSERT INTO race.t VALUES ({done}, 'iceduck')")
-        done += 1
-        time.sleep(0.05)  # a steady stream, not thousands of snapshots while Spark starts up
-    thread.join(600)
-    assert errors == []
+    spark_batches = 6
+    done = race(
+        lambda i: spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({i}, 'spark')"),
+        lambda i: session.execute(f"INSERT INTO race.t VALUES ({i}, 'iceduck')"),
+        spark_batches,
+        12,
+    )
     expected = [(b, "iceduck") for b in range(done)]
     expected += [(SPARK_IDS + b, "spark") for b in range(spark_batches)]
     assert _both(spark, session, "race.t") == expected

@@ -12,8 +12,6 @@ location is read and written by iceduck; commits from both at the same moment ar
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,13 +24,12 @@ from iceduck.serve.context import ServeContext
 from iceduck.serve.server import CatalogServer
 from tests.support.rest_spark import attach
 from tests.support.s3 import S3Server, create_bucket, list_keys
+from tests.support.writer_race import SPARK_IDS, race
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 CATALOG = "s3pg"
-#: the ids of Spark's rows in the race: above any iceduck writes
-SPARK_IDS = 1_000_000
 
 
 @dataclass
@@ -145,27 +142,12 @@ def test_concurrent_commits_to_an_s3_table_are_all_kept(lake: Lake) -> None:
         "'commit.retry.max-wait-ms' = '500')"
     )
     spark_batches = 5
-    errors: list[BaseException] = []
-    start = threading.Barrier(2)
-
-    def spark_writer() -> None:
-        try:
-            start.wait()
-            for batch in range(spark_batches):
-                spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({SPARK_IDS + batch}, 'spark')")
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    thread = threading.Thread(target=spark_writer)
-    thread.start()
-    start.wait()
-    done = 0  # iceduck keeps committing while Spark does, so the two really overlap
-    while done < 8 or thread.is_alive():
-        con.execute(f"INSERT INTO race.t VALUES ({done}, 'iceduck')")
-        done += 1
-        time.sleep(0.05)  # a steady stream, not thousands of snapshots while Spark starts up
-    thread.join(600)
-    assert errors == []
+    done = race(
+        lambda i: spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({i}, 'spark')"),
+        lambda i: con.execute(f"INSERT INTO race.t VALUES ({i}, 'iceduck')"),
+        spark_batches,
+        8,
+    )
     expected = [(b, "iceduck") for b in range(done)]
     expected += [(SPARK_IDS + b, "spark") for b in range(spark_batches)]
     assert _both(lake, "race.t") == expected
