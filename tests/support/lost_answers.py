@@ -20,12 +20,18 @@ class AnswerLosingProxy:
     def __init__(self, upstream_host: str, upstream_port: int) -> None:
         self._upstream = (upstream_host, upstream_port)
         self._listener = socket.create_server(("127.0.0.1", 0))
+        # accept() wakes every 50 ms to see close(): closing a socket another thread blocks
+        # in does not wake it, and its descriptor, reused by the next socket opened (another
+        # test's server), would be accepted on by this thread
+        self._listener.settimeout(0.05)
+        self._closed = threading.Event()
         self.port: int = self._listener.getsockname()[1]
         self._armed = threading.Event()
         self.lost = threading.Event()
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._accepting = threading.Thread(target=self._accept, daemon=True)
+        self._accepting.start()
 
     @property
     def url(self) -> str:
@@ -36,12 +42,21 @@ class AnswerLosingProxy:
         self._armed.set()
 
     def _accept(self) -> None:
-        while True:
+        while not self._closed.is_set():
             try:
                 client, _ = self._listener.accept()
+            except TimeoutError:
+                continue  # look at _closed again
             except OSError:
                 return  # closed
-            server = socket.create_connection(self._upstream)
+            if self._closed.is_set():
+                client.close()
+                return
+            try:
+                server = socket.create_connection(self._upstream)
+            except OSError:
+                client.close()  # the upstream is gone: the client sees its connection end
+                continue
             with self._lock:
                 self._sockets += [client, server]
             threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
@@ -65,6 +80,8 @@ class AnswerLosingProxy:
             s.close()
 
     def close(self) -> None:
+        self._closed.set()
+        self._accepting.join(5)
         self._listener.close()
         with self._lock:
             for s in self._sockets:
