@@ -96,11 +96,11 @@ def read_avro(
     schema_text = metadata.get(SCHEMA_KEY)
     if schema_text is None:
         raise CorruptDataError("Avro header has no avro.schema", path)
-    schema, read_schema, parsed = _parsed_schema(schema_text, path, expected, kept)
+    schema, read_schema, parsed, nullable = _parsed_schema(schema_text, path, expected, kept)
     codec = metadata.get(CODEC_KEY, "null")
     try:
         records = list(_records(raw, body_start, sync, parsed, codec, path))
-        if None in records:  # a null row of a nullable record schema
+        if nullable and None in records:  # a null row of a nullable record schema
             raise CorruptDataError("a record of the file is null", path)
     except CorruptDataError:
         raise
@@ -112,16 +112,16 @@ def read_avro(
 @functools.lru_cache(maxsize=256)
 def _parsed_schema_cached(
     text: str, expected: StructType | None, kept: frozenset[int]
-) -> tuple[dict[str, Any], dict[str, Any], Any]:
+) -> tuple[dict[str, Any], dict[str, Any], Any, bool]:
     schema, nullable = _schema_from_text(text, "")
     read_schema = schema if expected is None else project_record(schema, expected, "", kept)
     plain = strip_logical_types(read_schema)
-    return schema, read_schema, fastavro.parse_schema([NULL, plain] if nullable else plain)
+    return schema, read_schema, fastavro.parse_schema([NULL, plain] if nullable else plain), nullable
 
 
 def _parsed_schema(
     text: str, path: str, expected: StructType | None, kept: frozenset[int]
-) -> tuple[dict[str, Any], dict[str, Any], Any]:
+) -> tuple[dict[str, Any], dict[str, Any], Any, bool]:
     try:
         return _parsed_schema_cached(text, expected, kept)
     except CorruptDataError as e:

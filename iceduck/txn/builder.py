@@ -114,7 +114,7 @@ class MetadataBuilder:
         self._encryption_keys = list(base.encryption_keys)
         #: every change applied, as the update a REST commit sends for it (after the base's own)
         self._updates: list[up.Update] = up.recorded_updates(base)
-        self._changed = False
+        self._base_updates = len(self._updates)
 
     @property
     def format_version(self) -> int:
@@ -127,31 +127,16 @@ class MetadataBuilder:
         """The branches and tags as built so far (a copy)."""
         return dict(self._refs)
 
-    @property
-    def updates(self) -> list[up.Update]:
-        """The updates applied since the base was read from its file (a copy)."""
-        return list(self._updates)
-
     def _record(self, update: up.Update) -> None:
         self._updates.append(update)
-        self._changed = True
 
     def _last_added(
         self, kind: type[up.AddSchema | up.AddPartitionSpec | up.AddSortOrder], new_id: int
     ) -> int:
         """``-1`` ("last added") when ``new_id`` is what the latest update of ``kind`` added,
         as Java sends it; else the id itself."""
-        for u in reversed(self._updates):
-            if isinstance(u, kind):
-                added = (
-                    u.schema.schema_id
-                    if isinstance(u, up.AddSchema)
-                    else u.spec.spec_id
-                    if isinstance(u, up.AddPartitionSpec)
-                    else u.sort_order.order_id
-                )
-                return up.LAST_ADDED if added == new_id else new_id
-        return new_id
+        latest = next((u for u in reversed(self._updates) if isinstance(u, kind)), None)
+        return up.LAST_ADDED if latest is not None and _added_id(latest) == new_id else new_id
 
     # -- schemas ---------------------------------------------------------------------
 
@@ -453,7 +438,7 @@ class MetadataBuilder:
 
     def build(self, now_ms: int | None = None) -> TableMetadata:
         """The new metadata (the base itself when nothing changed)."""
-        if not self._changed:
+        if len(self._updates) == self._base_updates:  # nothing changed
             return self._base
         now = int(time.time() * 1000) if now_ms is None else now_ms
         intermediate = {sid for sid in self._added_snapshot_ids if sid != self._current_snapshot_id} & {
@@ -508,6 +493,15 @@ class MetadataBuilder:
             if s.snapshot_id == snapshot_id:
                 return s
         raise ValidationError(f"cannot point a ref at unknown snapshot {snapshot_id}")
+
+
+def _added_id(update: up.AddSchema | up.AddPartitionSpec | up.AddSortOrder) -> int:
+    """The id of the schema, spec or order an update adds."""
+    if isinstance(update, up.AddSchema):
+        return update.schema.schema_id
+    if isinstance(update, up.AddPartitionSpec):
+        return update.spec.spec_id
+    return update.sort_order.order_id
 
 
 def _without_removed_history(
