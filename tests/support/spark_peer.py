@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.scenario_rows import Rows
+from tests.support.spark_session import local_conf
 
 CATALOG = "old"
 #: how long one statement may take before the peer counts as hung (a compaction on 2 cores)
@@ -45,19 +46,8 @@ def iceberg_hadoop_catalog(warehouse: Path) -> dict[str, str]:
 
 def _conf(jars: list[str], catalogs: dict[str, str], scratch: str) -> dict[str, str]:
     return {
-        "spark.master": "local[2]",
-        "spark.app.name": "iceduck-spark-peer",
-        "spark.driver.memory": "2g",
+        **local_conf("iceduck-spark-peer", Path(scratch), memory="2g"),
         "spark.jars": ",".join(jars),
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.default.parallelism": "2",
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.catalogImplementation": "in-memory",
-        "spark.sql.warehouse.dir": f"{scratch}/spark-warehouse",
-        "spark.local.dir": f"{scratch}/spark-local",
         **catalogs,
     }
 

@@ -47,11 +47,21 @@ def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
     jars = spark_jar_conf()
     java_options = f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC".strip()
     return {
-        "spark.master": "local[2]",
-        "spark.app.name": "iceduck-tests",
-        "spark.driver.memory": "3g",
+        **local_conf("iceduck-tests", scratch, memory="3g"),
         **jars,
         "spark.driver.extraJavaOptions": java_options,
+        **catalog_conf(warehouse),
+    }
+
+
+def local_conf(name: str, scratch: Path, memory: str) -> dict[str, str]:
+    """A small local Spark in UTC, its scratch space (shuffle files, its unused default
+    warehouse) under ``scratch``: what every Spark of the tests shares."""
+    return {
+        "spark.master": "local[2]",
+        "spark.app.name": name,
+        "spark.driver.memory": memory,
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
@@ -60,7 +70,6 @@ def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
         "spark.sql.catalogImplementation": "in-memory",
         "spark.sql.warehouse.dir": str(scratch / "spark-warehouse"),
         "spark.local.dir": str(scratch / "spark-local"),
-        **catalog_conf(warehouse),
     }
 
 
