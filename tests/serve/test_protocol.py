@@ -221,3 +221,42 @@ def test_head_not_found_has_the_headers_of_the_error_model_and_no_body(server: C
         assert head.getheader("Content-Length") == str(len(body)), path
         assert head.read() == b"", path
         conn.close()
+
+
+# -- what Java's clients and the OpenAPI document read -------------------------------------------
+
+
+def test_missing_and_existing_tables_and_namespaces_in_javas_words(client: RestClient) -> None:
+    """Java's ``CatalogHandlers`` words, which its clients show and Iceberg's catalog tests
+    check (tests/interop/test_rest_compatibility_kit.py runs them with Maven)."""
+    assert client.get("/v1/namespaces/nope").body["error"]["message"] == "Namespace does not exist: nope"
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    again = client.post("/v1/namespaces", {"namespace": ["shop"]})
+    assert again.body["error"]["message"] == "Namespace already exists: shop"
+    missing = client.get("/v1/namespaces/shop/tables/t").body["error"]
+    assert (missing["type"], missing["message"]) == ("NoSuchTableException", "Table does not exist: shop.t")
+    _table(client)
+    exists = client.post("/v1/namespaces/shop/tables", {"name": "t", "schema": SCHEMA}).body["error"]
+    assert exists["message"] == "Table already exists: shop.t"
+
+
+def test_view_route_errors_read_under_both_schemas_of_the_document(client: RestClient) -> None:
+    """The document gives the view routes' 404/406 a bare ``ErrorModel``; its examples and
+    every other route wrap it: the body carries both, other statuses only the wrapper."""
+    client.post("/v1/namespaces", {"namespace": ["shop"]})
+    missing = client.get("/v1/namespaces/shop/views/v").body
+    assert missing["error"]["code"] == missing["code"] == 404
+    assert missing["type"] == missing["error"]["type"] == "NoSuchViewException"
+    refused = client.post("/v1/views/rename", {}).body
+    assert refused["code"] == refused["error"]["code"] == 406
+    bad = client.get("/v1/namespaces/shop/views/a%2Fb").body
+    assert set(bad) == {"error"}  # a 400 is IcebergErrorResponse: nothing beside "error"
+
+
+def test_a_method_not_served_under_a_prefix_is_a_405(warehouse: Path) -> None:
+    served = start_server(warehouse, prefix="p")
+    try:
+        reply = RestClient(served.url).call("PUT", "/v1/config")
+        assert reply.status == 405 and reply.headers["Allow"] == "GET"
+    finally:
+        served.stop()
