@@ -34,6 +34,7 @@ from iceduck.engine.connection import Duck
 from iceduck.engine.types import quote_string
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io import fileio, object_store
+from iceduck.io.store_scopes import Scope
 
 #: the property choosing how DuckDB reads object stores
 DUCKDB_IO = "iceduck.duckdb-io"
@@ -42,6 +43,7 @@ MODES = ("auto", "httpfs", "fsspec")
 _lock = threading.Lock()
 #: why httpfs did not load in this process (tried once), or None
 _httpfs_failure: list[str] = []
+
 
 def duck_path(con: Duck, location: str) -> str:
     """The path DuckDB reads ``location`` by: the local path of a local file; for an
@@ -102,11 +104,10 @@ def prepare(con: Duck, store: str, location: str) -> None:
 def _use_httpfs(con: Duck, required: bool) -> bool:
     """Load httpfs and create the S3 secret of the current configuration; False
     (remembered for the process) when httpfs cannot load."""
+    object_store.refresh_due()  # renewed credentials make a new generation, so new secrets
     secret = f"iceduck_s3_{object_store.generation()}"
     try:
-        current = con.execute(
-            "SELECT name FROM duckdb_secrets() WHERE name LIKE 'iceduck_s3_%'"
-        ).fetchall()
+        current = con.execute("SELECT name FROM duckdb_secrets() WHERE name LIKE 'iceduck_s3_%'").fetchall()
     except duckdb.Error:
         current = []
     if (secret,) in current:
@@ -124,8 +125,20 @@ def _use_httpfs(con: Duck, required: bool) -> bool:
         return False
     for (old,) in current:
         con.execute(f"DROP SECRET IF EXISTS {old}")
-    con.execute(s3_secret_sql(object_store.properties(), secret))
+    for sql in s3_secrets(object_store.properties(), object_store.scopes(), secret):
+        con.execute(sql)
     return True
+
+
+def s3_secrets(base: dict[str, str], scopes: list[Scope], name: str) -> list[str]:
+    """The secrets of the configuration: ``name`` of the base properties, and one per S3
+    scope (``name_1``...) with DuckDB's ``SCOPE``, which picks the longest matching scope
+    for each path as the scopes' own rule does (:mod:`iceduck.io.store_scopes`)."""
+    sqls = [s3_secret_sql(base, name)]
+    s3_scopes = [s for s in scopes if object_store.store_of(s.prefix) == "s3"]
+    for number, scope in enumerate(sorted(s3_scopes, key=lambda s: s.prefix), start=1):
+        sqls.append(s3_secret_sql({**base, **scope.properties}, f"{name}_{number}", scope.prefix))
+    return sqls
 
 
 def _load_httpfs(con: Duck) -> None:
@@ -150,8 +163,9 @@ def _load_httpfs(con: Duck) -> None:
     con.execute("LOAD httpfs")
 
 
-def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3") -> str:
-    """``CREATE OR REPLACE SECRET`` of DuckDB's httpfs from Iceberg's S3 properties.
+def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3", scope: str | None = None) -> str:
+    """``CREATE OR REPLACE SECRET`` of DuckDB's httpfs from Iceberg's S3 properties (for the
+    paths under ``scope`` only, when given).
 
     Absent credentials leave DuckDB's ``credential_chain`` provider (environment, profiles,
     instance metadata) in charge, as pyarrow's chain is for the fsspec path.
@@ -178,5 +192,7 @@ def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3") -> str:
     elif path_style == "false":
         fields.append(("URL_STYLE", "'vhost'"))
     provider = [] if props.get("s3.access-key-id") else [("PROVIDER", "credential_chain")]
+    if scope is not None:
+        fields.append(("SCOPE", quote_string(scope)))
     body = ", ".join(f"{k} {v}" for k, v in [("TYPE", "s3"), *provider, *fields])
     return f"CREATE OR REPLACE SECRET {name} ({body})"

@@ -14,6 +14,7 @@ import pyarrow.fs as pafs
 from fsspec.implementations.arrow import ArrowFSWrapper
 
 from iceduck.io import object_store
+from iceduck.io.scoped_filesystem import scoped_filesystem
 from iceduck.lru import LRUCache
 
 #: how many object descriptions (size, mtime) the fsspec path remembers, about 200 bytes each
@@ -21,16 +22,17 @@ MAX_CACHEDINFOS = 100_000
 
 
 class StoreFileSystem(ArrowFSWrapper):
-    """fsspec's wrapper of a pyarrow filesystem, taking the store's filesystem from
-    :mod:`iceduck.io.object_store` at each use: a later ``configure`` applies to a
-    database that registered it earlier. DuckDB dispatches on the scheme alone, so one
-    database reads ADLS through the account of the first location it met (one account
-    per process is the supported set-up)."""
+    """fsspec's wrapper of a pyarrow filesystem whose every call takes the filesystem of its
+    path from :mod:`iceduck.io.object_store` (:mod:`iceduck.io.scoped_filesystem`): a later
+    ``configure`` applies to a database that registered it earlier, and each table's
+    objects are read with that table's credentials. DuckDB dispatches on the scheme alone,
+    so one database reads ADLS through the account of the first location it met (one
+    account per process is the supported set-up)."""
 
     location = ""
 
     def __init__(self, location: str) -> None:
-        super().__init__(object_store.filesystem(location)[0])
+        super().__init__(scoped_filesystem(location))
         self.location = location
 
     @classmethod
@@ -43,14 +45,6 @@ class StoreFileSystem(ArrowFSWrapper):
         if object_store.is_object_store(text):
             return object_store.parse(text).path
         return super()._strip_protocol(text)
-
-    @property
-    def fs(self) -> Any:
-        return object_store.filesystem(self.location)[0]
-
-    @fs.setter
-    def fs(self, value: Any) -> None:
-        pass
 
     # DuckDB asks about each file it reads several times (glob, exists, info, size and
     # modified, each one HEAD request through pyarrow: about 7 per file and scan, counted

@@ -28,26 +28,29 @@ Where a property is absent pyarrow's standard chains apply: for S3 the ``AWS_*``
 environment variables, ``~/.aws`` profiles and the instance metadata service; for GCS
 ``GOOGLE_APPLICATION_CREDENTIALS``; for ADLS ``DefaultAzureCredential``.
 
-One process has one configuration per scheme: :func:`configure` sets it (a connection
-calls it when it opens; later calls merge, a key given again replaces its value), and
-every connection in the process shares it. Two connections needing different
-credentials for the same scheme must run in different processes.
+The process has one base configuration: :func:`configure` sets it (a connection calls it
+when it opens; later calls merge, a key given again replaces its value). Over it lie
+scopes (:mod:`iceduck.io.store_scopes`): the properties of one location prefix, as a REST
+catalog vends them for a table (:func:`configure_scope`), or as a connection gives them for
+its warehouse. Each file operation takes the filesystem of the longest scope its location
+starts with (:func:`filesystem`), so two tables in two buckets with two sets of keys are
+read side by side in one process, and credentials about to expire are renewed first.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
-from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
 from iceduck.errors import NotFoundError, UserError
 from iceduck.io.object_errors import object_error
+from iceduck.io.store_options import adls_options, gcs_options, s3_options
+from iceduck.io.store_scopes import Refresher, Scope, longest
 
 #: the location schemes of each store (``s3a``/``s3n``: Hadoop's names of the same S3)
 STORES: dict[str, str] = {
@@ -60,44 +63,118 @@ STORES: dict[str, str] = {
     "abfss": "abfs",
 }
 
-#: how long Google's client retries a failing GCS request (seconds; iceduck's own property)
-GCS_RETRY_LIMIT = "iceduck.gcs.retry-time-limit-seconds"
-
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _properties: dict[str, str] = {}
-_filesystems: dict[tuple[str, str], pafs.FileSystem] = {}
-#: bumped by each :func:`configure`, so holders of a filesystem (DuckDB's) see a change
+#: the scoped properties, by canonical prefix
+_scopes: dict[str, Scope] = {}
+#: built filesystems, by (store, ADLS account, the prefix of the scope they serve or "")
+_filesystems: dict[tuple[str, str, str], pafs.FileSystem] = {}
+#: bumped by each change of the configuration, so holders of a filesystem (DuckDB's) see it
 _generation = 0
+#: one refresh at a time: two threads finding a scope due renew it once
+_refreshing = threading.Lock()
+
+
+def now_ms() -> int:
+    """The clock expiries are compared with (epoch milliseconds); tests replace it."""
+    return int(time.time() * 1000)
 
 
 def configure(properties: Mapping[str, str], *, replace: bool = False) -> None:
-    """Merge ``properties`` into the process's object-store configuration (``replace``:
-    drop the earlier properties first).
+    """Merge ``properties`` into the process's base object-store configuration
+    (``replace``: drop the earlier properties, and every scope, first).
 
     Keys given replace their earlier values; filesystems built from the old values are
-    dropped, so the next file operation uses the new ones. One process has one
-    configuration per scheme, shared by all its connections.
+    dropped, so the next file operation uses the new ones.
     """
     global _generation
     with _lock:
         if replace:
             _properties.clear()
+            _scopes.clear()
         _properties.update({str(k): str(v) for k, v in properties.items()})
         _filesystems.clear()
         _generation += 1
 
 
+def configure_scope(prefix: str, properties: Mapping[str, str], refresh: Refresher | None = None) -> None:
+    """Make ``properties`` apply, over the base configuration, to every location under
+    ``prefix`` (``s3a://b/p`` and ``s3://b/p`` are one prefix); ``refresh`` renews them
+    when they are about to expire. An unchanged scope costs nothing (a table loaded again
+    with the same credentials keeps its filesystem)."""
+    global _generation
+    canonical = same_location(prefix) if is_object_store(prefix) else prefix
+    scope = Scope(canonical, {str(k): str(v) for k, v in properties.items()}, refresh)
+    with _lock:
+        current = _scopes.get(canonical)
+        if current is not None and current.properties == scope.properties:
+            if refresh is not None and current.refresh is None:
+                _scopes[canonical] = scope
+            return
+        _scopes[canonical] = scope
+        for key in [k for k in _filesystems if k[2] == canonical]:
+            del _filesystems[key]
+        _generation += 1
+
+
 def properties() -> dict[str, str]:
-    """A copy of the process's object-store properties."""
+    """A copy of the process's base object-store properties."""
     with _lock:
         return dict(_properties)
+
+
+def properties_for(location: str) -> dict[str, str]:
+    """The properties that apply to ``location``: the base, under the longest scope it
+    starts with (renewed first when it is about to expire)."""
+    scope = _scope_of(location)
+    with _lock:
+        return {**_properties, **(scope.properties if scope else {})}
+
+
+def scopes() -> list[Scope]:
+    """The scopes in effect, after renewing the ones about to expire (DuckDB's secrets
+    are made of them)."""
+    refresh_due()
+    with _lock:
+        return list(_scopes.values())
+
+
+def refresh_due() -> None:
+    """Renew every scope whose credentials expire within the margin."""
+    with _lock:
+        due = [s for s in _scopes.values() if s.due(now_ms())]
+    for scope in due:
+        _renew(scope)
 
 
 def generation() -> int:
     """How many times the configuration changed (DuckDB re-registers its filesystem then)."""
     return _generation
+
+
+def _scope_of(location: str) -> Scope | None:
+    canonical = same_location(location) if is_object_store(location) else location
+    with _lock:
+        scope = longest(_scopes.values(), canonical)
+    if scope is not None and scope.due(now_ms()):
+        _renew(scope)
+        with _lock:
+            scope = longest(_scopes.values(), canonical)
+    return scope
+
+
+def _renew(scope: Scope) -> None:
+    """Ask ``scope``'s catalog for new credentials and put them in place."""
+    assert scope.refresh is not None
+    with _refreshing:
+        with _lock:
+            if _scopes.get(scope.prefix) is not scope:  # another thread renewed it meanwhile
+                return
+        fresh = scope.refresh()
+        for prefix, values in fresh.items():
+            configure_scope(prefix, values, scope.refresh)
 
 
 def store_of(location: str) -> str | None:
@@ -164,11 +241,12 @@ def same_location(location: str) -> str:
 def filesystem(location: str) -> tuple[pafs.FileSystem, ObjectLocation]:
     """The pyarrow filesystem serving ``location`` and the location's parts."""
     parsed = parse(location)
-    key = (parsed.store, parsed.account)
+    scope = _scope_of(location)
+    key = (parsed.store, parsed.account, scope.prefix if scope else "")
     with _lock:
         fs = _filesystems.get(key)
         if fs is None:
-            fs = _build(parsed, dict(_properties))
+            fs = _build(parsed, {**_properties, **(scope.properties if scope else {})})
             _filesystems[key] = fs
     return fs, parsed
 
@@ -207,175 +285,3 @@ def _build(parsed: ObjectLocation, props: dict[str, str]) -> pafs.FileSystem:
         return pafs.AzureFileSystem(**adls_options(parsed.account, props))
     except (ValueError, TypeError, OSError) as e:  # pyarrow refusing the options
         raise UserError(f"the {parsed.store} object-store properties are not valid: {e}") from e
-
-
-# -- properties -> pyarrow options ------------------------------------------------------------------
-
-
-def _flag(props: Mapping[str, str], name: str) -> bool | None:
-    value = props.get(name)
-    if value is None:
-        return None
-    lowered = value.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    raise UserError(f"property {name} must be true or false, not {value!r}")
-
-
-def _number(props: Mapping[str, str], name: str) -> float | None:
-    value = props.get(name)
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        raise UserError(f"property {name} must be a number, not {value!r}") from None
-
-
-def _endpoint(value: str, name: str) -> tuple[str | None, str]:
-    """``http://host:port`` -> (``http``, ``host:port``); a bare ``host:port`` has no scheme."""
-    if "://" not in value:
-        return None, value.rstrip("/")
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UserError(f"property {name} must be http(s)://host[:port], not {value!r}")
-    return parts.scheme, parts.netloc
-
-
-def s3_options(props: Mapping[str, str]) -> dict[str, Any]:
-    """pyarrow ``S3FileSystem`` options from S3FileIOProperties names."""
-    options: dict[str, Any] = {}
-    access, secret = props.get("s3.access-key-id"), props.get("s3.secret-access-key")
-    if (access is None) != (secret is None):
-        raise UserError("properties s3.access-key-id and s3.secret-access-key must be given together")
-    if access is not None:
-        options.update(access_key=access, secret_key=secret, session_token=props.get("s3.session-token"))
-    region = props.get("client.region") or props.get("s3.region")
-    if region:
-        options["region"] = region
-    if props.get("s3.endpoint"):
-        scheme, host = _endpoint(props["s3.endpoint"], "s3.endpoint")
-        options["endpoint_override"] = host
-        if scheme:
-            options["scheme"] = scheme
-    path_style = _flag(props, "s3.path-style-access")
-    virtual = _flag(props, "s3.force-virtual-addressing")
-    if path_style is not None:
-        options["force_virtual_addressing"] = not path_style
-    elif virtual is not None:
-        options["force_virtual_addressing"] = virtual
-    for name, option in (
-        ("s3.connect-timeout", "connect_timeout"),
-        ("s3.request-timeout", "request_timeout"),
-    ):
-        seconds = _number(props, name)
-        if seconds is not None:
-            options[option] = seconds
-    retries = _number(props, "s3.retry.num-retries")
-    if retries is not None:
-        options["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(retries) + 1)
-    if _flag(props, "s3.anonymous"):
-        options["anonymous"] = True
-    role = props.get("s3.role-arn") or props.get("client.assume-role.arn")
-    if role:
-        options["role_arn"] = role
-        session = props.get("s3.role-session-name") or props.get("client.assume-role.session-name")
-        if session:
-            options["session_name"] = session
-    if props.get("s3.proxy-uri"):
-        options["proxy_options"] = props["s3.proxy-uri"]
-    return options
-
-
-def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
-    """pyarrow ``GcsFileSystem`` options from GCPProperties names."""
-    options: dict[str, Any] = {}
-    if props.get("gcs.project-id"):
-        options["project_id"] = props["gcs.project-id"]
-    if props.get("gcs.oauth2.token"):
-        expires = props.get("gcs.oauth2.token-expires-at")
-        if expires is None:
-            raise UserError(
-                "property gcs.oauth2.token needs gcs.oauth2.token-expires-at (epoch milliseconds)"
-            )
-        millis = _number(props, "gcs.oauth2.token-expires-at")
-        assert millis is not None
-        options["access_token"] = props["gcs.oauth2.token"]
-        options["credential_token_expiration"] = datetime.fromtimestamp(millis / 1000, UTC)
-    if props.get("gcs.service.host"):
-        scheme, host = _endpoint(props["gcs.service.host"], "gcs.service.host")
-        options["endpoint_override"] = host
-        if scheme:
-            options["scheme"] = scheme
-    if _flag(props, "gcs.no-auth"):
-        options["anonymous"] = True
-    if props.get("gcs.default-location"):
-        options["default_bucket_location"] = props["gcs.default-location"]
-    # Google's client retries a failing request for 15 minutes by default: a store that
-    # cannot be reached would hang the statement. Iceberg has no property for it.
-    seconds = _number(props, GCS_RETRY_LIMIT)
-    options["retry_time_limit"] = timedelta(seconds=seconds if seconds is not None else 30)
-    return options
-
-
-def adls_options(account: str, props: Mapping[str, str]) -> dict[str, Any]:
-    """pyarrow ``AzureFileSystem`` options for ``account`` from AzureProperties names.
-
-    Java keys SAS tokens and connection strings by account (``adls.sas-token.<account>``,
-    where ``<account>`` is the account's host or its name); PyIceberg's unsuffixed keys
-    apply to every account.
-    """
-
-    def per_account(prefix: str) -> str | None:
-        for suffix in (f"{account}.dfs.core.windows.net", f"{account}.blob.core.windows.net", account):
-            if f"{prefix}.{suffix}" in props:
-                return props[f"{prefix}.{suffix}"]
-        return props.get(prefix)
-
-    named = props.get("adls.account-name") or props.get("adls.auth.shared-key.account.name")
-    options: dict[str, Any] = {"account_name": named or account}
-    connection = per_account("adls.connection-string")
-    if connection:
-        options.update(_connection_string(connection))
-    key = props.get("adls.account-key") or props.get("adls.auth.shared-key.account.key")
-    if key:
-        options["account_key"] = key
-    sas = per_account("adls.sas-token")
-    if sas:
-        options["sas_token"] = sas
-    for name in ("tenant-id", "client-id", "client-secret"):
-        if props.get(f"adls.{name}"):
-            options[name.replace("-", "_")] = props[f"adls.{name}"]
-    for name in (
-        "blob-storage-authority",
-        "dfs-storage-authority",
-        "blob-storage-scheme",
-        "dfs-storage-scheme",
-    ):
-        if props.get(f"adls.{name}"):
-            options[name.replace("-", "_")] = props[f"adls.{name}"]
-    if "account_key" in options and "sas_token" in options:
-        raise UserError(f"ADLS account {account}: give an account key or a SAS token, not both")
-    return options
-
-
-def _connection_string(text: str) -> dict[str, Any]:
-    """Azure's ``Key=Value;...`` connection string as AzureFileSystem options."""
-    fields = dict(part.split("=", 1) for part in text.split(";") if "=" in part)
-    options: dict[str, Any] = {}
-    if fields.get("AccountName"):
-        options["account_name"] = fields["AccountName"]
-    if fields.get("AccountKey"):
-        options["account_key"] = fields["AccountKey"]
-    if fields.get("SharedAccessSignature"):
-        options["sas_token"] = fields["SharedAccessSignature"]
-    for field, prefix in (("BlobEndpoint", "blob"), ("DfsEndpoint", "dfs")):
-        if fields.get(field):
-            endpoint = urlsplit(fields[field])
-            options[f"{prefix}_storage_authority"] = endpoint.netloc
-            options[f"{prefix}_storage_scheme"] = endpoint.scheme or "https"
-    if not options:
-        raise UserError(
-            "adls.connection-string: no AccountName, AccountKey, SharedAccessSignature or endpoint"
-        )
-    return options

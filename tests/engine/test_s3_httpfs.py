@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import iceduck
-from iceduck.engine.object_stores import s3_secret_sql
+from iceduck.engine.object_stores import s3_secret_sql, s3_secrets
 from iceduck.io import object_store
+from iceduck.io.store_scopes import Scope
 from tests.support.s3 import S3Server
 from tests.support.scenario_peers import PEER_PYTHON
 
@@ -78,3 +79,24 @@ def test_duckdb_httpfs_reads_what_iceduck_wrote_with_the_generated_secret(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout) == expected == [[1000, 499500, 4]]
+
+
+def test_each_s3_scope_is_a_duckdb_secret_with_its_scope() -> None:
+    """httpfs picks, for each path, the secret whose SCOPE is the longest prefix of it: the
+    rule of the scopes themselves, so DuckDB reads each table with its own keys."""
+    base = {"s3.endpoint": "http://127.0.0.1:9000", "s3.access-key-id": "base", "s3.secret-access-key": "b"}
+    scopes = [
+        Scope("s3://b2/", {"s3.access-key-id": "two", "s3.secret-access-key": "t"}),
+        Scope("gs://g/", {"gcs.oauth2.token": "x"}),  # not S3: no S3 secret
+        Scope("s3://b1/wh/t", {"s3.access-key-id": "one", "s3.secret-access-key": "o"}),
+    ]
+    sqls = s3_secrets(base, scopes, "iceduck_s3_7")
+    assert len(sqls) == 3
+    assert "KEY_ID 'base'" in sqls[0] and "SCOPE" not in sqls[0]
+    assert sqls[1].startswith("CREATE OR REPLACE SECRET iceduck_s3_7_1 (")
+    assert (
+        "KEY_ID 'one'" in sqls[1]
+        and "ENDPOINT '127.0.0.1:9000'" in sqls[1]
+        and "SCOPE 's3://b1/wh/t'" in sqls[1]
+    )
+    assert "KEY_ID 'two'" in sqls[2] and "SCOPE 's3://b2/'" in sqls[2]

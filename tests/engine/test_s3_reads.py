@@ -13,10 +13,11 @@ import pytest
 
 import iceduck
 from iceduck.connection import Connection
-from iceduck.engine import object_stores, store_filesystem
+from iceduck.engine import object_stores
 from iceduck.errors import CorruptDataError, IceduckError, UnsupportedError, UserError
 from iceduck.io import object_store
 from iceduck.io.fileio import MissingFileError
+from iceduck.io.scoped_filesystem import ScopedHandler
 from tests.support.faults import add_equality_deletes
 from tests.support.s3 import S3Server, client
 
@@ -198,24 +199,13 @@ def test_duckdb_asks_the_store_about_a_file_once(
     object_store.configure({object_stores.DUCKDB_IO: "fsspec"})
     make(con, s3_bucket, "heads", "'format-version'='2'")
     asked: list[str] = []
-    original = store_filesystem.StoreFileSystem.fs
+    original = ScopedHandler.get_file_info
 
-    class Counting:
-        def __init__(self, inner: Any) -> None:
-            self.inner = inner
+    def counting(self: ScopedHandler, paths: list[str]) -> Any:
+        asked.extend(paths)
+        return original(self, paths)
 
-        def get_file_info(self, paths: Any) -> Any:
-            asked.extend(paths if isinstance(paths, list) else [paths])
-            return self.inner.get_file_info(paths)
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.inner, name)
-
-    monkeypatch.setattr(
-        store_filesystem.StoreFileSystem,
-        "fs",
-        property(lambda self: Counting(original.fget(self)), original.fset),
-    )
+    monkeypatch.setattr(ScopedHandler, "get_file_info", counting)
     expected = [(i,) for i in range(50)]
     assert rows(con, "SELECT id FROM db.heads") == expected
     first = len(asked)

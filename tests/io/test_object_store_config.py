@@ -13,8 +13,9 @@ import pyarrow.fs as pafs
 import pytest
 
 from iceduck.errors import StorageError, UserError
-from iceduck.io import object_store
-from iceduck.io.object_store import adls_options, gcs_options, parse, s3_options, same_location
+from iceduck.io import object_store, store_options
+from iceduck.io.object_store import parse, same_location
+from iceduck.io.store_options import adls_options, gcs_options, s3_options
 from tests.support.s3 import free_port
 
 
@@ -161,7 +162,7 @@ def test_an_unreachable_gcs_or_adls_endpoint_is_one_clear_error(
 ) -> None:
     port = free_port()  # nothing listens there
     props = {k: v.format(port=port) for k, v in endpoint.items()}
-    object_store.configure({**props, object_store.GCS_RETRY_LIMIT: "1"}, replace=True)
+    object_store.configure({**props, store_options.GCS_RETRY_LIMIT: "1"}, replace=True)
     with pytest.raises(StorageError) as caught:
         object_store.check_reachable(location)
     assert str(caught.value).startswith(f"{location}: the store cannot be reached: check the endpoint")

@@ -35,12 +35,14 @@ from iceduck.catalog.rest_client.error_model import error_for
 from iceduck.catalog.rest_client.http import Reply, Transport, uuid7
 from iceduck.catalog.rest_client.table_result import (
     apply_storage_properties,
+    apply_table_storage,
     create_request,
+    credentials_storage,
     loaded_table,
     metadata_of,
     says_only_a_create,
     storage_only,
-    storage_properties,
+    table_storage,
 )
 from iceduck.errors import (
     AlreadyExistsError,
@@ -49,6 +51,7 @@ from iceduck.errors import (
     StorageError,
     UserError,
 )
+from iceduck.io.store_scopes import Refresher
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.table_updates.commit_request import commit_request
@@ -58,6 +61,7 @@ from iceduck.table_updates.updates import update_json
 UNIT_SEPARATOR = "\x1f"
 NS = "namespaces/{namespace}"
 TABLE = f"{NS}/tables/{{table}}"
+CREDENTIALS = f"{TABLE}/credentials"
 HEADER_PREFIX = "header."
 IDEMPOTENCY_KEY = "Idempotency-Key"
 #: how many parsed metadata versions a catalog keeps
@@ -99,8 +103,8 @@ class RestCatalog:
         self.auth = Auth(self.uri, user)
         #: parsed table metadata by metadata location (what a load answers again and again)
         self._parsed: LRUCache[str, TableMetadata] = LRUCache(PARSED_METADATA)
-        #: the ETag, table and vended storage properties of each table's last load
-        self._etags: LRUCache[TableIdentifier, tuple[str, LoadedTable, dict[str, str]]] = LRUCache(
+        #: the ETag, table and vended storage properties (by prefix) of each table's last load
+        self._etags: LRUCache[TableIdentifier, tuple[str, LoadedTable, dict[str, dict[str, str]]]] = LRUCache(
             PARSED_METADATA
         )
         self._headers = {"X-Iceberg-Access-Delegation": "vended-credentials"}
@@ -295,14 +299,50 @@ class RestCatalog:
             "GET", TABLE, identifier, ok=(200, 304), query={"snapshots": "all"}, headers=headers
         )
         if reply.status == 304 and known is not None:
-            apply_storage_properties(known[2])
+            apply_table_storage(known[2], self._refresher(identifier, known[2]))
             return known[1]
-        table = loaded_table(reply.body, identifier, self.uri, self._parsed)
+        table = self._loaded(reply.body, identifier)
         tag = reply.headers.get("etag")
         if tag:
-            vended = storage_properties(reply.body, table.metadata.location)
+            vended = table_storage(reply.body, table.metadata.location)
             self._etags.put(identifier, (tag, table, vended))
         return table
+
+    def _loaded(self, body: Any, identifier: TableIdentifier) -> LoadedTable:
+        """A ``LoadTableResult`` as a table, its storage properties put in place for its
+        locations (renewed through :meth:`load_credentials` when they expire)."""
+        table = loaded_table(body, identifier, self.uri, self._parsed)
+        scoped = table_storage(body, table.metadata.location)
+        apply_table_storage(scoped, self._refresher(identifier, scoped))
+        return table
+
+    def _refresher(
+        self, identifier: TableIdentifier, scoped: Mapping[str, Mapping[str, str]]
+    ) -> Refresher | None:
+        """What renews the table's vended credentials: none when nothing was vended."""
+        if not scoped:
+            return None
+        return lambda: self.load_credentials(identifier)
+
+    def load_credentials(self, identifier: TableIdentifier) -> dict[str, dict[str, str]]:
+        """The table's current storage properties by prefix: the spec's ``loadCredentials``
+        (``GET .../tables/{table}/credentials``, "Load vended credentials for a table from
+        the catalog") when the server offers it, else the table loaded again, which vends
+        them too."""
+        known = self._etags.get(identifier)
+        fresh: dict[str, dict[str, str]] | None = None
+        if self.config.supports("GET", CREDENTIALS):
+            reply = self._on_table("GET", CREDENTIALS, identifier, missing_ok=True)
+            if reply.status == 200 and isinstance(reply.body, dict):
+                config = dict(known[2].get(known[1].metadata.location, {})) if known is not None else {}
+                fresh = credentials_storage(reply.body, config)
+        if fresh is None:
+            reply = self._on_table("GET", TABLE, identifier, query={"snapshots": "refs"})
+            table = loaded_table(reply.body, identifier, self.uri, self._parsed)
+            fresh = table_storage(reply.body, table.metadata.location)
+        if known is not None:  # a load answered 304 later puts these back, not the expired ones
+            self._etags.put(identifier, (known[0], known[1], {**known[2], **fresh}))
+        return fresh
 
     # -- tables: writes --------------------------------------------------------------------------
 
@@ -322,10 +362,14 @@ class RestCatalog:
         if says_only_a_create(metadata):
             request = create_request(identifier.name, metadata, stage=False)
             reply = self._on_table("POST", f"{NS}/tables", identifier, body=request)
-            return loaded_table(reply.body, identifier, self.uri, self._parsed)
-        self._on_table(
+            return self._loaded(reply.body, identifier)
+        staged = self._on_table(
             "POST", f"{NS}/tables", identifier, body=create_request(identifier.name, metadata, stage=True)
         )
+        # the table's files are written before the commit: with the credentials vended for it
+        if isinstance(staged.body, dict):
+            scoped = table_storage(staged.body, metadata.location)
+            apply_table_storage(scoped, None)
         try:
             return self._commit(identifier, None, metadata)
         except CommitConflictError as e:  # assert-create failed: created meanwhile
@@ -336,7 +380,7 @@ class RestCatalog:
     ) -> LoadedTable:
         body = self._change(identifier, base, new)
         reply = self._on_table("POST", TABLE, identifier, commit=True, body=body)
-        return loaded_table(reply.body, identifier, self.uri, self._parsed)
+        return self._loaded(reply.body, identifier)
 
     @staticmethod
     def _change(
@@ -371,7 +415,7 @@ class RestCatalog:
         self._writable()
         body = {"name": identifier.name, "metadata-location": metadata_location}
         reply = self._on_table("POST", f"{NS}/register", identifier, body=body)
-        return loaded_table(reply.body, identifier, self.uri, self._parsed)
+        return self._loaded(reply.body, identifier)
 
     def drop_table(self, identifier: TableIdentifier, purge: bool = False) -> None:
         self._writable()

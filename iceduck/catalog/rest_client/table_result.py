@@ -6,10 +6,11 @@ response vends.
 configuration") and "storage-credentials" (``StorageCredential``: a ``prefix`` and its
 ``config``; "Clients should choose the most specific prefix (by selecting the longest
 prefix) if several credentials of the same type are available"). The table's storage
-properties are its ``config`` with the most specific matching credential's on top; they go
-to the process's object stores (:func:`apply_storage_properties`), which hold one
-configuration per scheme: a table vended other credentials than another table of the same
-scheme, read in the same process, replaces them.
+properties are its ``config`` for the table's location, and each credential's ``config``
+over it for that credential's prefix (:func:`table_storage`); they become scopes of the
+object stores (:func:`iceduck.io.object_store.configure_scope`), so each table is read
+with its own credentials while other tables keep theirs, and credentials that expire are
+renewed through the catalog (``loadCredentials``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.errors import CorruptDataError, StorageError
 from iceduck.formats.metadata_json import table_metadata_from_json
 from iceduck.formats.schema_json import partition_spec_to_json, schema_to_json, sort_order_to_json
+from iceduck.io.store_scopes import Refresher
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -65,30 +67,44 @@ def loaded_table(
         raise StorageError(
             f"the REST catalog at {uri} answered for table {identifier} without its metadata-location"
         )
-    apply_storage_properties(storage_properties(body, metadata.location))
     return LoadedTable(identifier, location, metadata)
 
 
-def storage_properties(body: Mapping[str, Any], table_location: str) -> dict[str, str]:
-    """The table's ``config``, then the credential whose ``prefix`` is the longest one
-    ``table_location`` starts with."""
-    out: dict[str, str] = {}
-    config = body.get("config")
-    if isinstance(config, dict):
-        out.update({str(k): str(v) for k, v in config.items() if v is not None})
-    best: tuple[int, dict[str, Any]] | None = None
+def table_storage(body: Mapping[str, Any], table_location: str) -> dict[str, dict[str, str]]:
+    """The storage properties of a ``LoadTableResult`` by location prefix: its ``config`` for
+    the table's location, and each ``storage-credentials`` entry's ``config`` (over the
+    table's) for the entry's prefix. Catalog-only properties are left out."""
+    config = _strings(body.get("config"))
+    scoped: dict[str, dict[str, str]] = {}
+    if storage_only(config):
+        scoped[table_location] = storage_only(config)
+    scoped.update(credentials_storage(body, config))
+    return scoped
+
+
+def credentials_storage(body: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """The ``storage-credentials`` of a ``LoadTableResult`` or ``LoadCredentialsResponse``
+    by prefix, each over ``config`` (the table's)."""
+    scoped: dict[str, dict[str, str]] = {}
     credentials = body.get("storage-credentials")
     for credential in credentials if isinstance(credentials, list) else []:
         if not isinstance(credential, dict):
             continue
         prefix, values = credential.get("prefix"), credential.get("config")
-        if not isinstance(prefix, str) or not isinstance(values, dict):
-            continue
-        if table_location.startswith(prefix) and (best is None or len(prefix) > best[0]):
-            best = (len(prefix), values)
-    if best is not None:
-        out.update({str(k): str(v) for k, v in best[1].items() if v is not None})
-    return storage_only(out)
+        if isinstance(prefix, str) and isinstance(values, dict):
+            scoped[prefix] = storage_only({**config, **_strings(values)})
+    return scoped
+
+
+def table_config(body: Mapping[str, Any]) -> dict[str, str]:
+    """A ``LoadTableResult``'s ``config``, as strings."""
+    return _strings(body.get("config"))
+
+
+def _strings(values: Any) -> dict[str, str]:
+    if not isinstance(values, dict):
+        return {}
+    return {str(k): str(v) for k, v in values.items() if v is not None}
 
 
 def storage_only(properties: Mapping[str, str]) -> dict[str, str]:
@@ -100,8 +116,9 @@ def storage_only(properties: Mapping[str, str]) -> dict[str, str]:
 
 
 def apply_storage_properties(properties: Mapping[str, str]) -> None:
-    """Merge ``properties`` into the object stores' configuration when any differs (a
-    change drops the cached filesystems, so an unchanged table load costs nothing)."""
+    """Merge the catalog's own ``properties`` into the object stores' base configuration
+    when any differs (a change drops the cached filesystems, so an unchanged
+    configuration costs nothing)."""
     if not properties:
         return
     from iceduck.io import object_store  # pyarrow's filesystems load only when a store is used
@@ -109,6 +126,17 @@ def apply_storage_properties(properties: Mapping[str, str]) -> None:
     current = object_store.properties()
     if any(current.get(k) != v for k, v in properties.items()):
         object_store.configure(properties)
+
+
+def apply_table_storage(scoped: Mapping[str, Mapping[str, str]], refresh: Refresher | None) -> None:
+    """Make each prefix's properties a scope of the object stores (``refresh`` renews
+    them); an unchanged scope costs nothing."""
+    if not scoped:
+        return
+    from iceduck.io import object_store  # pyarrow's filesystems load only when a store is used
+
+    for prefix, values in scoped.items():
+        object_store.configure_scope(prefix, values, refresh)
 
 
 def create_request(name: str, metadata: TableMetadata, stage: bool) -> dict[str, Any]:

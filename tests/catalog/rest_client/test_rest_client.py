@@ -15,7 +15,7 @@ import iceduck
 from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.catalog.rest_client.catalog import RestCatalog
 from iceduck.catalog.rest_client.config import negotiated
-from iceduck.catalog.rest_client.table_result import storage_properties
+from iceduck.catalog.rest_client.table_result import apply_table_storage, table_storage
 from iceduck.errors import (
     CommitConflictError,
     CommitStateUnknownError,
@@ -24,6 +24,7 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
+from iceduck.io import object_store
 from iceduck.spec.partition import UNPARTITIONED
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import UNSORTED
@@ -284,7 +285,7 @@ def test_two_clients_commit_at_once_and_nothing_is_lost(served: Served) -> None:
 # -- vended credentials ---------------------------------------------------------------------------
 
 
-def test_storage_credentials_longest_prefix_wins() -> None:
+def test_storage_credentials_are_scoped_by_prefix_and_the_longest_wins() -> None:
     body = {
         "config": {"s3.endpoint": "http://table", "token": "not-for-the-store"},
         "storage-credentials": [
@@ -293,12 +294,24 @@ def test_storage_credentials_longest_prefix_wins() -> None:
             {"prefix": "s3://other", "config": {"s3.access-key-id": "other"}},
         ],
     }
-    assert storage_properties(body, "s3://bucket/wh/db/t") == {
-        "s3.endpoint": "http://table",
-        "s3.access-key-id": "long",
+    scoped = table_storage(body, "s3://bucket/wh/db/t")
+    assert scoped == {
+        "s3://bucket/wh/db/t": {"s3.endpoint": "http://table"},
+        "s3://bucket": {"s3.endpoint": "http://table", "s3.access-key-id": "short"},
+        "s3://bucket/wh/db": {"s3.endpoint": "http://table", "s3.access-key-id": "long"},
+        "s3://other": {"s3.endpoint": "http://table", "s3.access-key-id": "other"},
     }
-    assert storage_properties(body, "s3://bucket/x")["s3.access-key-id"] == "short"
-    assert storage_properties({}, "s3://bucket/x") == {}
+    assert table_storage({}, "s3://bucket/x") == {}
+    before = object_store.properties()
+    try:
+        object_store.configure({"s3.access-key-id": "base"}, replace=True)
+        apply_table_storage({k: v for k, v in scoped.items() if k != "s3://bucket/wh/db/t"}, None)
+        assert object_store.properties_for("s3://bucket/wh/db/t/data/f.parquet")["s3.access-key-id"] == "long"
+        assert object_store.properties_for("s3a://bucket/x")["s3.access-key-id"] == "short"
+        assert object_store.properties_for("s3://other/y")["s3.access-key-id"] == "other"
+        assert object_store.properties_for("s3://third/z")["s3.access-key-id"] == "base"
+    finally:
+        object_store.configure(before, replace=True)
 
 
 def test_a_server_failure_during_a_commit_keeps_every_file(served: Served) -> None:
