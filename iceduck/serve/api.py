@@ -81,6 +81,7 @@ ROUTES: list[Route] = [
     _r("POST", f"{NS}/tables", "table", tables.create_table),
     _r("POST", f"{NS}/register", "table", tables.register_table),
     _r("GET", TABLE, "table", tables.load_table),
+    _r("GET", f"{TABLE}/credentials", "table", tables.load_credentials),
     _r("POST", TABLE, "table", commits.commit_table),
     _r("HEAD", TABLE, "table", tables.table_exists),
     _r("DELETE", TABLE, "table", tables.drop_table),

@@ -86,7 +86,7 @@ def commit_transaction(ctx: ServeContext, req: Request) -> Response:
         base = ctx.catalog.load_table(identifier)
         check_requirements(base.metadata, requirements)
         new = apply_updates(base.metadata, updates)
-        _check_locations(ctx, new, updates)
+        _check_locations(ctx, new, updates, base)
         staged.append((base, new))
     ctx.catalog.commit_tables(staged)
     return NO_CONTENT
@@ -112,7 +112,7 @@ def commit(
     if base is not None and not updates:
         return base  # nothing to change: no new metadata file (as Java's CatalogHandlers)
     new = apply_updates(None if base is None else base.metadata, updates)
-    _check_locations(ctx, new, updates)
+    _check_locations(ctx, new, updates, base)
     if base is None:
         try:
             return ctx.catalog.create_table(identifier, new)
@@ -128,12 +128,18 @@ def _current(ctx: ServeContext, identifier: TableIdentifier) -> LoadedTable | No
         return None
 
 
-def _check_locations(ctx: ServeContext, metadata: TableMetadata, updates: list[Update]) -> None:
-    ctx.check_within_warehouse(metadata.location, "table location")
+def _check_locations(
+    ctx: ServeContext, metadata: TableMetadata, updates: list[Update], base: LoadedTable | None
+) -> None:
+    """The new metadata's locations lie under the warehouse, or under the location the
+    table already had (a table the operator placed elsewhere stays writable there)."""
+    own = None if base is None else base.metadata.location
+    ctx.check_within_warehouse(metadata.location, "table location", own)
     for u in updates:
         if isinstance(u, AddSnapshot) and u.snapshot.manifest_list is not None:
-            ctx.check_within_warehouse(u.snapshot.manifest_list, "manifest list")
+            ctx.check_within_warehouse(u.snapshot.manifest_list, "manifest list", own)
         elif isinstance(u, SetStatistics):
-            ctx.check_within_warehouse(u.statistics.statistics_path, "statistics file")
+            ctx.check_within_warehouse(u.statistics.statistics_path, "statistics file", own)
         elif isinstance(u, SetPartitionStatistics):
-            ctx.check_within_warehouse(u.partition_statistics.statistics_path, "partition statistics file")
+            path = u.partition_statistics.statistics_path
+            ctx.check_within_warehouse(path, "partition statistics file", own)

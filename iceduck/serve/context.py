@@ -14,6 +14,7 @@ from iceduck.errors import UserError
 from iceduck.io.fileio import to_local_path
 from iceduck.serve.auth import Authenticator
 from iceduck.serve.idempotency import IdempotencyKeys
+from iceduck.serve.storage_credentials import CredentialsFile
 
 
 @dataclass(frozen=True)
@@ -30,18 +31,24 @@ class ServeContext:
     storage: Mapping[str, str] = field(default_factory=dict)
     #: ``--vend-credentials``: hand :attr:`storage` to clients that ask for it
     vend_credentials: bool = False
+    #: ``--storage-credentials FILE``: what to vend per location prefix instead (implies vending)
+    storage_credentials: CredentialsFile | None = None
     #: the answers of mutations sent with an ``Idempotency-Key``, for their retries (None:
     #: keys are not honoured, nor ``idempotency-key-lifetime`` advertised)
     idempotency: IdempotencyKeys | None = field(default_factory=IdempotencyKeys)
 
-    def check_within_warehouse(self, location: str, what: str) -> str:
-        """``location`` when it lies under the warehouse: a client-chosen table location or
-        registered metadata file must not make the server write or read elsewhere. Local
-        paths are compared resolved (``..`` and symbolic links); other locations by their
-        normalised text, scheme included (``s3a://`` is not ``s3://``)."""
-        if not _within(location, self.warehouse):
-            raise UserError(f"{what} {location} is outside the warehouse {self.warehouse}")
-        return location
+    def check_within_warehouse(self, location: str, what: str, table_location: str | None = None) -> str:
+        """``location`` when it lies under the warehouse, or under ``table_location``, the
+        location an existing table already has in the catalog (its operator put it there):
+        a client-chosen table location or registered metadata file must not make the server
+        write or read elsewhere. Local paths are compared resolved (``..`` and symbolic
+        links); other locations by their normalised text, scheme included (``s3a://`` is
+        not ``s3://``)."""
+        if _within(location, self.warehouse):
+            return location
+        if table_location is not None and _within(location, table_location):
+            return location
+        raise UserError(f"{what} {location} is outside the warehouse {self.warehouse}")
 
 
 def _normal(location: str) -> str:

@@ -1,5 +1,5 @@
 """``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]
-[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials]``.
+[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials] [--storage-credentials FILE]``.
 
 Opens the warehouse's catalog as the shell would (``<warehouse>/catalog.db`` by default, or
 the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`, with the ``-p``
@@ -23,6 +23,7 @@ from iceduck.errors import IceduckError
 from iceduck.serve.auth import DEFAULT_TTL_SECONDS, Authenticator, parse_credential
 from iceduck.serve.context import ServeContext
 from iceduck.serve.server import CatalogServer
+from iceduck.serve.storage_credentials import CredentialsFile
 
 DEFAULT_PORT = 8181
 
@@ -106,6 +107,13 @@ def parser() -> argparse.ArgumentParser:
         help="hand the object-store properties (s3.*, gcs.*, adls.*, client.*) to clients that ask "
         "with X-Iceberg-Access-Delegation: vended-credentials",
     )
+    p.add_argument(
+        "--storage-credentials",
+        type=Path,
+        metavar="FILE",
+        help="vend each table the credentials of this TOML file for its location prefix "
+        "([[storage-credentials]] prefix = ..., config = {...}); read again when it changes",
+    )
     return p
 
 
@@ -128,8 +136,18 @@ def build_server(args: argparse.Namespace) -> CatalogServer:
         auth=auth,
         storage=properties,
         vend_credentials=args.vend_credentials,
+        storage_credentials=_credentials_file(args.storage_credentials),
     )
     return CatalogServer((args.host, args.port), context)
+
+
+def _credentials_file(path: Path | None) -> CredentialsFile | None:
+    """The ``--storage-credentials`` file, read once now so a bad one fails at start."""
+    if path is None:
+        return None
+    credentials = CredentialsFile(path.expanduser().absolute())
+    credentials.entries()
+    return credentials
 
 
 def main(argv: Sequence[str]) -> int:

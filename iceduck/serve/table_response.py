@@ -14,19 +14,20 @@ responses carry it too. A staged table (no metadata location yet) has none.
 Vended credentials (spec, ``X-Iceberg-Access-Delegation``: "Optional signal to the server
 that the client supports delegated access via a comma-separated list of access
 mechanisms. The server may choose to supply access via any or none of the requested
-mechanisms"): with ``--vend-credentials`` and a request asking for
-``vended-credentials``, the object-store properties the server was given (``-p
-s3.endpoint=...``, ``s3.access-key-id``...; never a catalog property such as
-``jdbc.password``) go in the result's ``config`` and in ``storage-credentials`` for the
-warehouse prefix ("Clients must first check whether the respective credentials exist in
-the ``storage-credentials`` field before checking the ``config``"). Without the flag,
+mechanisms"): with ``--storage-credentials FILE``, the file's entry for
+the table's location (:mod:`iceduck.serve.storage_credentials`); otherwise with
+``--vend-credentials``, for a request asking for ``vended-credentials``, the object-store
+properties the server was given (``-p s3.endpoint=...``, ``s3.access-key-id``...; never a
+catalog property such as ``jdbc.password``) go in the result's ``config`` and in
+``storage-credentials`` for the warehouse prefix ("Clients must first check whether the
+respective credentials exist in the ``storage-credentials`` field before checking the
+``config``"). Without the flag,
 never: the server's keys are its own unless its operator says otherwise.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from iceduck.serve.context import ServeContext
 from iceduck.serve.request import Request, Response
@@ -50,10 +51,12 @@ def table_response(
 ) -> Response:
     """The 200 ``LoadTableResult`` for ``metadata``, with its ETag and any vended credentials."""
     body = load_table_result(metadata, metadata_location, snapshots)
-    config = vended_config(ctx, req)
-    if config:
-        body["config"] = dict(config)
-        body["storage-credentials"] = [{"prefix": ctx.warehouse, "config": dict(config)}]
+    if asked_to_vend(ctx, req):
+        config, credentials = vended(ctx, metadata.location)
+        if config:
+            body["config"] = config
+        if credentials:
+            body["storage-credentials"] = credentials
     headers = {} if metadata_location is None else {"ETag": etag(metadata_location, snapshots)}
     return Response(200, body, headers)
 
@@ -78,11 +81,23 @@ def etag(metadata_location: str, snapshots: str) -> str:
     return f'"{digest}"'
 
 
-def vended_config(ctx: ServeContext, req: Request) -> dict[str, Any]:
-    """The storage properties to hand this request's client, or none."""
-    if not ctx.vend_credentials:
-        return {}
+def asked_to_vend(ctx: ServeContext, req: Request) -> bool:
+    """Whether the server vends and this request asked for vended credentials."""
+    if not (ctx.vend_credentials or ctx.storage_credentials is not None):
+        return False
     asked = {m.strip().lower() for m in (req.header(ACCESS_DELEGATION) or "").split(",")}
-    if VENDED_CREDENTIALS not in asked:
-        return {}
-    return {k: v for k, v in ctx.storage.items() if k.startswith(STORAGE_PREFIXES)}
+    return VENDED_CREDENTIALS in asked
+
+
+def vended(ctx: ServeContext, table_location: str) -> tuple[dict[str, str], list[dict[str, object]]]:
+    """The ``config`` and ``storage-credentials`` for a table at ``table_location``: the
+    ``--storage-credentials`` entry for its location when there is one (and nothing
+    else), otherwise the server's own object-store properties for the warehouse."""
+    if ctx.storage_credentials is not None:
+        entry = ctx.storage_credentials.for_location(table_location)
+        if entry is not None:
+            return {}, [entry.json()]
+    if not ctx.vend_credentials:
+        return {}, []
+    config = {k: v for k, v in ctx.storage.items() if k.startswith(STORAGE_PREFIXES)}
+    return (dict(config), [{"prefix": ctx.warehouse, "config": dict(config)}]) if config else ({}, [])

@@ -30,7 +30,7 @@ from iceduck.serve.names import (
 from iceduck.serve.paging import page
 from iceduck.serve.request import NO_CONTENT, Request, Response
 from iceduck.serve.table_json import create_table_request
-from iceduck.serve.table_response import not_modified, table_response
+from iceduck.serve.table_response import not_modified, table_response, vended
 from iceduck.txn.builder import new_table_metadata
 
 
@@ -101,6 +101,17 @@ def load_table(ctx: ServeContext, req: Request) -> Response:
     if unchanged is not None:
         return unchanged
     return table_response(ctx, req, table.metadata, table.metadata_location, snapshots)
+
+
+def load_credentials(ctx: ServeContext, req: Request) -> Response:
+    """``GET .../tables/{table}/credentials`` (spec ``loadCredentials``: "Load vended
+    credentials for a table from the catalog"): the ``storage-credentials`` a load of the
+    table would vend now, so a client renews expiring ones without loading the table.
+    A server that does not vend answers an empty list (the field is required)."""
+    table = ctx.catalog.load_table(_identifier(req))
+    vending = ctx.vend_credentials or ctx.storage_credentials is not None
+    credentials = vended(ctx, table.metadata.location)[1] if vending else []
+    return Response(200, {"storage-credentials": credentials})
 
 
 def table_exists(ctx: ServeContext, req: Request) -> Response:

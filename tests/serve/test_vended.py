@@ -19,7 +19,7 @@ from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.serve.context import ServeContext
 from iceduck.serve.request import Request
 from iceduck.serve.server import CatalogServer
-from iceduck.serve.table_response import vended_config
+from iceduck.serve.table_response import asked_to_vend, vended
 from tests.serve.conftest import RestClient
 from tests.support.s3 import AUTH_BUCKET, S3Server, auth_server, client, moto_missing
 
@@ -143,9 +143,11 @@ def test_only_object_store_properties_are_vended(warehouse: Path) -> None:
         open_catalog(location, "iceduck"), location, storage=storage, vend_credentials=True
     )
     request = Request("GET", {}, {}, b"", {"x-iceberg-access-delegation": "vended-credentials"})
-    assert vended_config(context, request) == {
+    assert asked_to_vend(context, request)
+    expected = {
         "s3.access-key-id": "a",
         "gcs.oauth2.token": "g",
         "adls.sas-token.acct": "z",
         "client.region": "eu",
     }
+    assert vended(context, f"{location}/db/t") == (expected, [{"prefix": location, "config": expected}])

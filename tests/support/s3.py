@@ -19,6 +19,7 @@ of wrong credentials.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -184,6 +185,46 @@ def auth_server() -> Iterator[S3Server]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def admin(server: S3Server, service: str) -> Any:
+    """A boto3 client of ``service`` on ``server`` with the server's own (allow-all) key."""
+    import boto3
+
+    props = server.properties
+    return boto3.client(
+        service,
+        endpoint_url=server.endpoint_url,
+        aws_access_key_id=props["s3.access-key-id"],
+        aws_secret_access_key=props["s3.secret-access-key"],
+        region_name=REGION,
+    )
+
+
+def bucket_user(server: S3Server, bucket: str) -> tuple[str, str]:
+    """On an :func:`auth_server`: a new IAM user allowed ``bucket`` and nothing else (moto
+    checks the policy of every request), and its access key and secret."""
+    iam = admin(server, "iam")
+    name = f"u-{uuid.uuid4().hex[:8]}"
+    iam.create_user(UserName=name)
+    resources = [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"]
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": resources}],
+    }
+    iam.put_user_policy(UserName=name, PolicyName="one-bucket", PolicyDocument=json.dumps(policy))
+    return new_key(server, name)
+
+
+def new_key(server: S3Server, user: str) -> tuple[str, str]:
+    """A new access key of IAM ``user`` (a rotation's second key)."""
+    key = admin(server, "iam").create_access_key(UserName=user)["AccessKey"]
+    return key["AccessKeyId"], key["SecretAccessKey"]
+
+
+def user_of(server: S3Server, access_key: str) -> str:
+    """The IAM user an access key belongs to."""
+    return str(admin(server, "iam").get_access_key_last_used(AccessKeyId=access_key)["UserName"])
 
 
 def bucket_of(location: str) -> str:

@@ -18,7 +18,17 @@ import pytest
 import iceduck
 from iceduck.io import object_store
 from tests.support.cli import property_flags
-from tests.support.s3 import AUTH_BUCKET, S3Server, auth_server, client, moto_missing
+from tests.support.s3 import (
+    AUTH_BUCKET,
+    S3Server,
+    admin,
+    auth_server,
+    bucket_user,
+    client,
+    moto_missing,
+    new_key,
+    user_of,
+)
 
 pytestmark = pytest.mark.skipif(moto_missing() is not None, reason=str(moto_missing()))
 
@@ -95,7 +105,11 @@ def test_a_client_without_keys_works_through_vended_ones(
         assert cur.execute("SELECT * FROM v.t ORDER BY id").fetchall() == [(1, "a"), (3, "c")]
         cur.execute("CREATE TABLE v.c AS SELECT id * 10 AS id FROM v.t")
         assert cur.execute("SELECT * FROM v.c ORDER BY id").fetchall() == [(10,), (30,)]
-        assert object_store.properties()["s3.access-key-id"] == checked_s3.properties["s3.access-key-id"]
+        assert (
+            object_store.properties_for(f"{warehouse}/v/t")["s3.access-key-id"]
+            == checked_s3.properties["s3.access-key-id"]
+        )
+        assert "s3.access-key-id" not in object_store.properties()  # the table's own, not the process's
         keys = _keys(checked_s3, warehouse.removeprefix(f"s3://{AUTH_BUCKET}/"))
         assert any(k.endswith(".parquet") for k in keys) and any(k.endswith(".puffin") for k in keys), keys
     finally:
@@ -121,3 +135,123 @@ def _keys(s3: S3Server, prefix: str) -> list[str]:
         s3.endpoint_url, props["s3.access-key-id"], props["s3.secret-access-key"]
     ).list_objects_v2(Bucket=AUTH_BUCKET, Prefix=prefix)
     return [o["Key"] for o in listed.get("Contents", [])]
+
+
+# -- credentials per table: --storage-credentials, two buckets, renewal ----------------------------
+
+
+def _credentials_file(path: Path, s3: S3Server, entries: dict[str, tuple[str, str]], expires_ms: int) -> None:
+    """The server's ``--storage-credentials`` file: for each prefix a key and its secret,
+    with the store's endpoint and an expiry."""
+    store = {k: v for k, v in s3.properties.items() if k not in ("s3.access-key-id", "s3.secret-access-key")}
+    lines: list[str] = []
+    for prefix, (access, secret) in entries.items():
+        config = {**store, "s3.access-key-id": access, "s3.secret-access-key": secret}
+        config["s3.session-token-expires-at-ms"] = str(expires_ms)
+        body = ", ".join(f'"{k}" = "{v}"' for k, v in config.items())
+        lines += ["[[storage-credentials]]", f'prefix = "{prefix}"', f"config = {{ {body} }}", ""]
+    path.write_text("\n".join(lines))
+
+
+@pytest.fixture
+def own_s3() -> Iterator[S3Server]:
+    """A credential-checking moto of the test's own (users and keys come and go in these)."""
+    with auth_server() as server:
+        yield server
+
+
+@pytest.fixture
+def two_buckets(
+    tmp_path: Path, own_s3: S3Server, keyless: None
+) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """Table ``v.a`` in the warehouse's bucket and ``v.b`` in a second bucket, written with
+    the server's own key; two IAM users each allowed one bucket; ``iceduck serve`` vending
+    each table its bucket's user through a credentials file. Yields the server's URL, the
+    file, and each bucket's prefix."""
+    second = f"other-{uuid.uuid4().hex[:8]}"
+    admin(own_s3, "s3").create_bucket(Bucket=second)
+    warehouse = f"s3://{AUTH_BUCKET}/wh-{uuid.uuid4().hex[:8]}"
+    catalog = f"sqlite:///{tmp_path}/c.db"
+    setup = iceduck.connect(warehouse, catalog_uri=catalog, properties=own_s3.properties).cursor()
+    setup.execute("CREATE NAMESPACE v")
+    setup.execute("CREATE TABLE v.a (id bigint, s string)")
+    setup.execute("INSERT INTO v.a VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+    setup.execute(f"CREATE TABLE v.b (id bigint, n double) LOCATION 's3://{second}/b'")
+    setup.execute("INSERT INTO v.b VALUES (1, 1.5), (3, 3.5), (4, 4.5)")
+    setup.connection.close()
+    object_store.configure({}, replace=True)  # this process forgets the server's key again
+    prefixes = {"a": f"s3://{AUTH_BUCKET}/", "b": f"s3://{second}/"}
+    keys = {
+        prefixes["a"]: bucket_user(own_s3, AUTH_BUCKET),
+        prefixes["b"]: bucket_user(own_s3, second),
+    }
+    # each user can read its bucket only (moto checks the policies)
+    with pytest.raises(Exception, match="AccessDenied"):
+        client(own_s3.endpoint_url, *keys[prefixes["a"]]).list_objects_v2(Bucket=second)
+    path = tmp_path / "credentials.toml"
+    _credentials_file(path, own_s3, keys, object_store.now_ms() + 3_600_000)
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "iceduck", "serve", warehouse, "--catalog", catalog, "--port", "0",
+            *property_flags(own_s3.properties), "--storage-credentials", str(path),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    found = re.search(r"at (http://127\.0\.0\.1:\d+)", line)
+    if found is None:
+        process.kill()
+        raise AssertionError(line + process.stderr.read())
+    try:
+        yield found.group(1), path, prefixes
+    finally:
+        _stop(process)
+
+
+JOINED = [(1, "one", 1.5), (3, "three", 3.5)]
+
+
+def test_two_tables_in_two_buckets_with_two_keys_join_in_one_query(
+    two_buckets: tuple[str, Path, dict[str, str]], own_s3: S3Server
+) -> None:
+    url, _, prefixes = two_buckets
+    cur = iceduck.connect(catalog_uri=url).cursor()
+    query = "SELECT a.id, a.s, b.n FROM v.a a JOIN v.b b ON a.id = b.id ORDER BY a.id"
+    assert cur.execute(query).fetchall() == JOINED
+    key_a = object_store.properties_for(f"{prefixes['a']}wh/x")["s3.access-key-id"]
+    key_b = object_store.properties_for(f"{prefixes['b']}b/x")["s3.access-key-id"]
+    assert key_a != key_b and "s3.access-key-id" not in object_store.properties()
+    # and writes: each table's new files go with its own key
+    cur.execute("INSERT INTO v.b VALUES (2, 2.5)")
+    cur.execute("DELETE FROM v.a WHERE id = 3")
+    assert cur.execute(query).fetchall() == [(1, "one", 1.5), (2, "two", 2.5)]
+
+
+def test_expiring_credentials_are_renewed_through_the_catalog(
+    two_buckets: tuple[str, Path, dict[str, str]],
+    own_s3: S3Server,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The operator rotates bucket a's key (a new key in the file, the old one deleted);
+    when the client's clock nears the old key's expiry it asks ``loadCredentials`` for the
+    new one before reading, and the statement succeeds."""
+    url, path, prefixes = two_buckets
+    cur = iceduck.connect(catalog_uri=url).cursor()
+    query = "SELECT a.id, a.s, b.n FROM v.a a JOIN v.b b ON a.id = b.id ORDER BY a.id"
+    assert cur.execute(query).fetchall() == JOINED
+    old = object_store.properties_for(f"{prefixes['a']}x")
+    expiry = int(old["s3.session-token-expires-at-ms"])
+    user = user_of(own_s3, old["s3.access-key-id"])
+    rotated = new_key(own_s3, user)
+    kept = object_store.properties_for(f"{prefixes['b']}x")
+    keys = {prefixes["a"]: rotated, prefixes["b"]: (kept["s3.access-key-id"], kept["s3.secret-access-key"])}
+    _credentials_file(path, own_s3, keys, expiry + 3_600_000)
+    admin(own_s3, "iam").delete_access_key(UserName=user, AccessKeyId=old["s3.access-key-id"])
+    monkeypatch.setattr(object_store, "now_ms", lambda: expiry - 60_000)  # a minute before it lapses
+    assert cur.execute(query).fetchall() == JOINED
+    assert object_store.properties_for(f"{prefixes['a']}x")["s3.access-key-id"] == rotated[0]
+    # renewed once: the next statements use the new key without asking again
+    assert cur.execute("SELECT count(*) FROM v.a").fetchone() == (3,)
