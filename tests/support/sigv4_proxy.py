@@ -201,7 +201,8 @@ class SigV4Proxy:
                     self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if self.command != "HEAD":  # an answer to HEAD has headers alone (RFC 9110 9.3.2)
+                    self.wfile.write(data)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _any
 

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from iceduck.catalog.rest_client.http import Signer, Transport
+from iceduck.catalog.rest_client.sigv4 import refused_signature
 from iceduck.errors import UserError
 
 TOKEN = "token"
@@ -106,6 +107,11 @@ class Auth:
         started = self.clock()
         reply = self._transport.request("POST", "", form=form)
         body = reply.body if isinstance(reply.body, dict) else {}
+        refused = refused_signature(
+            f"the OAuth2 token endpoint {self.token_uri}", reply.status, reply.body, reply.headers
+        )
+        if refused is not None and self._signer is not None:
+            raise refused
         if reply.status != 200:
             error = body.get("error")
             if isinstance(error, dict):  # a catalog answering with the ErrorModel instead

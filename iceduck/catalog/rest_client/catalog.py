@@ -35,13 +35,7 @@ from iceduck.catalog.rest_client.auth import Auth
 from iceduck.catalog.rest_client.config import RestConfig, config_query, negotiated, page_size
 from iceduck.catalog.rest_client.error_model import error_for
 from iceduck.catalog.rest_client.http import Reply, Transport, uuid7
-from iceduck.catalog.rest_client.sigv4 import (
-    SIGNING_NAME,
-    SIGNING_REGION,
-    SigV4Signer,
-    refusal,
-    sigv4_enabled,
-)
+from iceduck.catalog.rest_client.sigv4 import SigV4Signer, refused_signature, sigv4_enabled
 from iceduck.catalog.rest_client.table_result import (
     apply_storage_properties,
     create_request,
@@ -154,12 +148,11 @@ class RestCatalog:
         if reply.status == 401 and self.auth.refresh(headers):
             headers = {**self._headers, **extra, **self.auth.headers()}
             reply = self.transport.request(method, path, headers=headers, **kwargs)
-        refused = refusal(reply.status, reply.body) if self.signer is not None else None
-        if refused is not None:
-            raise UserError(
-                f"the REST catalog at {self.uri} refused the request ({refused}): the SigV4 signature "
-                f"was refused: check {SIGNING_REGION} / {SIGNING_NAME} / the keys"
-            )
+        refused = refused_signature(
+            f"the REST catalog at {self.uri}", reply.status, reply.body, reply.headers
+        )
+        if refused is not None and self.signer is not None:
+            raise refused
         return reply
 
     def _call(

@@ -47,7 +47,7 @@ RELOCATED_PREFIX = "Original-"
 CONTENT_SHA256 = "X-Amz-Content-SHA256"
 #: what AWS says when it refuses a signature, its credential scope or its access key
 _REFUSALS = (
-    "signature",
+    "signature",  # SignatureDoesNotMatch, InvalidSignatureException, IncompleteSignature...
     "credential should be scoped",
     "security token included in the request is invalid",
     "unrecognizedclient",
@@ -98,9 +98,23 @@ def relocated(headers: Mapping[str, str]) -> dict[str, str]:
     return {(RELOCATED_PREFIX + k if k.lower() == "authorization" else k): v for k, v in headers.items()}
 
 
-def refusal(status: int, body: Any) -> str | None:
+def refused_signature(where: str, status: int, body: Any, headers: Mapping[str, str]) -> UserError | None:
+    """The error for an answer from ``where`` that refuses the signature: what AWS said (its
+    messages name no secret) and what to check; None for any other answer."""
+    said = refusal(status, body, headers)
+    if said is None:
+        return None
+    return UserError(
+        f"{where} refused the request ({said}): the SigV4 signature was refused: check "
+        f"{SIGNING_REGION} / {SIGNING_NAME} / the keys"
+    )
+
+
+def refusal(status: int, body: Any, headers: Mapping[str, str]) -> str | None:
     """AWS's words when a 403 says the signature (or its scope, or its access key) was
-    refused; None for any other answer (a 403 of the catalog's own)."""
+    refused; None for any other answer (a 403 of the catalog's own). An answer to ``HEAD``
+    has no body: its ``x-amzn-ErrorType`` header (``InvalidSignatureException:<doc URL>``)
+    names the refusal alone."""
     if status != 403:
         return None
     if isinstance(body, dict):
@@ -109,8 +123,9 @@ def refusal(status: int, body: Any) -> str | None:
         text = str(body.get("message") or body.get("Message") or nested or body)
     else:
         text = str(body or "")
-    lowered = text.lower()
-    return text.strip()[:300] if any(words in lowered for words in _REFUSALS) else None
+    kind = next((v for k, v in headers.items() if k.lower() == "x-amzn-errortype"), "").partition(":")[0]
+    said = "; ".join(part for part in (kind, text.strip()[:300]) if part)
+    return said if any(words in said.lower() for words in _REFUSALS) else None
 
 
 def _text(properties: Mapping[str, str], name: str) -> str | None:

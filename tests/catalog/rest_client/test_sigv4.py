@@ -21,6 +21,7 @@ import iceduck
 from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.catalog.rest_client.catalog import RestCatalog
 from iceduck.errors import CommitConflictError, UserError
+from iceduck.serve.auth import Authenticator
 from iceduck.serve.server import CatalogServer
 from iceduck.spec.partition import UNPARTITIONED
 from iceduck.spec.schema import Schema
@@ -44,6 +45,7 @@ SIGNED = {
     "rest.secret-access-key": SECRET,
 }
 TOKEN = "bearer-t0ken"
+CREDENTIAL = "etl:s3cret-value"
 
 # AWS's SigV4 test suite (aws-sig-v4-test-suite): its credentials, date and scope
 SUITE = Keys("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "us-east-1", "service")
@@ -211,6 +213,17 @@ def test_a_refused_signature_is_one_clear_error(
     assert proxy.refused
 
 
+def test_a_refused_head_is_the_same_clear_error(proxy: SigV4Proxy) -> None:
+    """An answer to HEAD (how the client asks whether a namespace exists) has no body: the
+    x-amzn-ErrorType header alone says the signature was refused."""
+    catalog = RestCatalog(proxy.url, "iceduck", SIGNED)
+    assert catalog.config.supports("HEAD", "namespaces/{namespace}")
+    proxy.keys = Keys(ACCESS_KEY, "another-secret", REGION, "glue")
+    with pytest.raises(UserError, match=r"InvalidSignatureException.* the SigV4 signature was refused"):
+        catalog.namespace_exists(("h",))
+    assert proxy.refused
+
+
 def test_the_signing_name_defaults_to_javas(server: CatalogServer) -> None:
     """Java's AwsProperties.REST_SIGNING_NAME_DEFAULT: execute-api (API Gateway); an endpoint
     of another service refuses it, one of execute-api accepts it."""
@@ -318,3 +331,61 @@ def test_unsigned_requests_are_refused_by_the_endpoint(proxy: SigV4Proxy) -> Non
         iceduck.connect(catalog_uri=proxy.url)
     assert "SigV4 signature was refused" not in str(caught.value)
     assert [r.kind for r in proxy.refused] == ["MissingAuthenticationTokenException"]
+
+
+def test_the_token_endpoint_is_signed_too(tmp_path: Path) -> None:
+    """OAuth2 client credentials behind a SigV4 endpoint: the token request (the catalog's
+    own /v1/oauth/tokens) is signed like every other, and the token it gets rides along
+    as Original-Authorization."""
+    warehouse = tmp_path / "served"
+    warehouse.mkdir()
+    server = start_server(warehouse, auth=Authenticator(credentials={"etl": "s3cret-value"}))
+    try:
+        with SigV4Proxy(_upstream(server.url), KEYS) as proxy:
+            con = iceduck.connect(catalog_uri=proxy.url, properties={**SIGNED, "credential": CREDENTIAL})
+            con.cursor().execute("CREATE NAMESPACE o")
+            assert [seen.method for seen in proxy.accepted if seen.target == "/v1/oauth/tokens"] == ["POST"]
+            assert all(
+                seen.headers["Original-Authorization"].startswith("Bearer ")
+                for seen in proxy.accepted
+                if seen.target != "/v1/oauth/tokens"
+            )
+            assert not proxy.refused
+            with pytest.raises(UserError, match=r"token endpoint .* the SigV4 signature was refused"):
+                iceduck.connect(
+                    catalog_uri=proxy.url,
+                    properties={**SIGNED, "credential": CREDENTIAL, "rest.secret-access-key": "wrong"},
+                )
+    finally:
+        server.stop()
+
+
+ROTATING = """import datetime, json, pathlib, sys
+access_key, secret = pathlib.Path(sys.argv[1]).read_text().split()
+expires = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=5)
+print(json.dumps({"Version": 1, "AccessKeyId": access_key, "SecretAccessKey": secret,
+                  "Expiration": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}))
+"""
+
+
+def test_expiring_credentials_are_read_again_for_each_request(
+    proxy: SigV4Proxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Credentials from the chain that expire (here a profile's credential_process, whose
+    keys expire within botocore's refresh window) are fetched again as they come due: the
+    keys rotate between two statements, and the second is signed with the new ones."""
+    keys_file = tmp_path / "current-keys"
+    keys_file.write_text(f"{ACCESS_KEY} {SECRET}")
+    script = tmp_path / "rotating.py"
+    script.write_text(ROTATING)
+    config = tmp_path / "aws-config"
+    config.write_text(f"[default]\ncredential_process = {sys.executable} {script} {keys_file}\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    properties = {"rest.sigv4-enabled": "true", "rest.signing-name": "glue", "client.region": REGION}
+    cur = iceduck.connect(catalog_uri=proxy.url, properties=properties).cursor()
+    cur.execute("CREATE NAMESPACE k")
+    keys_file.write_text(f"AKIDROTATED {SECRET}-rotated")
+    proxy.keys = Keys("AKIDROTATED", f"{SECRET}-rotated", REGION, "glue")
+    cur.execute("CREATE NAMESPACE k2")
+    assert not proxy.refused
+    assert proxy.accepted[-1].headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDROTATED/")
