@@ -11,8 +11,9 @@ has the ``/iceberg/v1`` routes), so there is no AWS emulator to sign against her
 
 from __future__ import annotations
 
+import hashlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ import pytest
 import iceduck
 from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.catalog.rest_client.catalog import RestCatalog
+from iceduck.catalog.rest_client.http import Transport
+from iceduck.catalog.rest_client.sigv4 import SigV4Signer
 from iceduck.errors import CommitConflictError, UserError
 from iceduck.serve.auth import Authenticator
 from iceduck.serve.server import CatalogServer
@@ -175,6 +178,35 @@ def _with_column(base: LoadedTable, name: str) -> TableMetadata:
     fields = (*base.metadata.schema().fields, NestedField(2, name, LongType()))
     builder.set_current_schema(builder.add_schema(Schema(fields), last_column_id=2))
     return builder.build()
+
+
+def test_escaped_paths_and_queries_are_signed_as_sent(tmp_path: Path) -> None:
+    """An S3 Tables-like prefix (a table bucket ARN: ':', '/' and ' ' escaped in the path),
+    a multi-part namespace (0x1F escaped) and paged lists (pageSize, pageToken in the
+    query): the signature covers the escaped forms exactly as they go out."""
+    warehouse = tmp_path / "served"
+    warehouse.mkdir()
+    arn = "arn:aws:s3tables:eu-west-3:123456789012:bucket/lake one"
+    server = start_server(warehouse, prefix=arn)
+    try:
+        with SigV4Proxy(_upstream(server.url), KEYS) as proxy:
+            cur = iceduck.connect(
+                catalog_uri=proxy.url, properties={**SIGNED, "rest-page-size": "1"}
+            ).cursor()
+            cur.execute("CREATE NAMESPACE a")
+            cur.execute("CREATE NAMESPACE a.b")
+            cur.execute("CREATE TABLE a.b.t (id bigint)")
+            cur.execute("CREATE TABLE a.b.u (id bigint)")
+            cur.execute("INSERT INTO a.b.t VALUES (7)")
+            assert sorted(row[-1] for row in cur.execute("SHOW TABLES IN a.b").fetchall()) == ["t", "u"]
+            assert cur.execute("SELECT id FROM a.b.t").fetchall() == [(7,)]
+            assert not proxy.refused
+            targets = [seen.target for seen in proxy.accepted]
+            escaped = "/v1/arn%3Aaws%3As3tables%3Aeu-west-3%3A123456789012%3Abucket%2Flake%20one/"
+            assert all(t.startswith(escaped) for t in targets if t != "/v1/config")
+            assert any("a%1Fb" in t for t in targets) and any("pageToken=" in t for t in targets)
+    finally:
+        server.stop()
 
 
 def test_a_commit_conflict_comes_through_signed(proxy: SigV4Proxy) -> None:
@@ -389,3 +421,32 @@ def test_expiring_credentials_are_read_again_for_each_request(
     cur.execute("CREATE NAMESPACE k2")
     assert not proxy.refused
     assert proxy.accepted[-1].headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDROTATED/")
+
+
+def test_an_aws_endpoint_url_is_signed_with_its_host_and_scope() -> None:
+    """An https endpoint on the default port: the Host header signed (and sent) is the bare
+    host name, as AWS reads it, and the scope is the region and service named."""
+    signer = SigV4Signer(SIGNED)
+    transport = Transport("https://glue.eu-west-3.amazonaws.com/iceberg", SIGNED, signer.sign)
+    body = b'{"namespace": ["a"]}'
+    headers = transport._signed("POST", "/iceberg/v1/namespaces", {"Content-Type": "application/json"}, body)
+    assert headers["Host"] == "glue.eu-west-3.amazonaws.com"
+    assert f"/{REGION}/glue/aws4_request, SignedHeaders=" in headers["Authorization"]
+    assert headers["X-Amz-Content-SHA256"] == hashlib.sha256(body).hexdigest()
+    assert verify("POST", "/iceberg/v1/namespaces", headers, body, KEYS) is None
+
+
+def test_queries_go_out_in_sigv4s_canonical_escapes(proxy: SigV4Proxy) -> None:
+    """SigV4's canonical query escapes everything but A-Z a-z 0-9 - _ . ~ as %XY (a space is
+    %20, never +): the query is sent in that form, so AWS's reading of it is the signed one."""
+    signer = SigV4Signer(SIGNED)
+    urls: list[str] = []
+
+    def recording(method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> dict[str, str]:
+        urls.append(url)
+        return signer.sign(method, url, headers, body)
+
+    transport = Transport(proxy.url, SIGNED, recording)
+    reply = transport.request("GET", "/v1/config", query={"warehouse": "a b/c+d:e~f"})
+    assert urls == [f"{proxy.url}/v1/config?warehouse=a%20b%2Fc%2Bd%3Ae~f"]
+    assert reply.status != 403 and not proxy.refused
