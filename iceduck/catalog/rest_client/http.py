@@ -175,8 +175,8 @@ class Transport:
             sent_headers["Content-Type"] = "application/json"
         for attempt in (1, 2):
             conn, reused = self._connection()
+            signed = self._signed(method, target, sent_headers, data)  # its failures are not the network's
             try:
-                signed = self._signed(method, target, sent_headers, data)
                 conn.request(method, target, body=data, headers=signed)
                 response = conn.getresponse()
                 raw = response.read()

@@ -87,8 +87,18 @@ class SigV4Signer:
         unsigned = relocated(headers)
         unsigned[CONTENT_SHA256] = hashlib.sha256(data).hexdigest()
         request = AWSRequest(method=method, url=url, headers=unsigned, data=data)
-        SigV4Auth(self._credentials.get_frozen_credentials(), self.name, self.region).add_auth(request)
+        SigV4Auth(self._frozen(), self.name, self.region).add_auth(request)
         return {str(k): str(v) for k, v in request.headers.items()}
+
+    def _frozen(self) -> Any:
+        """The credentials' current values; refreshed first when they near their expiry
+        (a refresh that fails, or brings back expired ones, is one error)."""
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            return self._credentials.get_frozen_credentials()
+        except (BotoCoreError, RuntimeError) as e:
+            raise UserError(f"the AWS credentials for {SIGV4_ENABLED} could not be refreshed: {e}") from None
 
 
 def relocated(headers: Mapping[str, str]) -> dict[str, str]:

@@ -400,12 +400,9 @@ print(json.dumps({"Version": 1, "AccessKeyId": access_key, "SecretAccessKey": se
 """
 
 
-def test_expiring_credentials_are_read_again_for_each_request(
-    proxy: SigV4Proxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Credentials from the chain that expire (here a profile's credential_process, whose
-    keys expire within botocore's refresh window) are fetched again as they come due: the
-    keys rotate between two statements, and the second is signed with the new ones."""
+def _rotating_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An AWS profile whose credential_process prints the keys in the returned file, expiring
+    in five minutes (within botocore's refresh window, so every use fetches them again)."""
     keys_file = tmp_path / "current-keys"
     keys_file.write_text(f"{ACCESS_KEY} {SECRET}")
     script = tmp_path / "rotating.py"
@@ -413,14 +410,36 @@ def test_expiring_credentials_are_read_again_for_each_request(
     config = tmp_path / "aws-config"
     config.write_text(f"[default]\ncredential_process = {sys.executable} {script} {keys_file}\n")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
-    properties = {"rest.sigv4-enabled": "true", "rest.signing-name": "glue", "client.region": REGION}
-    cur = iceduck.connect(catalog_uri=proxy.url, properties=properties).cursor()
+    return keys_file
+
+
+CHAIN = {"rest.sigv4-enabled": "true", "rest.signing-name": "glue", "client.region": REGION}
+
+
+def test_expiring_credentials_are_read_again_for_each_request(
+    proxy: SigV4Proxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Credentials from the chain that expire (here a profile's credential_process) are
+    fetched again as they come due: the keys rotate between two statements, and the second
+    is signed with the new ones."""
+    keys_file = _rotating_profile(tmp_path, monkeypatch)
+    cur = iceduck.connect(catalog_uri=proxy.url, properties=CHAIN).cursor()
     cur.execute("CREATE NAMESPACE k")
     keys_file.write_text(f"AKIDROTATED {SECRET}-rotated")
     proxy.keys = Keys("AKIDROTATED", f"{SECRET}-rotated", REGION, "glue")
     cur.execute("CREATE NAMESPACE k2")
     assert not proxy.refused
     assert proxy.accepted[-1].headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDROTATED/")
+
+
+def test_a_failed_refresh_is_one_clear_error(
+    proxy: SigV4Proxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys_file = _rotating_profile(tmp_path, monkeypatch)
+    cur = iceduck.connect(catalog_uri=proxy.url, properties=CHAIN).cursor()
+    keys_file.unlink()  # the credential process now fails
+    with pytest.raises(UserError, match=r"AWS credentials for rest\.sigv4-enabled could not be refreshed"):
+        cur.execute("CREATE NAMESPACE f")
 
 
 def test_an_aws_endpoint_url_is_signed_with_its_host_and_scope() -> None:
