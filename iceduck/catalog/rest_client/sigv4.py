@@ -22,6 +22,12 @@ header set before (a bearer token) is relocated to ``Original-Authorization``, "
 takes precedence". Each attempt is signed afresh (a retry gets its own ``X-Amz-Date``).
 botocore's ``SigV4Auth`` computes the signature: it is AWS's own Python implementation of
 the algorithm, and botocore is imported only when signing is enabled (the ``aws`` extra).
+
+Failures are :class:`~iceduck.errors.UserError` naming what to set: botocore missing (the
+extra to install), no credentials or no region anywhere (the properties and the chain), a
+credential refresh that fails, and a 403 whose body or ``x-amzn-ErrorType`` says AWS refused
+the signature, its scope or its key (AWS's reason, which holds no secret, and the properties
+to check).
 """
 
 from __future__ import annotations
