@@ -16,6 +16,10 @@ A token fetched with a credential is fetched again before its ``expires_in`` run
 ``AuthSession`` schedules its refresh) and once after a 401, in case the server revoked
 it early. A token given as ``token`` has no known expiry: a 401 re-fetches only when a
 credential is given too. No message ever holds the token or the secret.
+
+With SigV4 signing on (:mod:`.sigv4`) the token endpoint is signed too when it is the
+catalog's own (under the catalog URI, as PyIceberg's signer is mounted on it); a token
+endpoint elsewhere gets the form unsigned.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from iceduck.catalog.rest_client.http import Transport
+from iceduck.catalog.rest_client.http import Signer, Transport
+from iceduck.catalog.rest_client.sigv4 import refused_signature
 from iceduck.errors import UserError
 
 TOKEN = "token"
@@ -44,7 +49,11 @@ class Auth:
     """
 
     def __init__(
-        self, catalog_uri: str, properties: Mapping[str, str], clock: Callable[[], float] = time.monotonic
+        self,
+        catalog_uri: str,
+        properties: Mapping[str, str],
+        clock: Callable[[], float] = time.monotonic,
+        signer: Signer | None = None,
     ) -> None:
         self.clock = clock
         self.catalog_uri = catalog_uri.rstrip("/")
@@ -56,6 +65,7 @@ class Auth:
         self._lock = threading.Lock()
         self._transport: Transport | None = None
         self._properties = dict(properties)
+        self._signer = signer if self.token_uri.startswith(self.catalog_uri + "/") else None
 
     @property
     def can_refresh(self) -> bool:
@@ -93,10 +103,15 @@ class Auth:
         else:
             form["client_secret"] = client_id
         if self._transport is None:
-            self._transport = Transport(self.token_uri, self._properties)
+            self._transport = Transport(self.token_uri, self._properties, self._signer)
         started = self.clock()
         reply = self._transport.request("POST", "", form=form)
         body = reply.body if isinstance(reply.body, dict) else {}
+        refused = refused_signature(
+            f"the OAuth2 token endpoint {self.token_uri}", reply.status, reply.body, reply.headers
+        )
+        if refused is not None and self._signer is not None:
+            raise refused
         if reply.status != 200:
             error = body.get("error")
             if isinstance(error, dict):  # a catalog answering with the ErrorModel instead

@@ -5,7 +5,9 @@ this client sends what the OpenAPI spec (``open-api/rest-catalog-open-api.yaml``
 reads the answers. Opening one negotiates the configuration (:mod:`.config`) with the
 credentials of :mod:`.auth`; every request then carries ``Authorization`` (when there is
 one), ``X-Iceberg-Access-Delegation: vended-credentials`` (spec: the client asks the
-server for storage credentials) and the ``header.<Name>`` properties as headers.
+server for storage credentials) and the ``header.<Name>`` properties as headers; with
+``rest.sigv4-enabled`` each request is then signed (:mod:`.sigv4`), and a 403 refusing the
+signature is one error naming the properties to check.
 
 A commit sends the updates iceduck's metadata builder recorded while it built the new
 metadata, and the requirements derived from them
@@ -33,6 +35,7 @@ from iceduck.catalog.rest_client.auth import Auth
 from iceduck.catalog.rest_client.config import RestConfig, config_query, negotiated, page_size
 from iceduck.catalog.rest_client.error_model import error_for
 from iceduck.catalog.rest_client.http import Reply, Transport, uuid7
+from iceduck.catalog.rest_client.sigv4 import SigV4Signer, refused_signature, sigv4_enabled
 from iceduck.catalog.rest_client.table_result import (
     apply_storage_properties,
     apply_table_storage,
@@ -98,9 +101,11 @@ class RestCatalog:
         apply_storage_properties(storage_only(user))  # the user's store properties, as for any lake
         self.name = name
         self.read_only = read_only
-        self.transport = Transport(uri, user)
+        self.signer = SigV4Signer(user) if sigv4_enabled(user) else None
+        sign = self.signer.sign if self.signer is not None else None
+        self.transport = Transport(uri, user, sign)
         self.uri = self.transport.uri
-        self.auth = Auth(self.uri, user)
+        self.auth = Auth(self.uri, user, signer=sign)
         #: parsed table metadata by metadata location (what a load answers again and again)
         self._parsed: LRUCache[str, TableMetadata] = LRUCache(PARSED_METADATA)
         #: the ETag, table and vended storage properties (by prefix) of each table's last load
@@ -147,6 +152,11 @@ class RestCatalog:
         if reply.status == 401 and self.auth.refresh(headers):
             headers = {**self._headers, **extra, **self.auth.headers()}
             reply = self.transport.request(method, path, headers=headers, **kwargs)
+        refused = refused_signature(
+            f"the REST catalog at {self.uri}", reply.status, reply.body, reply.headers
+        )
+        if refused is not None and self.signer is not None:
+            raise refused
         return reply
 
     def _call(

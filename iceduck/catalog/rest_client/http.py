@@ -30,10 +30,10 @@ import ssl
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from iceduck.errors import CommitStateUnknownError, StorageError, UserError
 
@@ -43,6 +43,10 @@ DEFAULT_CONNECT_TIMEOUT_S = 10.0
 DEFAULT_SOCKET_TIMEOUT_S = 120.0
 #: methods safe to send again when a kept-alive connection turns out dead
 _IDEMPOTENT = frozenset({"GET", "HEAD"})
+
+#: ``(method, url, headers, body) -> headers to send``: what signs a request (SigV4) just
+#: before each attempt goes out, so a retry is signed afresh
+Signer = Callable[[str, str, Mapping[str, str], bytes | None], dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,13 @@ def _seconds(properties: Mapping[str, str], name: str, default: float) -> float:
 class Transport:
     """Requests to one HTTP(S) origin, a keep-alive connection per thread."""
 
-    def __init__(self, uri: str, properties: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, uri: str, properties: Mapping[str, str] | None = None, signer: Signer | None = None
+    ) -> None:
         props = properties or {}
         self.uri = uri.strip().rstrip("/")
         self.scheme, self.host, self.port, self.path = base_url(self.uri)
+        self.signer = signer
         self.connect_timeout = _seconds(props, CONNECT_TIMEOUT_PROPERTY, DEFAULT_CONNECT_TIMEOUT_S)
         self.socket_timeout = _seconds(props, SOCKET_TIMEOUT_PROPERTY, DEFAULT_SOCKET_TIMEOUT_S)
         self._local = threading.local()
@@ -156,7 +163,8 @@ class Transport:
         """Send ``method path`` (``path`` after the URI's own path) with a JSON ``body`` or
         a ``form``; the reply whatever its status. ``commit``: a lost answer is a
         :class:`CommitStateUnknownError` rather than a :class:`StorageError`."""
-        target = self.path + path + (f"?{urlencode(query)}" if query else "")
+        # RFC 3986 escapes (%20, not +): what SigV4's canonical query string is made of
+        target = self.path + path + (f"?{urlencode(query, quote_via=quote)}" if query else "")
         sent_headers = {"Accept": "application/json", **(headers or {})}
         data: bytes | None = None
         if form is not None:
@@ -167,8 +175,9 @@ class Transport:
             sent_headers["Content-Type"] = "application/json"
         for attempt in (1, 2):
             conn, reused = self._connection()
+            signed = self._signed(method, target, sent_headers, data)  # its failures are not the network's
             try:
-                conn.request(method, target, body=data, headers=sent_headers)
+                conn.request(method, target, body=data, headers=signed)
                 response = conn.getresponse()
                 raw = response.read()
             except (OSError, http.client.HTTPException) as e:
@@ -187,6 +196,19 @@ class Transport:
                 self._drop()
             return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, _json(raw))
         raise AssertionError("unreachable")
+
+    def _signed(
+        self, method: str, target: str, headers: dict[str, str], data: bytes | None
+    ) -> dict[str, str]:
+        """``headers`` with the signer's additions, the ``Host`` header among the signed ones
+        (set here as ``http.client`` would set it, so what was signed is what is sent)."""
+        if self.signer is None:
+            return headers
+        default_port = 443 if self.scheme == "https" else 80
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        netloc = host if self.port == default_port else f"{host}:{self.port}"
+        url = f"{self.scheme}://{netloc}{target}"
+        return self.signer(method, url, {"Host": netloc, **headers}, data)
 
 
 def _json(raw: bytes) -> Any:
