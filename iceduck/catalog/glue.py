@@ -44,6 +44,7 @@ from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
 from iceduck.catalog.glue_client import (
     error_code,
+    http_status,
     is_client_error,
     make_client,
     region,
@@ -409,7 +410,7 @@ class GlueCatalog:
                 isinstance(e, Exception)
                 and is_client_error(e)
                 and code not in _RACE_CODES
-                and not _server_error(e)
+                and (http_status(e) or 0) < 500
             ):
                 delete_quietly(location)  # Glue refused this one request: nothing changed
                 raise self._refusal(e, identifier) from None
@@ -534,12 +535,3 @@ class GlueCatalog:
 
     def _namespace_not_found(self, namespace: Namespace) -> NotFoundError:
         return NotFoundError(f"namespace '{namespace_display(namespace)}' not found in {self.where}")
-
-
-def _server_error(error: BaseException) -> bool:
-    """Whether Glue answered with a 5xx: the request may or may not have been applied."""
-    response = getattr(error, "response", None)
-    status = (
-        response.get("ResponseMetadata", {}).get("HTTPStatusCode") if isinstance(response, dict) else None
-    )
-    return isinstance(status, int) and status >= 500

@@ -127,6 +127,15 @@ def error_code(error: BaseException) -> str | None:
     return str(code) if code else None
 
 
+def http_status(error: BaseException) -> int | None:
+    """The HTTP status of Glue's answer in a boto3 ``ClientError`` (None for any other error)."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return None
+    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return status if isinstance(status, int) else None
+
+
 def is_client_error(error: BaseException) -> bool:
     """Whether Glue answered ``error`` (an AWS error code): the request was refused as a whole."""
     return error_code(error) is not None
@@ -146,7 +155,7 @@ def translate(error: Exception, where: str, about: str, hidden: list[str], endpo
         return CommitConflictError(f"{about} in {where}: Glue detected a concurrent update ({text})")
     if code in ("InvalidInputException", "ValidationException"):
         return ValidationError(f"{about} in {where}: Glue refused the request: {text}")
-    if code in _AUTH_CODES:
+    if code in _AUTH_CODES or http_status(error) in (401, 403):
         return UserError(
             f"{where} refused access to {about} ({code}): check the credentials "
             "(glue.access-key-id / glue.secret-access-key / glue.session-token, or the client.* "

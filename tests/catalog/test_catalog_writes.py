@@ -38,8 +38,8 @@ from iceduck.spec.sort import UNSORTED
 from iceduck.spec.types import LongType, NestedField, StringType
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from iceduck.txn.snapshot import SnapshotChanges, produce
-from tests.support.rest import start_server
 from tests.support.glue import glue_catalog, glue_table, new_account
+from tests.support.rest import start_server
 from tests.txn.snapshot_support import write_data
 
 SCHEMA = Schema((NestedField(1, "id", LongType(), True), NestedField(2, "name", StringType())))
