@@ -44,8 +44,7 @@ from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
 from iceduck.catalog.glue_client import (
     error_code,
-    http_status,
-    is_client_error,
+    is_refusal,
     make_client,
     region,
     secrets,
@@ -74,9 +73,6 @@ from iceduck.errors import (
 )
 from iceduck.io.fileio import MissingFileError
 from iceduck.spec.table_metadata import TableMetadata
-
-#: Glue's refusals that say a concurrent writer won: the outcome is looked at, not assumed
-_RACE_CODES = frozenset({"ConcurrentModificationException", "AlreadyExistsException"})
 
 
 def _flag(properties: Mapping[str, str], key: str, default: bool) -> bool:
@@ -405,18 +401,10 @@ class GlueCatalog:
         try:
             getattr(self._write, operation)(**kwargs)
         except BaseException as e:
-            code = error_code(e)
-            if (
-                isinstance(e, Exception)
-                and is_client_error(e)
-                and code not in _RACE_CODES
-                and (http_status(e) or 0) < 500
-            ):
+            if isinstance(e, Exception) and is_refusal(e):
                 delete_quietly(location)  # Glue refused this one request: nothing changed
                 raise self._refusal(e, identifier) from None
             error: BaseException = self._refusal(e, identifier) if isinstance(e, Exception) else e
-            if code == "AlreadyExistsException":
-                error = AlreadyExistsError(f"table '{identifier}' already exists in {self.where}")
             settle_failed_swap(
                 error, self._outcome(identifier, location, base_location), location, str(identifier)
             )

@@ -136,9 +136,11 @@ def http_status(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def is_client_error(error: BaseException) -> bool:
-    """Whether Glue answered ``error`` (an AWS error code): the request was refused as a whole."""
-    return error_code(error) is not None
+def is_refusal(error: BaseException) -> bool:
+    """Whether Glue answered ``error`` with an AWS error code and a status below 500: it
+    refused the request as a whole (a 5xx may have been applied before it failed)."""
+    status = http_status(error)
+    return error_code(error) is not None and status is not None and status < 500
 
 
 def translate(error: Exception, where: str, about: str, hidden: list[str], endpoint: str) -> IceduckError:

@@ -293,6 +293,55 @@ def test_a_commit_on_a_stale_base_writes_nothing(catalog: GlueCatalog, tmp_path:
     assert sorted(folder.iterdir()) == before
 
 
+def _before_first(catalog: GlueCatalog, operation: str, action: Any) -> None:
+    """Run ``action`` (another writer's change) just before the catalog's first ``operation``
+    request is sent: after every check the catalog makes, before Glue sees its write."""
+    done: list[bool] = []
+
+    def once(**_: Any) -> None:
+        if not done:
+            done.append(True)
+            action()
+
+    catalog._write.meta.events.register(f"before-call.glue.{operation}", once)
+
+
+def test_a_create_glue_refuses_is_already_exists_and_leaves_no_file(
+    s3_server: S3Server, account: str, tmp_path: Path
+) -> None:
+    """Another writer creates the table between the catalog's check and its CreateTable:
+    Glue refuses (AlreadyExistsException), the loser's metadata file is deleted, the
+    winner's table is untouched."""
+    first = glue_catalog(s3_server, account, str(tmp_path))
+    first.create_namespace(("db",))
+    second = glue_catalog(s3_server, account, str(tmp_path))
+    winner: list[LoadedTable] = []
+    _before_first(first, "CreateTable", lambda: winner.append(_create(second)))
+    with pytest.raises(AlreadyExistsError, match=r"'db\.t' already exists"):
+        _create(first)
+    folder = Path(winner[0].metadata_location).parent
+    assert sorted(p.name for p in folder.iterdir()) == [Path(winner[0].metadata_location).name]
+    assert first.load_table(T).metadata_location == winner[0].metadata_location
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="moto's Glue ignores UpdateTable's VersionId (moto 5.2.5), so the later update "
+    "overwrites the earlier one; AWS Glue refuses it with ConcurrentModificationException",
+)
+def test_a_commit_between_the_check_and_the_update_is_a_conflict(
+    s3_server: S3Server, account: str, tmp_path: Path
+) -> None:
+    """The window the metadata_location check leaves: another writer commits after the
+    catalog read the Glue table and before its UpdateTable. Glue's VersionId closes it."""
+    first = glue_catalog(s3_server, account, str(tmp_path))
+    base = _create(first)
+    second = glue_catalog(s3_server, account, str(tmp_path))
+    _before_first(first, "UpdateTable", lambda: second.commit_table(base, _set(base, who="second")))
+    with pytest.raises(CommitConflictError):
+        first.commit_table(base, _set(base, who="first"))
+
+
 def test_commit_tables_takes_one_table(catalog: GlueCatalog) -> None:
     one = _create(catalog)
     two = _create(catalog, TableIdentifier(("db",), "u"))
