@@ -216,10 +216,10 @@ class GlueCatalog:
     def load_namespace_properties(self, namespace: Namespace) -> dict[str, str]:
         """Java's ``loadNamespaceMetadata`` (parameters, ``location``, ``comment``), with the
         default ``location`` (where its tables go, ``<warehouse>/<db>.db``) when none is stored."""
-        database = self._database(namespace)
-        if database is None:
+        glue_db = self._database(namespace)
+        if glue_db is None:
             raise self._namespace_not_found(namespace)
-        properties = gi.namespace_properties(database)
+        properties = gi.namespace_properties(glue_db)
         properties.setdefault(gi.LOCATION_PROPERTY, join_location(self.warehouse, f"{namespace[0]}.db"))
         return properties
 
@@ -236,8 +236,8 @@ class GlueCatalog:
         """Java's ``createNamespace``: ``CreateDatabase`` with :func:`~glue_input.database_input`."""
         self._check_writable(f"create namespace '{namespace_display(namespace)}'")
         name = self._check_one_level(namespace)
-        database = gi.database_input(name, properties or {})
-        self._call(self._write, "create_database", f"namespace '{name}'", DatabaseInput=database)
+        glue_db = gi.database_input(name, properties or {})
+        self._call(self._write, "create_database", f"namespace '{name}'", DatabaseInput=glue_db)
 
     def update_namespace_properties(
         self, namespace: Namespace, updates: dict[str, str], removals: list[str]
@@ -247,10 +247,10 @@ class GlueCatalog:
         both = sorted(set(updates) & set(removals))
         if both:
             raise ValidationError(f"properties both set and removed: {', '.join(both)}")
-        database = self._database(namespace)
-        if database is None:
+        glue_db = self._database(namespace)
+        if glue_db is None:
             raise self._namespace_not_found(namespace)
-        stored = gi.namespace_properties(database)
+        stored = gi.namespace_properties(glue_db)
         removed = [key for key in removals if key in stored]
         missing = [key for key in removals if key not in stored]
         changed = {k: v for k, v in stored.items() if k not in removals}
@@ -325,9 +325,9 @@ class GlueCatalog:
         """Java's ``GlueCatalog.defaultWarehouseLocation``: ``<database LocationUri>/<table>``
         when the database has a location, else ``<warehouse>/<database>.db/<table>`` (Hive's
         layout, as PyIceberg's too)."""
-        database = self._database(identifier.namespace)
-        if database is not None and database.get("LocationUri"):
-            return join_location(str(database["LocationUri"]), identifier.name)
+        glue_db = self._database(identifier.namespace)
+        if glue_db is not None and glue_db.get("LocationUri"):
+            return join_location(str(glue_db["LocationUri"]), identifier.name)
         return join_location(self.warehouse, f"{namespace_display(identifier.namespace)}.db", identifier.name)
 
     def _check_new_name(self, identifier: TableIdentifier) -> None:

@@ -195,14 +195,14 @@ def database_input(name: str, properties: Mapping[str, str]) -> dict[str, Any]:
     return result
 
 
-def namespace_properties(database: Mapping[str, Any]) -> dict[str, str]:
+def namespace_properties(glue_db: Mapping[str, Any]) -> dict[str, str]:
     """Java's ``loadNamespaceMetadata``: the parameters, plus ``location`` and ``comment``
     from the database's own fields."""
-    properties = {str(k): str(v) for k, v in (database.get("Parameters") or {}).items()}
-    if database.get("LocationUri"):
-        properties[LOCATION_PROPERTY] = str(database["LocationUri"])
-    if database.get("Description"):
-        properties[COMMENT_PROPERTY] = str(database["Description"])
+    properties = {str(k): str(v) for k, v in (glue_db.get("Parameters") or {}).items()}
+    if glue_db.get("LocationUri"):
+        properties[LOCATION_PROPERTY] = str(glue_db["LocationUri"])
+    if glue_db.get("Description"):
+        properties[COMMENT_PROPERTY] = str(glue_db["Description"])
     return properties
 
 
