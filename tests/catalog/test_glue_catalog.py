@@ -263,6 +263,19 @@ def test_update_table_sends_the_version_read(catalog: GlueCatalog) -> None:
     assert sent[-1]["VersionId"] == second != version
 
 
+def test_skip_archive_is_a_property(s3_server: S3Server, account: str, tmp_path: Path) -> None:
+    archiving = glue_catalog(s3_server, account, str(tmp_path), **{"glue.skip-archive": "false"})
+    sent: list[dict[str, Any]] = []
+    archiving._write.meta.events.register(
+        "provide-client-params.glue.UpdateTable", lambda params, **_: sent.append(dict(params))
+    )
+    table = _create(archiving)
+    archiving.commit_table(table, _set(table, a="1"))
+    assert sent[-1]["SkipArchive"] is False
+    with pytest.raises(UserError, match=r"glue\.skip-archive must be true or false, not 'maybe'"):
+        glue_catalog(s3_server, account, str(tmp_path), **{"glue.skip-archive": "maybe"})
+
+
 def test_glue_s_concurrent_modification_is_a_conflict() -> None:
     """The answer Glue gives a stale VersionId is a CommitConflictError (retried on fresh
     metadata by the caller), as Java's handleAWSExceptions makes it a CommitFailedException."""
@@ -351,16 +364,6 @@ def test_commit_tables_takes_one_table(catalog: GlueCatalog) -> None:
     assert catalog.load_table(T).metadata_location == committed.metadata_location
 
 
-def _through_proxy(
-    s3_server: S3Server, account: str, warehouse: str, proxy: AnswerLosingProxy
-) -> GlueCatalog:
-    properties = {**glue_properties(s3_server, account), "glue.endpoint": proxy.url}
-    catalog = GlueCatalog("iceduck", warehouse, properties)
-    for client in (catalog._read, catalog._write):
-        route_to_account(client, account)
-    return catalog
-
-
 def _lose_answers_of(catalog: GlueCatalog, proxy: AnswerLosingProxy, *operations: str) -> None:
     """Lose the answer of every request of ``operations`` the catalog sends from now on."""
     for client in (catalog._read, catalog._write):
@@ -373,7 +376,7 @@ def test_a_lost_answer_to_a_commit_that_landed(s3_server: S3Server, account: str
     finds the new file current, and the commit is a success (no file deleted)."""
     host, port = s3_server.endpoint_url.removeprefix("http://").split(":")
     with AnswerLosingProxy(host, int(port)) as proxy:
-        catalog = _through_proxy(s3_server, account, str(tmp_path), proxy)
+        catalog = glue_catalog(s3_server, account, str(tmp_path), **{"glue.endpoint": proxy.url})
         base = _create(catalog)
         _lose_answers_of(catalog, proxy, "UpdateTable", "CreateTable")
         committed = catalog.commit_table(base, _set(base, a="1"))
@@ -390,7 +393,7 @@ def test_a_lost_answer_that_cannot_be_checked(s3_server: S3Server, account: str,
     CommitStateUnknownError, and the new metadata file stays (the table may point at it)."""
     host, port = s3_server.endpoint_url.removeprefix("http://").split(":")
     with AnswerLosingProxy(host, int(port)) as proxy:
-        catalog = _through_proxy(s3_server, account, str(tmp_path), proxy)
+        catalog = glue_catalog(s3_server, account, str(tmp_path), **{"glue.endpoint": proxy.url})
         base = _create(catalog)
         folder = Path(base.metadata.location) / "metadata"
         catalog._write.meta.events.register(
