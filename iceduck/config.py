@@ -50,7 +50,7 @@ PROPERTY_ENV_PREFIX = "ICEDUCK_PROPERTY__"
 DEFAULT_CONFIG = Path("~/.iceduck/config.toml")
 DEFAULT_WAREHOUSE = "warehouse"
 DEFAULT_CATALOG = "iceduck"
-CATALOG_TYPES = ("sql", "hadoop")
+CATALOG_TYPES = ("sql", "hadoop", "glue")
 
 #: the keys of the file's ``[catalog]`` table
 CATALOG_KEYS = ("uri", "warehouse", "name", "type")
@@ -144,7 +144,7 @@ def _lake(
 ) -> Lake:
     kind = catalog_type or "sql"
     if kind not in CATALOG_TYPES:
-        raise UserError(f"unknown catalog type {kind!r} in {source}: use 'sql' or 'hadoop'")
+        raise UserError(f"unknown catalog type {kind!r} in {source}: use 'sql', 'hadoop' or 'glue'")
     if catalog_uri is not None and not isinstance(catalog_uri, str):
         raise UserError(f"a catalog URI is a string, not {type(catalog_uri).__name__} ({source})")
     if catalog_uri is not None and kind == "hadoop":
@@ -153,7 +153,7 @@ def _lake(
         )
     # a REST catalog's server owns the locations: it needs no warehouse
     if warehouse is None and not (catalog_uri is not None and _is_rest(catalog_uri)):
-        if catalog_uri is not None:
+        if catalog_uri is not None or kind == "glue":
             # Java's JdbcCatalog.initialize refuses a missing warehouse too
             raise UserError(
                 f"a catalog URI needs a warehouse location beside it, where new tables go ({source}): "

@@ -7,6 +7,9 @@
 * ``postgresql://``, ``postgres://``, ``jdbc:postgresql://``: Iceberg's JDBC catalog in
   PostgreSQL (:class:`iceduck.catalog.postgres.PostgresCatalog`).
 * ``sqlite:///...``, ``jdbc:sqlite:...``: the same layout in a SQLite file anywhere.
+* ``glue://`` (``glue://<catalog-id>``), or the catalog type or property ``type`` = ``glue``:
+  the AWS Glue Data Catalog (:class:`iceduck.catalog.glue.GlueCatalog`), configured by the
+  same properties as Java's and PyIceberg's ``GlueCatalog`` (``glue.region``, ...).
 * ``http(s)://``: an Iceberg REST catalog (:class:`iceduck.catalog.rest_client.catalog.RestCatalog`).
   The server owns the locations, so no warehouse is needed; one given is sent as the
   ``warehouse`` property (the config request's ``warehouse`` parameter: "Warehouse location
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from iceduck.catalog import jdbc_catalog
 from iceduck.catalog.base import Catalog
-from iceduck.catalog.uri import POSTGRESQL, REST, SQLITE, parse_catalog_uri
+from iceduck.catalog.uri import GLUE, POSTGRESQL, REST, SQLITE, glue_catalog_id, parse_catalog_uri
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io.fileio import to_local_path
 
@@ -89,8 +92,10 @@ def open_catalog(
     """The catalog of a lake (see the module docstring), its store prepared first."""
     props = dict(properties or {})
     parsed = parse_catalog_uri(catalog_uri) if catalog_uri is not None else None
+    if parsed is None and GLUE in (kind, props.get("type")):
+        parsed, kind = parse_catalog_uri("glue://"), "sql"
     if kind not in ("sql", "hadoop"):
-        raise UserError(f"unknown catalog type {kind!r}: use 'sql' or 'hadoop'")
+        raise UserError(f"unknown catalog type {kind!r}: use 'sql', 'hadoop' or 'glue'")
     if parsed is not None and kind == "hadoop":
         raise UserError("a Hadoop catalog is the warehouse folder itself: it takes no catalog URI")
     if parsed is not None and parsed.kind == REST:
@@ -116,6 +121,13 @@ def open_catalog(
         from iceduck.catalog.sqlite import SqliteCatalog
 
         return SqliteCatalog(location, name, read_only=read_only)
+    if parsed.kind == GLUE:
+        from iceduck.catalog.glue import GlueCatalog
+
+        catalog_id = glue_catalog_id(parsed)
+        if catalog_id is not None:
+            props["glue.id"] = catalog_id
+        return GlueCatalog(name, location, props, read_only=read_only)
     if parsed.kind == SQLITE:
         from iceduck.catalog.sqlite import SqliteCatalog
 

@@ -12,6 +12,9 @@ A team's catalog is named by the URI its other clients already use, in any of th
   reads it, so ``sqlite:////abs/catalog.db`` (four slashes) is absolute and
   ``sqlite:///catalog.db`` relative to the current folder -- and Spark's (the xerial
   driver's) ``jdbc:sqlite:<path>``, ``jdbc:sqlite:file:<path>``.
+* AWS Glue: ``glue://`` for the Glue Data Catalog of the credentials' own account, or
+  ``glue://<catalog-id>`` for another account's (Iceberg's ``glue.id``); region, endpoint
+  and credentials are catalog properties (:mod:`iceduck.catalog.glue_client`).
 * REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest_client`),
   the URI its other clients set as ``uri`` (``http://host:8181``, or with a path prefix).
 
@@ -33,6 +36,7 @@ from iceduck.io.fileio import to_local_path
 POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
 REST = "rest"
+GLUE = "glue"
 
 #: what replaces a password wherever a URI is shown
 HIDDEN = "***"
@@ -92,14 +96,35 @@ def parse_catalog_uri(text: str) -> CatalogUri:
         normalised = "postgresql" + uri[len(scheme) :]
         _check_postgres_netloc(uri, normalised)
         return CatalogUri(POSTGRESQL, normalised)
+    if scheme == GLUE:
+        return CatalogUri(GLUE, _glue_uri(uri))
     if scheme in ("http", "https") and lower.startswith(f"{scheme}://"):
         _check_rest(uri)
         return CatalogUri(REST, uri.rstrip("/"))
     raise UserError(
         f"unknown catalog URI {redact(uri)!r}: use postgresql://user@host:port/db, "
         "jdbc:postgresql://host:port/db, sqlite:///path/catalog.db, jdbc:sqlite:/path/catalog.db "
-        "or a REST catalog's http(s)://host:port"
+        "a REST catalog's http(s)://host:port, or glue:// (glue://<catalog-id>)"
     )
+
+
+def _glue_uri(uri: str) -> str:
+    """``glue://`` or ``glue://<catalog-id>``, normalised to that form."""
+    rest = uri[len("glue:") :]
+    catalog_id = rest[2:].rstrip("/") if rest.startswith("//") else None
+    if catalog_id is None or any(c in catalog_id for c in "/@?#:"):
+        raise UserError(
+            f"malformed Glue catalog URI {uri!r}: write glue:// (the account's own catalog) or "
+            "glue://<catalog-id> (the AWS account id); region and credentials go in the properties"
+        )
+    return f"glue://{catalog_id}"
+
+
+def glue_catalog_id(catalog: CatalogUri) -> str | None:
+    """The catalog id a ``glue://<catalog-id>`` URI names (None for ``glue://``)."""
+    if catalog.kind != GLUE:
+        raise UserError(f"not a Glue catalog URI: {catalog}")
+    return catalog.uri[len("glue://") :] or None
 
 
 def _check_rest(uri: str) -> None:

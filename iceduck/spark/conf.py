@@ -80,10 +80,27 @@ def spark_conf(
     # here: ``import iceduck`` stays light
     from iceduck.catalog.open import is_remote
     from iceduck.catalog.sqlite import CATALOG_DB
-    from iceduck.catalog.uri import POSTGRESQL, REST, jdbc_postgres, parse_catalog_uri
+    from iceduck.catalog.uri import (
+        GLUE,
+        POSTGRESQL,
+        REST,
+        glue_catalog_id,
+        jdbc_postgres,
+        parse_catalog_uri,
+    )
     from iceduck.config import resolve_lake
 
     lake = resolve_lake(warehouse, catalog_uri, catalog, None, properties)
+    glue = parse_catalog_uri(lake.catalog_uri) if lake.catalog_uri is not None else None
+    if (glue is not None and glue.kind == GLUE) or GLUE in (lake.catalog_type, lake.properties.get("type")):
+        if jars:
+            raise UnsupportedError(
+                "spark_conf(jars=True) puts the Iceberg runtime from PyPI on Spark's class path, and it "
+                "lacks the AWS SDK Iceberg's GlueCatalog needs: leave jars=False and add "
+                "org.apache.iceberg:iceberg-aws-bundle to spark.jars.packages"
+            )
+        catalog_id = glue_catalog_id(glue) if glue is not None and glue.kind == GLUE else None
+        return glue_conf(lake.name, lake.warehouse, lake.properties, catalog_id)
     if lake.catalog_type != "sql":
         raise UserError("spark_conf declares a JDBC catalog: a Hadoop catalog is not one")
     if lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == REST:
@@ -171,6 +188,31 @@ def rest_conf(
         conf[f"{prefix}.warehouse"] = str(warehouse)
     for key, value in properties.items():
         if not key.startswith(_ICEDUCK_PREFIX):
+            conf.setdefault(f"{prefix}.{key}", value)
+    return conf
+
+
+def glue_conf(
+    name: str, warehouse: str | Path | None, properties: Mapping[str, str], catalog_id: str | None
+) -> dict[str, str]:
+    """Spark settings for catalog ``name`` on AWS Glue (Java's ``GlueCatalog``, ``type=glue``):
+    the warehouse, ``glue.id`` from a ``glue://<catalog-id>`` URI, and the lake's properties as
+    they are (``glue.endpoint``, ``client.region``, ``s3.*``: the names Java's ``AwsProperties``
+    and ``S3FileIOProperties`` read)."""
+    prefix = f"spark.sql.catalog.{name}"
+    conf = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "glue",
+        # iceduck and other engines commit to the same Glue tables: see them at once
+        f"{prefix}.cache-enabled": "false",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }
+    if warehouse is not None:
+        conf[f"{prefix}.warehouse"] = str(warehouse)
+    if catalog_id is not None:
+        conf[f"{prefix}.glue.id"] = catalog_id
+    for key, value in properties.items():
+        if not key.startswith(_ICEDUCK_PREFIX) and key != "type":
             conf.setdefault(f"{prefix}.{key}", value)
     return conf
 

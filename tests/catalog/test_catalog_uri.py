@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from iceduck.catalog.uri import (
+    GLUE,
     POSTGRESQL,
     REST,
     SQLITE,
     CatalogUri,
+    glue_catalog_id,
     jdbc_postgres,
     looks_like_uri,
     parse_catalog_uri,
@@ -101,6 +103,20 @@ def test_rest_catalog_uris() -> None:
         with pytest.raises(UserError, match=message) as caught:
             parse_catalog_uri(text)
         assert "pw" not in str(caught.value)
+
+
+def test_glue_catalog_uris() -> None:
+    """glue:// is the AWS Glue Data Catalog of the credentials' account; glue://<catalog-id>
+    another account's (Iceberg's glue.id). Region and credentials are properties."""
+    for text, catalog_id in [("glue://", None), ("GLUE://", None), ("glue://123456789012/", "123456789012")]:
+        parsed = parse_catalog_uri(text)
+        assert parsed.kind == GLUE and glue_catalog_id(parsed) == catalog_id
+    assert looks_like_uri("glue://")
+    for text in ("glue:", "glue:123", "glue://123/db", "glue://key:secret@123"):
+        with pytest.raises(UserError, match="malformed Glue catalog URI"):
+            parse_catalog_uri(text)
+    with pytest.raises(UserError, match="not a Glue catalog URI"):
+        glue_catalog_id(parse_catalog_uri("http://rest:8181"))
 
 
 def test_a_bad_uri_never_shows_its_password() -> None:

@@ -1,6 +1,6 @@
-"""Catalog writes on every catalog (SQLite, PostgreSQL, Hadoop, and the REST client talking
-to an ``iceduck serve`` over SQLite): namespaces, create/commit/drop/rename, conflicts,
-read-only."""
+"""Catalog writes on every catalog (SQLite, PostgreSQL, Hadoop, the REST client talking
+to an ``iceduck serve`` over SQLite, and AWS Glue on moto's server): namespaces,
+create/commit/drop/rename, conflicts, read-only."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.filesystem import HadoopCatalog
+from iceduck.catalog.glue import GlueCatalog
 from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
 from iceduck.catalog.postgres import PostgresCatalog
@@ -37,6 +38,7 @@ from iceduck.spec.sort import UNSORTED
 from iceduck.spec.types import LongType, NestedField, StringType
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from iceduck.txn.snapshot import SnapshotChanges, produce
+from tests.support.glue import glue_catalog, glue_table, new_account
 from tests.support.rest import start_server
 from tests.txn.snapshot_support import write_data
 
@@ -50,11 +52,13 @@ _DATABASES: dict[str, str] = {}
 _SERVED: dict[str, Path] = {}
 
 
-@pytest.fixture(params=["sqlite", "postgres", "hadoop", "rest"])
+@pytest.fixture(params=["sqlite", "postgres", "hadoop", "rest", "glue"])
 def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
     """A factory: every call opens a new catalog object on the same warehouse (two writers).
     On PostgreSQL each test is a catalog of its own name in the module's database; REST is
-    a client of an ``iceduck serve`` (in a thread) over a SQLite warehouse."""
+    a client of an ``iceduck serve`` (in a thread) over a SQLite warehouse; Glue is moto's
+    Glue (the run's moto server), each test a catalog id of its own, over a local warehouse
+    (a Glue table may live anywhere, so the tests look at its files on disk)."""
     warehouse = tmp_path / "wh"
     if request.param == "sqlite":
         return lambda: SqliteCatalog(warehouse)
@@ -68,6 +72,9 @@ def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
         uri, name = request.getfixturevalue("postgres_database"), f"c_{uuid.uuid4().hex[:12]}"
         _DATABASES[name] = uri
         return lambda: PostgresCatalog(uri, str(warehouse), name)
+    if request.param == "glue":
+        server, account = request.getfixturevalue("s3_server"), new_account()
+        return lambda: glue_catalog(server, account, str(warehouse))
     return lambda: HadoopCatalog(warehouse)
 
 
@@ -124,6 +131,13 @@ def test_namespace_create_and_drop(make_catalog: Factory) -> None:
     assert catalog.namespace_exists(("a",))
     with pytest.raises(AlreadyExistsError, match="namespace 'a' already exists"):
         catalog.create_namespace(("a",))
+    if isinstance(catalog, GlueCatalog):  # a Glue database has exactly one level
+        with pytest.raises(UnsupportedError, match="exactly one level"):
+            catalog.create_namespace(("a", "b"))
+        assert catalog.list_namespaces(("a",)) == []
+        catalog.drop_namespace(("a",))
+        assert not catalog.namespace_exists(("a",))
+        return
     catalog.create_namespace(("a", "b"))
     with pytest.raises(ValidationError, match="not empty"):
         catalog.drop_namespace(("a",))
@@ -183,7 +197,7 @@ def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
     catalog = make_catalog()
     created = _create(catalog)
     name = Path(created.metadata_location).name
-    if isinstance(catalog, JdbcCatalog | RestCatalog):
+    if isinstance(catalog, JdbcCatalog | RestCatalog | GlueCatalog):
         assert name.startswith("00000-") and name.endswith(".metadata.json")
     else:
         assert name == "v1.metadata.json"
@@ -215,7 +229,15 @@ def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None
     v1 = catalog.commit_table(v0, _set(v0, a="1"))
     v2 = catalog.commit_table(v1, _set(v1, b="2"))
     names = [Path(t.metadata_location).name for t in (v0, v1, v2)]
-    if isinstance(catalog, JdbcCatalog | RestCatalog):
+    if isinstance(catalog, GlueCatalog):
+        assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
+        parameters = glue_table(catalog, T)["Parameters"]
+        assert parameters == {
+            "table_type": "ICEBERG",
+            "metadata_location": v2.metadata_location,
+            "previous_metadata_location": v1.metadata_location,
+        }
+    elif isinstance(catalog, JdbcCatalog | RestCatalog):
         assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
         row = _catalog_rows(
             catalog,

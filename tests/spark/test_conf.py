@@ -179,6 +179,28 @@ def test_spark_conf_refuses_what_spark_cannot_share() -> None:
         iceduck.spark_conf("s3://lake/wh")
 
 
+def test_spark_conf_of_a_glue_catalog() -> None:
+    """Spark's GlueCatalog (type=glue) with the lake's warehouse, the catalog id of a
+    glue://<id> URI, and the properties as they are (Java's AwsProperties names)."""
+    properties = {"client.region": "eu-west-1", "glue.skip-archive": "false", "iceduck.duckdb-io": "fsspec"}
+    conf = iceduck.spark_conf("s3://b/wh", "team", catalog_uri="glue://123456789012", properties=properties)
+    assert conf == {
+        "spark.sql.catalog.team": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.team.type": "glue",
+        "spark.sql.catalog.team.cache-enabled": "false",
+        "spark.sql.catalog.team.warehouse": "s3://b/wh",
+        "spark.sql.catalog.team.glue.id": "123456789012",
+        "spark.sql.catalog.team.client.region": "eu-west-1",
+        "spark.sql.catalog.team.glue.skip-archive": "false",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }
+    by_type = iceduck.spark_conf("s3://b/wh", "team", properties={"type": "glue"})
+    assert by_type["spark.sql.catalog.team.type"] == "glue"
+    assert "spark.sql.catalog.team.glue.id" not in by_type
+    with pytest.raises(iceduck.errors.UnsupportedError, match="iceberg-aws-bundle"):
+        iceduck.spark_conf("s3://b/wh", catalog_uri="glue://", jars=True)
+
+
 def test_spark_conf_of_a_rest_catalog() -> None:
     conf = iceduck.spark_conf(
         "lake1",
