@@ -9,7 +9,7 @@ Usage::
 
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
-commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
+commits (one-row commits per catalog), cli (a cold CLI query), stream (peak memory and first batch of a
 large result streamed out), lake (the events table in an S3 bucket on loopback), rest (DuckDB
 1.5.5 reading the events table through ``iceduck serve``), paimon (pypaimon-written Paimon tables,
 append-only and primary-key, against DuckDB reading their Parquet files).
@@ -87,7 +87,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--compaction-rows", type=int, default=5_000_000, help="rows per table of the compaction section"
     )
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
-    suite.add_argument("--commits", type=int, default=30, help="one-row commits timed")
+    suite.add_argument("--commits", type=int, default=50, help="one-row commits timed per catalog")
+    suite.add_argument("--commit-warmups", type=int, default=5, help="untimed one-row commits first")
+    suite.add_argument(
+        "--commit-catalogs", help="catalogs of the commits section (default: every one; see commits.py)"
+    )
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
     suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
@@ -334,7 +338,8 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
     if name == "commits":
         import commits
 
-        return [lambda: commits.run_section(args.commits, cache / "commits")]
+        names = _query_list(args.commit_catalogs)
+        return [lambda: commits.run_section(args.commits, cache / "commits", args.commit_warmups, names)]
     if name == "stream":
         import stream_memory
 
