@@ -45,6 +45,8 @@ from engines import EngineResult, Measurement, Query
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 SECTIONS += ("rest", "paimon")
+#: the sections that never run bench/.venv's DuckDB 1.5.5
+NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon"})
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -253,7 +255,7 @@ def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None
         raise SystemExit(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
     for line in suite_report.header():
         print(line, flush=True)
-    if ("duckdb-iceberg" in peers or {"tpch", "tpcds"} & set(chosen)) and not args.no_setup:
+    if needs_peer_venv(chosen, peers) and not args.no_setup:
         if not engines.peer_python().exists():
             engines.setup_peer_venv()
     sections: list[Section] = []
@@ -275,6 +277,14 @@ def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None
     if args.json:
         args.json.write_text(json.dumps(suite_report.to_json(sections, list(argv or sys.argv[1:])), indent=1))
     return 0
+
+
+def needs_peer_venv(chosen: list[str], peers: list[str]) -> bool:
+    """Whether the chosen sections run DuckDB 1.5.5 in bench/.venv (created when missing):
+    not when every one is in :data:`NO_PEER_SECTIONS` (``--only commits`` installs nothing)."""
+    if set(chosen) <= NO_PEER_SECTIONS:
+        return False
+    return "duckdb-iceberg" in peers or bool({"tpch", "tpcds"} & set(chosen))
 
 
 def progress(message: str) -> None:

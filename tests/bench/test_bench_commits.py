@@ -54,3 +54,18 @@ def test_an_unknown_catalog_is_refused_naming_the_known_ones(tmp_path: Path) -> 
     proc = _run(str(BENCH / "commits.py"), "--catalogs", "sqlite,oracle", "--root", str(tmp_path))
     assert proc.returncode != 0
     assert "unknown catalogs ['oracle']; choose from sqlite, hadoop, postgres, rest" in proc.stderr
+
+
+def test_the_commits_section_alone_does_not_set_up_the_duckdb_peer_venv() -> None:
+    """``run.py --only commits`` runs no DuckDB 1.5.5, so it must not create bench/.venv (a pip
+    install) when it is missing; a section that does run it still asks for it."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    peers = list(run.PEERS)
+    assert not run.needs_peer_venv(["commits"], peers)
+    assert not run.needs_peer_venv(["writes", "commits"], peers)
+    assert run.needs_peer_venv(["commits", "mor"], peers)
+    assert run.needs_peer_venv(["tpch"], ["iceduck"])
