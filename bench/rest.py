@@ -48,10 +48,10 @@ REST_LABEL = "attached through iceduck serve (REST)"
 
 
 @contextmanager
-def served(warehouse: Path) -> Iterator[str]:
-    """``iceduck serve WAREHOUSE --port 0`` in its own process; yields its URL."""
+def served(warehouse: Path | str, *options: str) -> Iterator[str]:
+    """``iceduck serve WAREHOUSE --port 0 [OPTIONS]`` in its own process; yields its URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "iceduck", "serve", str(warehouse), "--port", "0"],
+        [sys.executable, "-m", "iceduck", "serve", str(warehouse), "--port", "0", *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -9,7 +9,7 @@ Usage::
 
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
-commits (one-row commits), cli (a cold CLI query), stream (peak memory and first batch of a
+commits (one-row commits per catalog), cli (a cold CLI query), stream (peak memory and first batch of a
 large result streamed out), lake (the events table in an S3 bucket on loopback), rest (DuckDB
 1.5.5 reading the events table through ``iceduck serve``), paimon (pypaimon-written Paimon tables,
 append-only and primary-key, against DuckDB reading their Parquet files).
@@ -45,6 +45,8 @@ from engines import EngineResult, Measurement, Query
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 SECTIONS += ("rest", "paimon")
+#: the sections that never run bench/.venv's DuckDB 1.5.5
+NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon"})
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -87,7 +89,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--compaction-rows", type=int, default=5_000_000, help="rows per table of the compaction section"
     )
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
-    suite.add_argument("--commits", type=int, default=30, help="one-row commits timed")
+    suite.add_argument("--commits", type=int, default=50, help="one-row commits timed per catalog")
+    suite.add_argument("--commit-warmups", type=int, default=5, help="untimed one-row commits first")
+    suite.add_argument(
+        "--commit-catalogs", help="catalogs of the commits section (default: every one; see commits.py)"
+    )
     suite.add_argument("--cli-runs", type=int, default=5, help="cold CLI runs timed")
     suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
@@ -249,7 +255,7 @@ def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None
         raise SystemExit(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
     for line in suite_report.header():
         print(line, flush=True)
-    if ("duckdb-iceberg" in peers or {"tpch", "tpcds"} & set(chosen)) and not args.no_setup:
+    if needs_peer_venv(chosen, peers) and not args.no_setup:
         if not engines.peer_python().exists():
             engines.setup_peer_venv()
     sections: list[Section] = []
@@ -271,6 +277,14 @@ def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None
     if args.json:
         args.json.write_text(json.dumps(suite_report.to_json(sections, list(argv or sys.argv[1:])), indent=1))
     return 0
+
+
+def needs_peer_venv(chosen: list[str], peers: list[str]) -> bool:
+    """Whether the chosen sections run DuckDB 1.5.5 in bench/.venv (created when missing):
+    not when every one is in :data:`NO_PEER_SECTIONS` (``--only commits`` installs nothing)."""
+    if set(chosen) <= NO_PEER_SECTIONS:
+        return False
+    return "duckdb-iceberg" in peers or bool({"tpch", "tpcds"} & set(chosen))
 
 
 def progress(message: str) -> None:
@@ -334,7 +348,8 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
     if name == "commits":
         import commits
 
-        return [lambda: commits.run_section(args.commits, cache / "commits")]
+        names = _query_list(args.commit_catalogs)
+        return [lambda: commits.run_section(args.commits, cache / "commits", args.commit_warmups, names)]
     if name == "stream":
         import stream_memory
 

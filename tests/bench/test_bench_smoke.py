@@ -186,7 +186,8 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             *("--only", ",".join(sections), "--cache-dir", str(tmp / "cache"), "--no-setup"),
             *("--tpch-sf", "0.01", "--tpcds-sf", "0.01", "--tpcds-queries", TPCDS_QUERIES, "--tpc-runs", "1"),
             *("--mor-rows", str(MOR_ROWS), "--mor-runs", "1", "--writes-rows", "20000"),
-            *("--commits", "3", "--cli-runs", "1", "--markdown", "--json", str(out)),
+            *("--commits", "3", "--commit-catalogs", "sqlite"),
+            *("--cli-runs", "1", "--markdown", "--json", str(out)),
         ],
         capture_output=True,
         text=True,
@@ -250,6 +251,6 @@ def test_mor_answers_agree_with_the_deletes_applied_by_hand(suite: dict[str, Any
 def test_writes_commits_and_cli_sections_run(suite: dict[str, Any]) -> None:
     writes = _section(suite, "writes")["data"]["statements"]
     assert [w["rowcount"] for w in writes if w["label"].startswith("INSERT")] == [20000, 20000]
-    assert len(_section(suite, "commits")["data"]["iceduck_ms"]) == 3
+    assert len(_section(suite, "commits")["data"]["catalogs"]["sqlite"]["ms"]) == 3
     cli = _section(suite, "cli")["data"]
     assert cli["iceduck CLI"]["ms"] is not None
