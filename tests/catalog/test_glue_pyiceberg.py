@@ -178,3 +178,34 @@ def test_iceduck_drops_and_renames_what_pyiceberg_sees(
     assert connection.execute(f"SELECT id FROM {database}.c").fetchall() == [(1,)]
     connection.execute(f"DROP TABLE {database}.c")
     assert pyiceberg.list_tables(database) == []
+
+
+def test_iceduck_serve_serves_a_glue_catalog_as_rest(
+    pyiceberg: Any, lake: dict[str, str], database: str
+) -> None:
+    """``iceduck serve --catalog glue://``: a REST client's commits land in Glue, where
+    PyIceberg's GlueCatalog reads them; what PyIceberg appends, the REST client reads."""
+    from iceduck.catalog.open import open_catalog
+    from iceduck.serve.context import ServeContext
+    from iceduck.serve.server import CatalogServer
+
+    properties = {k: v for k, v in lake.items() if k != "warehouse"}
+    catalog = open_catalog(lake["warehouse"], "iceduck", catalog_uri="glue://", properties=properties)
+    server = CatalogServer(("127.0.0.1", 0), ServeContext(catalog, lake["warehouse"]))
+    server.start()
+    try:
+        rest = iceduck.connect(catalog_uri=server.url)
+        cur = rest.cursor()
+        cur.execute(f"CREATE NAMESPACE {database}")
+        cur.execute(f"CREATE TABLE {database}.t (id bigint, name string)")
+        cur.execute(f"INSERT INTO {database}.t VALUES (1, 'a'), (2, 'b')")
+        assert _pyiceberg_rows(pyiceberg, f"{database}.t") == [(1, "a"), (2, "b")]
+        pyiceberg.load_table(f"{database}.t").append(_batch([3], ["c"]))
+        assert cur.execute(f"SELECT * FROM {database}.t ORDER BY id").fetchall() == [
+            (1, "a"),
+            (2, "b"),
+            (3, "c"),
+        ]
+        rest.close()
+    finally:
+        server.stop()
