@@ -62,8 +62,9 @@ def lake_warehouse(warehouse: str | Path | None, catalog_uri: str | None) -> str
 
 
 def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
-    """Hand the properties to the object stores, and for a warehouse in one check that it is
-    reachable: a warehouse of a scheme no store serves is an :class:`UnsupportedError`."""
+    """Hand the properties to the object stores (for a warehouse in one, also as the scope of
+    the warehouse's locations) and check that such a warehouse is reachable: a warehouse of a
+    scheme no store serves is an :class:`UnsupportedError`."""
     # here, not at the top: pyarrow's filesystems load only for a lake that uses them
     from iceduck.io import object_store
 
@@ -77,6 +78,9 @@ def prepare_store(warehouse: str, properties: Mapping[str, str]) -> None:
             "object store location (s3://, s3a://, gs://, abfss://...)"
         )
     object_store.configure(properties)
+    # the warehouse's own scope: another connection of the process, on another warehouse
+    # with other keys, neither takes nor replaces this one's
+    object_store.configure_scope(warehouse.rstrip("/") + "/", properties)
     object_store.check_reachable(warehouse)
 
 
