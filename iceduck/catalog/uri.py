@@ -14,6 +14,8 @@ A team's catalog is named by the URI its other clients already use, in any of th
   driver's) ``jdbc:sqlite:<path>``, ``jdbc:sqlite:file:<path>``.
 * REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest_client`),
   the URI its other clients set as ``uri`` (``http://host:8181``, or with a path prefix).
+* Hive Metastore (``thrift://host:port``): Iceberg's ``HiveCatalog`` (:mod:`iceduck.catalog.hive`),
+  the URI Spark sets as ``uri`` with ``type=hive``.
 
 Parsing only: no driver is imported here, so a wrong URI is one clear error before anything
 connects, and :func:`redact` can be used anywhere a URI is shown (errors, reprs, the shell's
@@ -33,6 +35,7 @@ from iceduck.io.fileio import to_local_path
 POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
 REST = "rest"
+HIVE = "hive"
 
 #: what replaces a password wherever a URI is shown
 HIDDEN = "***"
@@ -48,7 +51,7 @@ _SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
 class CatalogUri:
     """A parsed catalog URI.
 
-    ``kind`` is :data:`POSTGRESQL`, :data:`SQLITE` or :data:`REST`; ``uri`` the URI as the
+    ``kind`` is :data:`POSTGRESQL`, :data:`SQLITE`, :data:`REST` or :data:`HIVE`; ``uri`` the URI as the
     catalog's driver takes it (libpq's form for PostgreSQL, a SQLAlchemy driver suffix
     dropped; a JDBC URL kept as written); ``db_path`` the SQLite file. ``repr`` hides the
     password.
@@ -95,10 +98,12 @@ def parse_catalog_uri(text: str) -> CatalogUri:
     if scheme in ("http", "https") and lower.startswith(f"{scheme}://"):
         _check_rest(uri)
         return CatalogUri(REST, uri.rstrip("/"))
+    if scheme == "thrift" and lower.startswith("thrift://"):
+        return CatalogUri(HIVE, uri.rstrip("/"))
     raise UserError(
         f"unknown catalog URI {redact(uri)!r}: use postgresql://user@host:port/db, "
         "jdbc:postgresql://host:port/db, sqlite:///path/catalog.db, jdbc:sqlite:/path/catalog.db "
-        "or a REST catalog's http(s)://host:port"
+        "a REST catalog's http(s)://host:port or a Hive Metastore's thrift://host:port"
     )
 
 

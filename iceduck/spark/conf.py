@@ -80,7 +80,7 @@ def spark_conf(
     # here: ``import iceduck`` stays light
     from iceduck.catalog.open import is_remote
     from iceduck.catalog.sqlite import CATALOG_DB
-    from iceduck.catalog.uri import POSTGRESQL, REST, jdbc_postgres, parse_catalog_uri
+    from iceduck.catalog.uri import HIVE, POSTGRESQL, REST, jdbc_postgres, parse_catalog_uri
     from iceduck.config import resolve_lake
 
     lake = resolve_lake(warehouse, catalog_uri, catalog, None, properties)
@@ -98,6 +98,14 @@ def spark_conf(
         return rest_conf(lake.name, parse_catalog_uri(lake.catalog_uri).uri, lake.warehouse, lake.properties)
     location = str(lake.warehouse)
     remote = is_remote(location)
+    if lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == HIVE:
+        conf = rest_conf(lake.name, parse_catalog_uri(lake.catalog_uri).uri, location, lake.properties)
+        conf[f"spark.sql.catalog.{lake.name}.type"] = "hive"  # Iceberg's HiveCatalog, same properties
+        if jars:
+            from iceduck.spark.jars import spark_jar_conf
+
+            conf.update(spark_jar_conf())
+        return conf
     if not remote:
         location = str(Path(location).expanduser().resolve())
     prefix = f"spark.sql.catalog.{lake.name}"

@@ -1,0 +1,280 @@
+"""The Hive Metastore's Thrift API as the Hive catalog uses it: connections, the table lock,
+and the metastore table that stands for an Iceberg table.
+
+The generated bindings are PyIceberg's (its ``hive_metastore`` package, the maintained
+generated code of Hive's ``hive_metastore.thrift``) over the ``thrift`` runtime; both are
+imported when a catalog first connects (:func:`bindings`), so ``import iceduck`` needs
+neither. What is stored follows Iceberg Java's ``HiveTableOperations`` and
+``HiveOperationsBase`` for a table without the Hive engine (``engine.hive.enabled`` false):
+
+* ``tableType`` ``EXTERNAL_TABLE`` and parameter ``EXTERNAL`` = ``TRUE``;
+* parameters ``table_type`` = ``ICEBERG``, ``metadata_location``,
+  ``previous_metadata_location``, ``uuid``, the table's properties, and the current
+  snapshot's statistics (``numFiles``, ``numRows``, ``totalSize``, ``current-snapshot-id``...);
+* the storage descriptor: the table location, the current schema's columns in Hive's type
+  names (``HiveSchemaUtil.convert``), ``FileInputFormat``/``FileOutputFormat`` and
+  ``LazySimpleSerDe``.
+
+Commits take the metastore's lock on the table first, as Java's ``MetastoreLock`` does: a
+``LockRequest`` of one ``EXCLUSIVE``, ``TABLE``-level component, then ``check_lock`` until it
+is ``ACQUIRED`` (bounded), and ``unlock`` at the end.
+"""
+
+from __future__ import annotations
+
+import getpass
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from iceduck.errors import UnsupportedError, UserError
+from iceduck.spec.table_metadata import TableMetadata
+from iceduck.spec.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IcebergType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    StructType,
+)
+
+ICEBERG_TABLE_TYPE = "ICEBERG"
+TABLE_TYPE_PROP = "table_type"
+METADATA_LOCATION_PROP = "metadata_location"
+PREVIOUS_METADATA_LOCATION_PROP = "previous_metadata_location"
+EXTERNAL_TABLE = "EXTERNAL_TABLE"
+#: Java's ``StatsSetupConst.DO_NOT_UPDATE_STATS``: the metastore must not compute statistics
+#: of an Iceberg table's folder on alter_table
+DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
+INPUT_FORMAT = "org.apache.hadoop.mapred.FileInputFormat"
+OUTPUT_FORMAT = "org.apache.hadoop.mapred.FileOutputFormat"
+SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+#: Java's ``iceberg.hive.lock-timeout-ms`` default is 3 minutes; iceduck waits less before
+#: telling the user who holds the lock
+LOCK_TIMEOUT_S = 60.0
+#: the summary keys Java's ``HiveTableOperations.setSnapshotStats`` copies, under Hive's names
+_STATS = {"total-data-files": "numFiles", "total-records": "numRows", "total-files-size": "totalSize"}
+#: the Thrift transport's socket timeout: a metastore that accepts but never answers
+SOCKET_TIMEOUT_MS = 120_000
+
+
+def bindings() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """The Thrift runtime's transport and protocol modules and the metastore's ``ttypes``
+    (with ``ThriftHiveMetastore`` reachable as ``bindings()[2].__name__``'s sibling)."""
+    try:
+        from hive_metastore import ttypes
+        from thrift.protocol import TBinaryProtocol
+        from thrift.transport import TSocket
+    except ImportError as e:
+        raise UnsupportedError(
+            f"the Hive catalog needs the thrift package and Hive's generated bindings ({e}): "
+            "pip install 'iceduck[hive]'"
+        ) from e
+    return TSocket, TBinaryProtocol, ttypes
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean the connection failed (not an answer of the metastore)."""
+    from thrift.Thrift import TApplicationException
+    from thrift.transport.TTransport import TTransportException
+
+    return (TTransportException, TApplicationException, OSError, EOFError)
+
+
+@contextmanager
+def connect(host: str, port: int) -> Iterator[Any]:
+    """A metastore client on a new connection, closed afterwards."""
+    tsocket_module, protocol_module, _ = bindings()
+    from hive_metastore.ThriftHiveMetastore import Client
+    from thrift.transport.TTransport import TBufferedTransport
+
+    sock = tsocket_module.TSocket(host, port)
+    sock.setTimeout(SOCKET_TIMEOUT_MS)
+    transport = TBufferedTransport(sock)
+    transport.open()
+    try:
+        yield Client(protocol_module.TBinaryProtocol(transport))
+    finally:
+        transport.close()
+
+
+# -- the lock ----------------------------------------------------------------------------------
+
+
+def acquire_lock(client: Any, database: str, table: str, timeout_s: float = LOCK_TIMEOUT_S) -> int:
+    """Java's ``MetastoreLock.acquireLock``: request an exclusive table lock and wait until
+    it is granted; its id. A lock not granted within ``timeout_s`` is released again and a
+    :class:`UserError` names the table."""
+    _, _, ttypes = bindings()
+    component = ttypes.LockComponent(
+        type=ttypes.LockType.EXCLUSIVE, level=ttypes.LockLevel.TABLE, dbname=database, tablename=table
+    )
+    request = ttypes.LockRequest(
+        component=[component], user=_user(), hostname=socket.gethostname(), agentInfo="iceduck"
+    )
+    response = client.lock(request)
+    deadline = time.monotonic() + timeout_s
+    pause = 0.05
+    while response.state == ttypes.LockState.WAITING:
+        if time.monotonic() >= deadline:
+            release_lock(client, response.lockid)
+            raise UserError(
+                f"could not take the metastore lock on {database}.{table}: another writer held it for "
+                f"{timeout_s:g} s (SHOW LOCKS in Hive names it); try again when it is released"
+            )
+        time.sleep(pause)  # the metastore has no blocking wait: Java polls with backoff too
+        pause = min(pause * 2, 1.0)
+        response = client.check_lock(ttypes.CheckLockRequest(lockid=response.lockid))
+    if response.state != ttypes.LockState.ACQUIRED:
+        state = ttypes.LockState._VALUES_TO_NAMES.get(response.state, response.state)
+        raise UserError(f"could not take the metastore lock on {database}.{table}: the lock is {state}")
+    return int(response.lockid)
+
+
+def release_lock(client: Any, lock_id: int) -> None:
+    """``unlock``; a lock the metastore no longer knows (timed out) is released already."""
+    _, _, ttypes = bindings()
+    try:
+        client.unlock(ttypes.UnlockRequest(lockid=lock_id))
+    except ttypes.NoSuchLockException:
+        pass
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in this environment: Java would use the process's UGI
+        return "iceduck"
+
+
+# -- the metastore table -----------------------------------------------------------------------
+
+
+def hive_type(t: IcebergType) -> str:
+    """Java's ``HiveSchemaUtil.convert``: the Hive type name of an Iceberg type (time, UUID
+    and the timestamp kinds as Hive 2 names them, since Hive has no time or UUID type)."""
+    if isinstance(t, BooleanType):
+        return "boolean"
+    if isinstance(t, IntegerType):
+        return "int"
+    if isinstance(t, LongType):
+        return "bigint"
+    if isinstance(t, FloatType):
+        return "float"
+    if isinstance(t, DoubleType):
+        return "double"
+    if isinstance(t, DateType):
+        return "date"
+    if isinstance(t, DecimalType):
+        return f"decimal({t.precision},{t.scale})"
+    if isinstance(t, FixedType | BinaryType):
+        return "binary"
+    if isinstance(t, StructType):
+        return "struct<" + ",".join(f"{f.name}:{hive_type(f.field_type)}" for f in t.fields) + ">"
+    if isinstance(t, ListType):
+        return f"array<{hive_type(t.element_type)}>"
+    if isinstance(t, MapType):
+        return f"map<{hive_type(t.key_type)},{hive_type(t.value_type)}>"
+    name = str(t)
+    if name.startswith("timestamp"):
+        return "timestamp"
+    return "string"  # string, uuid, time, variant...: Hive reads them as strings
+
+
+def storage_descriptor(metadata: TableMetadata) -> Any:
+    """Java's ``HiveOperationsBase.storageDescriptor`` with the Hive engine off."""
+    _, _, ttypes = bindings()
+    columns = [
+        ttypes.FieldSchema(name=f.name, type=hive_type(f.field_type), comment=f.doc) for f in metadata.schema().fields
+    ]
+    return ttypes.StorageDescriptor(
+        cols=columns,
+        location=metadata.location,
+        inputFormat=INPUT_FORMAT,
+        outputFormat=OUTPUT_FORMAT,
+        serdeInfo=ttypes.SerDeInfo(serializationLib=SERDE, parameters={}),
+        compressed=False,
+        numBuckets=-1,
+        bucketCols=[],
+        sortCols=[],
+        parameters={},
+    )
+
+
+def table_parameters(
+    stored: dict[str, str],
+    base: TableMetadata | None,
+    metadata: TableMetadata,
+    location: str,
+    previous: str | None,
+) -> dict[str, str]:
+    """The metastore parameters after a commit (Java's ``setHmsTableParameters``): the stored
+    ones less the table properties the commit removed, plus the table's properties, the
+    Iceberg markers and the current snapshot's statistics."""
+    parameters = dict(stored)
+    for key in (base.properties if base is not None else {}):
+        if key not in metadata.properties:
+            parameters.pop(key, None)
+    parameters.update(metadata.properties)
+    parameters["EXTERNAL"] = "TRUE"
+    parameters[TABLE_TYPE_PROP] = ICEBERG_TABLE_TYPE
+    parameters[METADATA_LOCATION_PROP] = location
+    if previous is not None:
+        parameters[PREVIOUS_METADATA_LOCATION_PROP] = previous
+    else:
+        parameters.pop(PREVIOUS_METADATA_LOCATION_PROP, None)
+    if metadata.table_uuid:
+        parameters["uuid"] = metadata.table_uuid
+    parameters["snapshot-count"] = str(len(metadata.snapshots))
+    snapshot = metadata.current_snapshot()
+    for key in ("current-snapshot-id", "current-snapshot-timestamp-ms", *_STATS.values()):
+        parameters.pop(key, None)
+    if snapshot is not None:
+        parameters["current-snapshot-id"] = str(snapshot.snapshot_id)
+        parameters["current-snapshot-timestamp-ms"] = str(snapshot.timestamp_ms)
+        summary = snapshot.summary or {}
+        for key, hive_key in _STATS.items():
+            if key in summary:
+                parameters[hive_key] = str(summary[key])
+    return parameters
+
+
+def new_table(database: str, name: str, metadata: TableMetadata, location: str) -> Any:
+    """Java's ``HiveTableOperations.newHmsTable`` filled for its first metadata file."""
+    _, _, ttypes = bindings()
+    now = int(time.time())
+    return ttypes.Table(
+        tableName=name,
+        dbName=database,
+        owner=_user(),
+        createTime=now,
+        lastAccessTime=now,
+        retention=2147483647,
+        sd=storage_descriptor(metadata),
+        partitionKeys=[],
+        parameters=table_parameters({}, None, metadata, location, None),
+        tableType=EXTERNAL_TABLE,
+    )
+
+
+def is_iceberg(table: Any) -> bool:
+    """Java's ``validateTableIsIceberg``: ``table_type`` is ``ICEBERG`` (in any case)."""
+    kind = (table.parameters or {}).get(TABLE_TYPE_PROP)
+    return kind is not None and kind.upper() == ICEBERG_TABLE_TYPE
+
+
+def what_it_is(table: Any) -> str:
+    """A non-Iceberg metastore table in words: its table type and ``table_type`` parameter."""
+    kind = (table.parameters or {}).get(TABLE_TYPE_PROP)
+    shown = f"table_type={kind}" if kind else "no table_type parameter"
+    return f"a Hive {table.tableType or 'table'} ({shown}), not an Iceberg table"
