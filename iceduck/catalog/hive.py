@@ -25,8 +25,7 @@ always locks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self, TypeVar
 from urllib.parse import urlsplit
 
@@ -111,17 +110,16 @@ class HiveCatalog:
 
     # -- connections ---------------------------------------------------------------------------
 
-    @contextmanager
-    def _client(self) -> Iterator[Any]:
-        try:
-            with hms.connect(self._host, self._port) as client:
-                yield client
-        except hms.transport_errors() as e:
-            raise StorageError(
-                f"the Hive Metastore of catalog '{self.name}' at {self.uri} did not answer ({e}): check that "
-                "the metastore is running and listening there (hive --service metastore)",
-                self.uri,
-            ) from e
+    def _client(self) -> _Guarded:
+        """A connection whose transport failures are one :class:`StorageError` naming the URI."""
+        return _Guarded(self, hms.Connection(self._host, self._port))
+
+    def unreachable(self, error: BaseException) -> StorageError:
+        return StorageError(
+            f"the Hive Metastore of catalog '{self.name}' at {self.uri} did not answer ({error}): check "
+            "that the metastore is running and listening there (hive --service metastore)",
+            self.uri,
+        )
 
     def _call(self, action: Callable[[Any], T]) -> T:
         with self._client() as client:
@@ -235,8 +233,8 @@ class HiveCatalog:
         self._check_writable(f"drop namespace '{namespace_display(namespace)}'")
         name = self._database(namespace)
         _, _, ttypes = hms.bindings()
-        try:
-            self._call(lambda c: c.drop_database(name, False, False))
+        try:  # Hive 3.1's drop_database of a missing database fails with a NullPointerException
+            self._call(lambda c: (self._get_database(c, namespace), c.drop_database(name, False, False)))
         except ttypes.NoSuchObjectException:
             raise self._namespace_not_found(namespace) from None
         except ttypes.InvalidOperationException as e:
@@ -471,3 +469,29 @@ class HiveCatalog:
 
     def _namespace_not_found(self, namespace: Namespace) -> NotFoundError:
         return NotFoundError(f"namespace '{namespace_display(namespace)}' not found in catalog '{self.name}'")
+
+
+class _Guarded:
+    """``with catalog._client() as client``: a failed transport becomes the catalog's
+    :class:`StorageError` (on opening, or raised from inside the block)."""
+
+    def __init__(self, catalog: HiveCatalog, connection: hms.Connection) -> None:
+        self._catalog = catalog
+        self._connection = connection
+
+    def __enter__(self) -> Any:
+        try:
+            return self._connection.__enter__()
+        except hms.transport_errors() as e:
+            raise self._catalog.unreachable(e) from e
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
+        self._connection.__exit__()
+        if error is not None and isinstance(error, hms.transport_errors()):
+            raise self._catalog.unreachable(error) from error
+        _, _, ttypes = hms.bindings()
+        if isinstance(error, ttypes.MetaException | ttypes.InvalidObjectException):
+            raise StorageError(
+                f"the Hive Metastore of catalog '{self._catalog.name}' at {self._catalog.uri} refused: {error.message}",
+                self._catalog.uri,
+            ) from error

@@ -25,8 +25,6 @@ from __future__ import annotations
 import getpass
 import socket
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -91,21 +89,28 @@ def transport_errors() -> tuple[type[BaseException], ...]:
     return (TTransportException, TApplicationException, OSError, EOFError)
 
 
-@contextmanager
-def connect(host: str, port: int) -> Iterator[Any]:
-    """A metastore client on a new connection, closed afterwards."""
-    tsocket_module, protocol_module, _ = bindings()
-    from hive_metastore.ThriftHiveMetastore import Client
-    from thrift.transport.TTransport import TBufferedTransport
+class Connection:
+    """A metastore client on a new connection, closed on leaving the ``with`` block.
 
-    sock = tsocket_module.TSocket(host, port)
-    sock.setTimeout(SOCKET_TIMEOUT_MS)
-    transport = TBufferedTransport(sock)
-    transport.open()
-    try:
-        yield Client(protocol_module.TBinaryProtocol(transport))
-    finally:
-        transport.close()
+    A class rather than a ``@contextmanager`` generator: the generated exceptions are
+    immutable, and a generator's ``throw`` sets their ``__traceback__``, a TypeError."""
+
+    def __init__(self, host: str, port: int) -> None:
+        tsocket_module, protocol_module, _ = bindings()
+        from hive_metastore.ThriftHiveMetastore import Client
+        from thrift.transport.TTransport import TBufferedTransport
+
+        sock = tsocket_module.TSocket(host, port)
+        sock.setTimeout(SOCKET_TIMEOUT_MS)
+        self._transport = TBufferedTransport(sock)
+        self.client = Client(protocol_module.TBinaryProtocol(self._transport))
+
+    def __enter__(self) -> Any:
+        self._transport.open()
+        return self.client
+
+    def __exit__(self, *exc: object) -> None:
+        self._transport.close()
 
 
 # -- the lock ----------------------------------------------------------------------------------

@@ -21,8 +21,11 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.support.maven import MavenUnavailable, classpath
 
@@ -124,3 +127,34 @@ def start_metastore() -> HiveMetastore:
             raise MetastoreUnavailable(f"the Hive metastore did not start: {' / '.join(said)}")
         time.sleep(0.2)  # polling the port: the server says nothing else when it is ready
     return HiveMetastore(process, root, port, time.monotonic() - began)
+
+
+@contextmanager
+def client(uri: str) -> Iterator[Any]:
+    """A raw Thrift client of the metastore at ``thrift://host:port`` (not iceduck's catalog)."""
+    from hive_metastore.ThriftHiveMetastore import Client
+    from thrift.protocol import TBinaryProtocol
+    from thrift.transport import TSocket, TTransport
+
+    host, _, port = uri.removeprefix("thrift://").partition(":")
+    transport = TTransport.TBufferedTransport(TSocket.TSocket(host, int(port)))
+    transport.open()
+    try:
+        yield Client(TBinaryProtocol.TBinaryProtocol(transport))
+    finally:
+        transport.close()
+
+
+def metastore_table(uri: str, database: str, table: str) -> Any:
+    """The metastore's ``Table`` object, as any Thrift client reads it."""
+    with client(uri) as hms:
+        return hms.get_table(database, table)
+
+
+def empty_metastore(metastore: HiveMetastore) -> None:
+    """Drop every database but ``default`` with its tables (not their files): a clean
+    metastore for the next test of the run."""
+    with client(metastore.uri) as hms:
+        for name in hms.get_all_databases():
+            if name != "default":
+                hms.drop_database(name, False, True)
