@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from iceduck.catalog.uri import (
+    HIVE,
     POSTGRESQL,
     REST,
     SQLITE,
@@ -77,7 +78,7 @@ def test_sqlite_uris(text: str, path: str) -> None:
         ("jdbc:sqlite:file://otherhost/x.db", "not a local file"),
         ("mysql://me@h/lake", "unknown catalog URI"),
         ("jdbc:mysql://h/lake", "unknown catalog URI"),
-        ("thrift://metastore:9083", "unknown catalog URI"),
+        ("thrift2://metastore:9083", "unknown catalog URI"),
         ("postgresql://a\x00b@h/lake", "NUL"),
     ],
 )
@@ -101,6 +102,13 @@ def test_rest_catalog_uris() -> None:
         with pytest.raises(UserError, match=message) as caught:
             parse_catalog_uri(text)
         assert "pw" not in str(caught.value)
+
+
+def test_hive_metastore_uris() -> None:
+    """thrift://host:port names a Hive Metastore, as Spark's ``type=hive`` catalog's ``uri``."""
+    parsed = parse_catalog_uri("thrift://metastore:9083/")
+    assert (parsed.kind, parsed.uri) == (HIVE, "thrift://metastore:9083")
+    assert parse_catalog_uri("THRIFT://m").kind == HIVE
 
 
 def test_a_bad_uri_never_shows_its_password() -> None:

@@ -27,6 +27,9 @@ class AnswerLosingProxy:
         self._closed = threading.Event()
         self.port: int = self._listener.getsockname()[1]
         self._armed = threading.Event()
+        #: with :meth:`lose_answer_to`: only the answer on the connection whose request held it
+        self._marker: bytes | None = None
+        self._marked: set[int] = set()
         self.lost = threading.Event()
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -40,6 +43,12 @@ class AnswerLosingProxy:
     def lose_next_answer(self) -> None:
         self.lost.clear()
         self._armed.set()
+
+    def lose_answer_to(self, marker: bytes) -> None:
+        """Lose the next answer to a request holding ``marker`` (a Thrift call's method name:
+        the calls before it on the same connection are answered)."""
+        self._marker = marker
+        self.lose_next_answer()
 
     def _accept(self) -> None:
         while not self._closed.is_set():
@@ -59,13 +68,16 @@ class AnswerLosingProxy:
                 continue
             with self._lock:
                 self._sockets += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(client, server, False, id(client)), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True, id(client)), daemon=True).start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket, answers: bool, pair: int) -> None:
         try:
             while data := source.recv(65536):
-                if answers and self._armed.is_set():
+                if not answers and self._marker is not None and self._marker in data:
+                    self._marked.add(pair)  # a client waits for each answer: the next one is this call's
+                if answers and self._armed.is_set() and (self._marker is None or pair in self._marked):
+                    self._marker = None
                     self._armed.clear()
                     self.lost.set()
                     break  # the answer is dropped
