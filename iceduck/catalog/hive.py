@@ -93,7 +93,9 @@ class HiveCatalog:
         self.uri = uri
         self.warehouse = warehouse.rstrip("/")
         self.read_only = read_only
-        self.lock_timeout_s = float((properties or {}).get("lock-acquire-timeout-ms", hms.LOCK_TIMEOUT_S * 1000)) / 1000
+        self.lock_timeout_s = (
+            float((properties or {}).get("lock-acquire-timeout-ms", hms.LOCK_TIMEOUT_S * 1000)) / 1000
+        )
         self._host, self._port = parse_thrift_uri(uri)
         self._metadata = MetadataCache()
         hms.bindings()  # a missing thrift is one error when the catalog opens
@@ -189,9 +191,7 @@ class HiveCatalog:
         try:
             self._call(lambda c: c.create_database(database))
         except ttypes.AlreadyExistsException:
-            raise AlreadyExistsError(
-                f"namespace '{name}' already exists in catalog '{self.name}'"
-            ) from None
+            raise AlreadyExistsError(f"namespace '{name}' already exists in catalog '{self.name}'") from None
 
     def update_namespace_properties(
         self, namespace: Namespace, updates: dict[str, str], removals: list[str]
@@ -285,7 +285,9 @@ class HiveCatalog:
         table = self._call(lambda c: self._iceberg_table(c, identifier))
         location = (table.parameters or {}).get(hms.METADATA_LOCATION_PROP)
         if not location:
-            raise UnsupportedError(f"Iceberg table '{identifier}' in catalog '{self.name}' has no metadata_location")
+            raise UnsupportedError(
+                f"Iceberg table '{identifier}' in catalog '{self.name}' has no metadata_location"
+            )
         return LoadedTable(identifier, location, self._metadata.load(location))
 
     def default_table_location(self, identifier: TableIdentifier) -> str:
@@ -413,7 +415,9 @@ class HiveCatalog:
                         pass  # the metastore times the lock out (hive.txn.timeout)
         except ttypes.AlreadyExistsException:
             self._forget(location, keep_file)
-            raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'") from None
+            raise AlreadyExistsError(
+                f"table '{identifier}' already exists in catalog '{self.name}'"
+            ) from None
         except IceduckError as e:
             if not sent or not isinstance(e, StorageError):
                 self._forget(location, keep_file)
@@ -426,9 +430,16 @@ class HiveCatalog:
             self._settle(e, identifier, location, base_location, keep_file)
 
     def _settle(
-        self, error: BaseException, identifier: TableIdentifier, location: str, base: str | None, keep_file: bool
+        self,
+        error: BaseException,
+        identifier: TableIdentifier,
+        location: str,
+        base: str | None,
+        keep_file: bool,
     ) -> None:
-        outcome = swap_outcome(lambda: self._current_location(identifier), location, base, self._metadata.load)
+        outcome = swap_outcome(
+            lambda: self._current_location(identifier), location, base, self._metadata.load
+        )
         if keep_file and outcome.name == "NOT_LANDED":
             raise error
         settle_failed_swap(error, outcome, location, str(identifier))
@@ -442,7 +453,9 @@ class HiveCatalog:
         if base_location is None and table is not None:
             raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'")
         if base_location is not None and table is None:
-            raise NotFoundError(f"table '{identifier}' not found in catalog '{self.name}' (dropped meanwhile?)")
+            raise NotFoundError(
+                f"table '{identifier}' not found in catalog '{self.name}' (dropped meanwhile?)"
+            )
         if current != base_location:
             raise CommitConflictError(
                 f"table '{identifier}' changed since it was loaded (base {base_location} is no longer "
@@ -462,7 +475,9 @@ class HiveCatalog:
 
     def _check_name_free(self, identifier: TableIdentifier) -> None:
         check_namespace(identifier.namespace)
-        table = self._call(lambda c: (self._get_database(c, identifier.namespace), self._get_table(c, identifier))[1])
+        table = self._call(
+            lambda c: (self._get_database(c, identifier.namespace), self._get_table(c, identifier))[1]
+        )
         if table is not None:
             what = "table" if hms.is_iceberg(table) else hms.what_it_is(table)
             raise AlreadyExistsError(f"'{identifier}' already exists in catalog '{self.name}' ({what})")
@@ -492,6 +507,7 @@ class _Guarded:
         _, _, ttypes = hms.bindings()
         if isinstance(error, ttypes.MetaException | ttypes.InvalidObjectException):
             raise StorageError(
-                f"the Hive Metastore of catalog '{self._catalog.name}' at {self._catalog.uri} refused: {error.message}",
+                f"the Hive Metastore of catalog '{self._catalog.name}' at {self._catalog.uri} "
+                f"refused: {error.message}",
                 self._catalog.uri,
             ) from error

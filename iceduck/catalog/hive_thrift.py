@@ -200,7 +200,8 @@ def storage_descriptor(metadata: TableMetadata) -> Any:
     """Java's ``HiveOperationsBase.storageDescriptor`` with the Hive engine off."""
     _, _, ttypes = bindings()
     columns = [
-        ttypes.FieldSchema(name=f.name, type=hive_type(f.field_type), comment=f.doc) for f in metadata.schema().fields
+        ttypes.FieldSchema(name=f.name, type=hive_type(f.field_type), comment=f.doc)
+        for f in metadata.schema().fields
     ]
     return ttypes.StorageDescriptor(
         cols=columns,
@@ -227,7 +228,7 @@ def table_parameters(
     ones less the table properties the commit removed, plus the table's properties, the
     Iceberg markers and the current snapshot's statistics."""
     parameters = dict(stored)
-    for key in (base.properties if base is not None else {}):
+    for key in base.properties if base is not None else {}:
         if key not in metadata.properties:
             parameters.pop(key, None)
     parameters.update(metadata.properties)

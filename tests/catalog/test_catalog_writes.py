@@ -15,13 +15,13 @@ import pytest
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.filesystem import HadoopCatalog
+from iceduck.catalog.hive import HiveCatalog
 from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
 from iceduck.catalog.postgres import PostgresCatalog
 from iceduck.catalog.purge import reachable_files
 from iceduck.catalog.rest_client.catalog import RestCatalog
 from iceduck.catalog.sqlite import SqliteCatalog
-from iceduck.catalog.hive import HiveCatalog
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,

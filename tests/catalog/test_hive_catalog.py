@@ -107,7 +107,9 @@ def test_a_hive_table_is_named_for_what_it_is(catalog: HiveCatalog) -> None:
     catalog.create_namespace(("db",))
     _hive_table(catalog.uri, "db", "plain")
     plain = TableIdentifier(("db",), "plain")
-    with pytest.raises(UnsupportedError, match=r"'db\.plain' in catalog 'hms' is a Hive MANAGED_TABLE .*not an Iceberg"):
+    with pytest.raises(
+        UnsupportedError, match=r"'db\.plain' in catalog 'hms' is a Hive MANAGED_TABLE .*not an Iceberg"
+    ):
         catalog.load_table(plain)
     assert not catalog.table_exists(plain)
     assert catalog.list_tables(("db",)) == []
@@ -130,7 +132,9 @@ def test_rename_and_register(catalog: HiveCatalog) -> None:
     assert Path(to_local_path(v0.metadata_location)).exists()  # without purge: the files stay
 
 
-def test_a_lock_held_elsewhere_is_waited_for_then_named(hive_metastore: HiveMetastore, tmp_path: Path) -> None:
+def test_a_lock_held_elsewhere_is_waited_for_then_named(
+    hive_metastore: HiveMetastore, tmp_path: Path
+) -> None:
     """Java's MetastoreLock: a commit waits for the table's lock; one not granted in time is a
     clear error naming the table, and the commit's new metadata file is deleted."""
     from hive_metastore import ttypes
@@ -169,7 +173,9 @@ def test_a_lock_held_elsewhere_is_waited_for_then_named(hive_metastore: HiveMeta
 
 def test_a_metastore_that_is_down_is_one_clear_error(tmp_path: Path) -> None:
     uri = f"thrift://127.0.0.1:{free_port()}"
-    with pytest.raises(StorageError, match=rf"catalog 'hms' at {uri} did not answer .*check that the metastore is running"):
+    with pytest.raises(
+        StorageError, match=rf"catalog 'hms' at {uri} did not answer .*check that the metastore is running"
+    ):
         HiveCatalog(uri, str(tmp_path), "hms")
 
 
@@ -184,15 +190,27 @@ def test_a_lost_answer_to_alter_table_is_checked(hive_metastore: HiveMetastore, 
         proxy.lose_answer_to(b"alter_table_with_environment_context")
         v1 = catalog.commit_table(v0, _set(v0, a="1"))  # type: ignore[arg-type]
         assert proxy.lost.is_set()
-    assert metastore_table(hive_metastore.uri, "db", "t").parameters["metadata_location"] == v1.metadata_location
+    assert (
+        metastore_table(hive_metastore.uri, "db", "t").parameters["metadata_location"] == v1.metadata_location
+    )
     assert Path(to_local_path(v1.metadata_location)).exists()
 
 
 def test_schema_types_in_hive_names() -> None:
     from iceduck.catalog.hive_thrift import hive_type
-    from iceduck.spec.types import DecimalType, ListType, MapType, NestedField, StringType, StructType, TimestamptzType
+    from iceduck.spec.types import (
+        DecimalType,
+        ListType,
+        MapType,
+        NestedField,
+        StringType,
+        StructType,
+        TimestamptzType,
+    )
 
-    nested = StructType((NestedField(1, "a", DecimalType(9, 2)), NestedField(2, "b", ListType(3, StringType()))))
+    nested = StructType(
+        (NestedField(1, "a", DecimalType(9, 2)), NestedField(2, "b", ListType(3, StringType())))
+    )
     assert hive_type(nested) == "struct<a:decimal(9,2),b:array<string>>"
     assert hive_type(MapType(4, StringType(), 5, TimestamptzType())) == "map<string,timestamp>"
     assert SCHEMA.fields[0].name == "id"

@@ -208,7 +208,9 @@ def test_spark_conf_of_a_rest_catalog() -> None:
 def test_spark_conf_of_a_hive_metastore(tmp_path: Path) -> None:
     """thrift:// is Iceberg's HiveCatalog in Spark: type=hive, the same uri, the warehouse
     where new databases go (as a local folder's absolute path)."""
-    conf = iceduck.spark_conf(tmp_path / "wh", "hms", catalog_uri="thrift://127.0.0.1:9083", properties={"k": "v"})
+    conf = iceduck.spark_conf(
+        tmp_path / "wh", "hms", catalog_uri="thrift://127.0.0.1:9083", properties={"k": "v"}
+    )
     assert conf == {
         "spark.sql.catalog.hms": "org.apache.iceberg.spark.SparkCatalog",
         "spark.sql.catalog.hms.type": "hive",
