@@ -138,7 +138,11 @@ class HiveCatalog:
         return namespace[0]
 
     def _get_database(self, client: Any, namespace: Namespace) -> Any:
+        """The database; NotFoundError for one that is missing, or a deeper namespace (which
+        a reader may probe: ``a.b.t`` names table ``t`` in namespace ``a.b`` only perhaps)."""
         _, _, ttypes = hms.bindings()
+        if len(namespace) != 1:
+            raise self._namespace_not_found(namespace)
         try:
             return client.get_database(self._database(namespace))
         except ttypes.NoSuchObjectException:
@@ -243,8 +247,10 @@ class HiveCatalog:
     # -- tables --------------------------------------------------------------------------------
 
     def _get_table(self, client: Any, identifier: TableIdentifier) -> Any | None:
-        """The metastore table, or None when there is none."""
+        """The metastore table, or None when there is none (in a deeper namespace: none)."""
         _, _, ttypes = hms.bindings()
+        if len(identifier.namespace) != 1:
+            return None
         try:
             return client.get_table(self._database(identifier.namespace), identifier.name)
         except ttypes.NoSuchObjectException:
@@ -302,6 +308,7 @@ class HiveCatalog:
         """Write ``00000-<uuid>.metadata.json``, then ``create_table`` under the table's lock."""
         check_new_table(identifier)
         self._check_writable(f"create table '{identifier}'")
+        self._database(identifier.namespace)
         self._check_name_free(identifier)
         location = next_metadata_location(metadata, None)
         metadata = write_metadata_file(location, metadata)
@@ -331,6 +338,7 @@ class HiveCatalog:
         """Java's ``registerTable``: a metastore table pointing at the existing file."""
         check_new_table(identifier)
         self._check_writable(f"register table '{identifier}'")
+        self._database(identifier.namespace)
         if not metadata_location:
             raise UserError("cannot register an empty metadata file location as a table")
         self._check_name_free(identifier)
@@ -354,6 +362,7 @@ class HiveCatalog:
         """Java's ``renameTable``: ``alter_table`` of the source with its new names."""
         check_new_table(target)
         self._check_writable(f"rename table '{source}'")
+        self._database(target.namespace)
         if source == target:
             return
         _, _, ttypes = hms.bindings()

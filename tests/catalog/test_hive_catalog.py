@@ -12,7 +12,7 @@ import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.catalog.hive import HiveCatalog
-from iceduck.errors import AlreadyExistsError, StorageError, UnsupportedError, UserError
+from iceduck.errors import AlreadyExistsError, NotFoundError, StorageError, UnsupportedError, UserError
 from iceduck.io.fileio import to_local_path
 from tests.catalog.test_catalog_writes import SCHEMA, T, _create, _set
 from tests.support.hive_metastore import HiveMetastore, client, empty_metastore, free_port, metastore_table
@@ -101,6 +101,13 @@ def test_a_namespace_is_one_database(catalog: HiveCatalog) -> None:
     catalog.create_namespace(("a",))
     assert catalog.list_namespaces(("a",)) == []
     assert ("a",) in catalog.list_namespaces()
+    # a reader probing a dotted name (temp.main.t) finds nothing; a writer is told why
+    deep = TableIdentifier(("a", "b"), "t")
+    assert not catalog.table_exists(deep) and not catalog.namespace_exists(("a", "b"))
+    with pytest.raises(NotFoundError, match=r"table 'a\.b\.t' not found"):
+        catalog.load_table(deep)
+    with pytest.raises(UserError, match="exactly one level"):
+        _create(catalog, deep)
 
 
 def test_a_hive_table_is_named_for_what_it_is(catalog: HiveCatalog) -> None:
