@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self, TypeVar
-from urllib.parse import urlsplit
 
 from iceduck.catalog import hive_thrift as hms
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
@@ -58,21 +57,6 @@ from iceduck.spec.table_metadata import TableMetadata
 T = TypeVar("T")
 LOCATION = "location"
 COMMENT = "comment"
-DEFAULT_PORT = 9083
-
-
-def parse_thrift_uri(uri: str) -> tuple[str, int]:
-    """``thrift://host:port`` -> (host, port); Hive's default port 9083 when none is written."""
-    try:
-        parts = urlsplit(uri)
-        port = parts.port
-    except ValueError as e:
-        raise UserError(f"malformed Hive Metastore URI {uri!r}: {e}") from None
-    if parts.scheme.lower() != "thrift" or not parts.hostname:
-        raise UserError(f"a Hive Metastore URI is thrift://host:port, not {uri!r}")
-    if parts.path.strip("/") or parts.query or parts.username:
-        raise UserError(f"the Hive Metastore URI {uri!r} has more than thrift://host:port")
-    return parts.hostname, port or DEFAULT_PORT
 
 
 class HiveCatalog:
@@ -96,7 +80,7 @@ class HiveCatalog:
         self.lock_timeout_s = (
             float((properties or {}).get("lock-acquire-timeout-ms", hms.LOCK_TIMEOUT_S * 1000)) / 1000
         )
-        self._host, self._port = parse_thrift_uri(uri)
+        self._host, self._port = hms.parse_thrift_uri(uri)
         self._metadata = MetadataCache()
         hms.bindings()  # a missing thrift is one error when the catalog opens
         self._call(lambda c: c.get_all_databases())  # a metastore that is down: one error now
@@ -112,16 +96,9 @@ class HiveCatalog:
 
     # -- connections ---------------------------------------------------------------------------
 
-    def _client(self) -> _Guarded:
+    def _client(self) -> hms.Guarded:
         """A connection whose transport failures are one :class:`StorageError` naming the URI."""
-        return _Guarded(self, hms.Connection(self._host, self._port))
-
-    def unreachable(self, error: BaseException) -> StorageError:
-        return StorageError(
-            f"the Hive Metastore of catalog '{self.name}' at {self.uri} did not answer ({error}): check "
-            "that the metastore is running and listening there (hive --service metastore)",
-            self.uri,
-        )
+        return hms.Guarded(self.name, self.uri, hms.Connection(self._host, self._port))
 
     def _call(self, action: Callable[[Any], T]) -> T:
         with self._client() as client:
@@ -418,10 +395,7 @@ class HiveCatalog:
                         sent = True
                         client.alter_table_with_environment_context(database, identifier.name, table, context)
                 finally:
-                    try:
-                        hms.release_lock(client, lock_id)
-                    except hms.transport_errors():
-                        pass  # the metastore times the lock out (hive.txn.timeout)
+                    self._release(client, lock_id)
         except ttypes.AlreadyExistsException:
             self._forget(location, keep_file)
             raise AlreadyExistsError(
@@ -437,6 +411,22 @@ class HiveCatalog:
                 self._forget(location, keep_file)
                 raise
             self._settle(e, identifier, location, base_location, keep_file)
+
+    def _release(self, client: Any, lock_id: int) -> None:
+        """Unlock; when the commit's connection failed, on a new one (the lock outlives the
+        connection that took it: left held, it would stop every writer until the metastore
+        times it out, ``hive.txn.timeout``, 300 s by default). A metastore gone altogether
+        times it out itself."""
+        try:
+            hms.release_lock(client, lock_id)
+            return
+        except hms.transport_errors():
+            pass
+        try:
+            with hms.Connection(self._host, self._port) as fresh:
+                hms.release_lock(fresh, lock_id)
+        except hms.transport_errors():
+            pass
 
     def _settle(
         self,
@@ -493,30 +483,3 @@ class HiveCatalog:
 
     def _namespace_not_found(self, namespace: Namespace) -> NotFoundError:
         return NotFoundError(f"namespace '{namespace_display(namespace)}' not found in catalog '{self.name}'")
-
-
-class _Guarded:
-    """``with catalog._client() as client``: a failed transport becomes the catalog's
-    :class:`StorageError` (on opening, or raised from inside the block)."""
-
-    def __init__(self, catalog: HiveCatalog, connection: hms.Connection) -> None:
-        self._catalog = catalog
-        self._connection = connection
-
-    def __enter__(self) -> Any:
-        try:
-            return self._connection.__enter__()
-        except hms.transport_errors() as e:
-            raise self._catalog.unreachable(e) from e
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
-        self._connection.__exit__()
-        if error is not None and isinstance(error, hms.transport_errors()):
-            raise self._catalog.unreachable(error) from error
-        _, _, ttypes = hms.bindings()
-        if isinstance(error, ttypes.MetaException | ttypes.InvalidObjectException):
-            raise StorageError(
-                f"the Hive Metastore of catalog '{self._catalog.name}' at {self._catalog.uri} "
-                f"refused: {error.message}",
-                self._catalog.uri,
-            ) from error

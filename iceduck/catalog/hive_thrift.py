@@ -27,8 +27,9 @@ import socket
 import time
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
-from iceduck.errors import UnsupportedError, UserError
+from iceduck.errors import StorageError, UnsupportedError, UserError
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.spec.types import (
     BinaryType,
@@ -64,6 +65,22 @@ LOCK_TIMEOUT_S = 60.0
 _STATS = {"total-data-files": "numFiles", "total-records": "numRows", "total-files-size": "totalSize"}
 #: the Thrift transport's socket timeout: a metastore that accepts but never answers
 SOCKET_TIMEOUT_MS = 120_000
+#: Hive's metastore port, when a URI names none
+DEFAULT_PORT = 9083
+
+
+def parse_thrift_uri(uri: str) -> tuple[str, int]:
+    """``thrift://host:port`` -> (host, port); Hive's default port 9083 when none is written."""
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError as e:
+        raise UserError(f"malformed Hive Metastore URI {uri!r}: {e}") from None
+    if parts.scheme.lower() != "thrift" or not parts.hostname:
+        raise UserError(f"a Hive Metastore URI is thrift://host:port, not {uri!r}")
+    if parts.path.strip("/") or parts.query or parts.username:
+        raise UserError(f"the Hive Metastore URI {uri!r} has more than thrift://host:port")
+    return parts.hostname, port or DEFAULT_PORT
 
 
 def bindings() -> tuple[ModuleType, ModuleType, ModuleType]:
@@ -111,6 +128,43 @@ class Connection:
 
     def __exit__(self, *exc: object) -> None:
         self._transport.close()
+
+
+class Guarded:
+    """A :class:`Connection` of catalog ``name`` whose failures are iceduck's: a failed
+    transport (on opening, or raised inside the block) is one :class:`StorageError` naming
+    the URI and what to check; a ``MetaException`` (the metastore failed the call) a
+    :class:`StorageError` with its message. The metastore's own answers (no such object,
+    already exists) pass as they are, for the catalog to name."""
+
+    def __init__(self, name: str, uri: str, connection: Connection) -> None:
+        self._name = name
+        self._uri = uri
+        self._connection = connection
+
+    def unreachable(self, error: BaseException) -> StorageError:
+        return StorageError(
+            f"the Hive Metastore of catalog '{self._name}' at {self._uri} did not answer ({error}): check "
+            "that the metastore is running and listening there (hive --service metastore)",
+            self._uri,
+        )
+
+    def __enter__(self) -> Any:
+        try:
+            return self._connection.__enter__()
+        except transport_errors() as e:
+            raise self.unreachable(e) from e
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
+        self._connection.__exit__()
+        if error is not None and isinstance(error, transport_errors()):
+            raise self.unreachable(error) from error
+        _, _, ttypes = bindings()
+        if isinstance(error, ttypes.MetaException | ttypes.InvalidObjectException):
+            raise StorageError(
+                f"the Hive Metastore of catalog '{self._name}' at {self._uri} refused: {error.message}",
+                self._uri,
+            ) from error
 
 
 # -- the lock ----------------------------------------------------------------------------------

@@ -12,7 +12,14 @@ import pytest
 
 from iceduck.catalog.base import TableIdentifier
 from iceduck.catalog.hive import HiveCatalog
-from iceduck.errors import AlreadyExistsError, NotFoundError, StorageError, UnsupportedError, UserError
+from iceduck.errors import (
+    AlreadyExistsError,
+    CommitStateUnknownError,
+    NotFoundError,
+    StorageError,
+    UnsupportedError,
+    UserError,
+)
 from iceduck.io.fileio import to_local_path
 from tests.catalog.test_catalog_writes import SCHEMA, T, _create, _set
 from tests.support.hive_metastore import HiveMetastore, client, empty_metastore, free_port, metastore_table
@@ -39,6 +46,14 @@ def _hive_table(uri: str, database: str, name: str) -> None:
     table = ttypes.Table(tableName=name, dbName=database, sd=sd, parameters={}, tableType="MANAGED_TABLE")
     with client(uri) as hms:
         hms.create_table(table)
+
+
+def _locks(metastore: HiveMetastore) -> list[Any]:
+    """The locks the metastore holds (SHOW LOCKS)."""
+    from hive_metastore import ttypes
+
+    with client(metastore.uri) as hms:
+        return list(hms.show_locks(ttypes.ShowLocksRequest()).locks or [])
 
 
 def test_stored_table_is_javas(catalog: HiveCatalog) -> None:
@@ -201,6 +216,26 @@ def test_a_lost_answer_to_alter_table_is_checked(hive_metastore: HiveMetastore, 
         metastore_table(hive_metastore.uri, "db", "t").parameters["metadata_location"] == v1.metadata_location
     )
     assert Path(to_local_path(v1.metadata_location)).exists()
+
+
+def test_a_lost_answer_that_cannot_be_checked_is_unknown(
+    hive_metastore: HiveMetastore, tmp_path: Path
+) -> None:
+    """The answer to alter_table is lost and so is the answer to the check that follows:
+    CommitStateUnknownError, naming the table and the file, and the file is kept (the
+    commit did land: the metastore points at it)."""
+    empty_metastore(hive_metastore)
+    with AnswerLosingProxy("127.0.0.1", hive_metastore.port) as proxy:
+        catalog = HiveCatalog(f"thrift://127.0.0.1:{proxy.port}", str(tmp_path / "wh"), "hms")
+        v0 = _create(catalog)
+        proxy.lose_answer_to(b"alter_table_with_environment_context", b"get_table")
+        with pytest.raises(CommitStateUnknownError, match=r"'db\.t' may or may not have landed") as caught:
+            catalog.commit_table(v0, _set(v0, a="1"))  # type: ignore[arg-type]
+        assert proxy.lost.is_set()
+    current = metastore_table(hive_metastore.uri, "db", "t").parameters["metadata_location"]
+    assert current != v0.metadata_location and current in str(caught.value)
+    assert Path(to_local_path(current)).exists()
+    assert _locks(hive_metastore) == []
 
 
 def test_schema_types_in_hive_names() -> None:

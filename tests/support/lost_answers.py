@@ -27,8 +27,9 @@ class AnswerLosingProxy:
         self._closed = threading.Event()
         self.port: int = self._listener.getsockname()[1]
         self._armed = threading.Event()
-        #: with :meth:`lose_answer_to`: only the answer on the connection whose request held it
-        self._marker: bytes | None = None
+        #: with :meth:`lose_answer_to`: only the answer on the connection whose request held
+        #: the first marker, then the next marker's, and so on
+        self._markers: list[bytes] = []
         self._marked: set[int] = set()
         self.lost = threading.Event()
         self._sockets: list[socket.socket] = []
@@ -44,10 +45,10 @@ class AnswerLosingProxy:
         self.lost.clear()
         self._armed.set()
 
-    def lose_answer_to(self, marker: bytes) -> None:
-        """Lose the next answer to a request holding ``marker`` (a Thrift call's method name:
-        the calls before it on the same connection are answered)."""
-        self._marker = marker
+    def lose_answer_to(self, *markers: bytes) -> None:
+        """Lose the next answer to a request holding ``markers[0]`` (a Thrift call's method
+        name: the calls before it are answered), then the next to one holding ``markers[1]``..."""
+        self._markers = list(markers)
         self.lose_next_answer()
 
     def _accept(self) -> None:
@@ -74,12 +75,15 @@ class AnswerLosingProxy:
     def _pump(self, source: socket.socket, sink: socket.socket, answers: bool, pair: int) -> None:
         try:
             while data := source.recv(65536):
-                if not answers and self._marker is not None and self._marker in data:
+                if not answers and self._markers and self._markers[0] in data:
                     self._marked.add(pair)  # a client waits for each answer: the next one is this call's
-                if answers and self._armed.is_set() and (self._marker is None or pair in self._marked):
-                    self._marker = None
-                    self._armed.clear()
-                    self.lost.set()
+                if answers and self._armed.is_set() and (not self._markers or pair in self._marked):
+                    self._marked.discard(pair)
+                    if self._markers:
+                        self._markers.pop(0)
+                    if not self._markers:
+                        self._armed.clear()
+                        self.lost.set()
                     break  # the answer is dropped
                 sink.sendall(data)
         except OSError:
