@@ -256,3 +256,19 @@ def test_schema_types_in_hive_names() -> None:
     assert hive_type(nested) == "struct<a:decimal(9,2),b:array<string>>"
     assert hive_type(MapType(4, StringType(), 5, TimestamptzType())) == "map<string,timestamp>"
     assert SCHEMA.fields[0].name == "id"
+
+
+def test_connect_with_a_thrift_catalog_uri(hive_metastore: HiveMetastore, tmp_path: Path) -> None:
+    """``iceduck.connect(warehouse, catalog_uri="thrift://...")`` opens the metastore: new
+    databases under ``<warehouse>/<db>.db``, SQL writes and reads through it."""
+    import iceduck
+
+    empty_metastore(hive_metastore)
+    with iceduck.connect(tmp_path / "wh", catalog_uri=hive_metastore.uri) as con:
+        con.execute("CREATE NAMESPACE sales")
+        con.execute("CREATE TABLE sales.t (id bigint, s string)")
+        con.execute("INSERT INTO sales.t VALUES (1, 'a'), (2, 'b')")
+        con.execute("DELETE FROM sales.t WHERE id = 1")
+        assert con.execute("SELECT * FROM sales.t").fetchall() == [(2, "b")]
+    stored = metastore_table(hive_metastore.uri, "sales", "t")
+    assert to_local_path(stored.sd.location) == str(tmp_path / "wh" / "sales.db" / "t")
