@@ -144,12 +144,12 @@ class HiveCatalog:
 
     def load_namespace_properties(self, namespace: Namespace) -> dict[str, str]:
         """Java's ``convertToMetadata``: parameters, ``location``, ``comment``."""
-        database = self._call(lambda c: self._get_database(c, namespace))
-        properties = dict(database.parameters or {})
-        if database.locationUri:
-            properties[LOCATION] = database.locationUri
-        if database.description is not None:
-            properties[COMMENT] = database.description
+        hive_db = self._call(lambda c: self._get_database(c, namespace))
+        properties = dict(hive_db.parameters or {})
+        if hive_db.locationUri:
+            properties[LOCATION] = hive_db.locationUri
+        if hive_db.description is not None:
+            properties[COMMENT] = hive_db.description
         return properties
 
     def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
@@ -161,7 +161,7 @@ class HiveCatalog:
         _, _, ttypes = hms.bindings()
         given = dict(properties or {})
         location = given.pop(LOCATION, None) or f"{self.warehouse}/{name}.db"
-        database = ttypes.Database(
+        hive_db = ttypes.Database(
             name=name,
             description=given.pop(COMMENT, None),
             locationUri=location,
@@ -170,7 +170,7 @@ class HiveCatalog:
             ownerType=ttypes.PrincipalType.USER,
         )
         try:
-            self._call(lambda c: c.create_database(database))
+            self._call(lambda c: c.create_database(hive_db))
         except ttypes.AlreadyExistsException:
             raise AlreadyExistsError(f"namespace '{name}' already exists in catalog '{self.name}'") from None
 
@@ -187,24 +187,24 @@ class HiveCatalog:
             raise ValidationError("cannot remove the location of a Hive database")
 
         def alter(client: Any) -> tuple[list[str], list[str], list[str]]:
-            database = self._get_database(client, namespace)
+            hive_db = self._get_database(client, namespace)
             current = self.load_namespace_properties(namespace)
             removed = [key for key in removals if key in current]
             missing = [key for key in removals if key not in current]
-            parameters = dict(database.parameters or {})
+            parameters = dict(hive_db.parameters or {})
             for key in removed:
                 if key == COMMENT:
-                    database.description = None
+                    hive_db.description = None
                 parameters.pop(key, None)
             for key, value in updates.items():
                 if key == LOCATION:
-                    database.locationUri = value
+                    hive_db.locationUri = value
                 elif key == COMMENT:
-                    database.description = value
+                    hive_db.description = value
                 else:
                     parameters[key] = value
-            database.parameters = parameters
-            client.alter_database(database.name, database)
+            hive_db.parameters = parameters
+            client.alter_database(hive_db.name, hive_db)
             return sorted(updates), removed, missing
 
         return self._call(alter)
@@ -276,9 +276,9 @@ class HiveCatalog:
     def default_table_location(self, identifier: TableIdentifier) -> str:
         """Java's ``HiveCatalog.defaultWarehouseLocation``: ``<database location>/<table>``,
         else ``<warehouse>/<db>.db/<table>``."""
-        database = self._call(lambda c: self._get_database(c, identifier.namespace))
-        if database.locationUri:
-            return join_location(database.locationUri, identifier.name)
+        hive_db = self._call(lambda c: self._get_database(c, identifier.namespace))
+        if hive_db.locationUri:
+            return join_location(hive_db.locationUri, identifier.name)
         return join_location(self.warehouse, f"{identifier.namespace[0]}.db", identifier.name)
 
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
@@ -372,18 +372,18 @@ class HiveCatalog:
         """Java's ``HiveTableOperations.doCommit``: under the table's lock, check the base and
         create or alter the metastore table. Errors before the create/alter was sent delete
         the new file (unless ``keep_file``); a lost answer is settled by reading the table."""
-        database = self._database(identifier.namespace)
+        db_name = self._database(identifier.namespace)
         _, _, ttypes = hms.bindings()
         sent = False
         try:
             with self._client() as client:
-                lock_id = hms.acquire_lock(client, database, identifier.name, self.lock_timeout_s)
+                lock_id = hms.acquire_lock(client, db_name, identifier.name, self.lock_timeout_s)
                 try:
                     table = self._get_table(client, identifier)
                     self._check_base(identifier, table, base_location)
                     if table is None:
                         self._get_database(client, identifier.namespace)
-                        new = hms.new_table(database, identifier.name, metadata, location)
+                        new = hms.new_table(db_name, identifier.name, metadata, location)
                         sent = True
                         client.create_table(new)
                     else:
@@ -393,7 +393,7 @@ class HiveCatalog:
                         table.sd = hms.storage_descriptor(metadata)
                         context = ttypes.EnvironmentContext(properties={hms.DO_NOT_UPDATE_STATS: "true"})
                         sent = True
-                        client.alter_table_with_environment_context(database, identifier.name, table, context)
+                        client.alter_table_with_environment_context(db_name, identifier.name, table, context)
                 finally:
                     self._release(client, lock_id)
         except ttypes.AlreadyExistsException:
