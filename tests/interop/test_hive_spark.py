@@ -22,6 +22,7 @@ import iceduck
 from iceduck.catalog.hive import HiveCatalog
 from iceduck.session.session import Session
 from tests.support.hive_metastore import HiveMetastore, empty_metastore, metastore_table
+from tests.support.writer_race import SPARK_IDS, race
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -117,6 +118,32 @@ def test_commits_alternate_on_one_table(shared: tuple[SparkSession, Session, Pat
     assert session.execute("SELECT count(*) FROM alt.t.snapshots").fetchall() == [
         (8,)
     ]  # six inserts, an update, a delete
+
+
+def test_concurrent_commits_from_spark_and_iceduck_are_all_kept(
+    shared: tuple[SparkSession, Session, Path],
+) -> None:
+    """Spark and iceduck append to one table at the same moment: both take the metastore's
+    table lock, and a loser re-reads and retries, so every committed batch is in the table."""
+    spark, session, _ = shared
+    session.execute("CREATE NAMESPACE IF NOT EXISTS race")
+    session.execute(
+        "CREATE TABLE race.t (id bigint, who string) TBLPROPERTIES ('format-version' = '2', "
+        "'commit.retry.num-retries' = '50', 'commit.retry.min-wait-ms' = '10', "
+        "'commit.retry.max-wait-ms' = '500')"
+    )
+    spark_batches = 5
+    done = race(
+        lambda i: spark.sql(f"INSERT INTO {CATALOG}.race.t VALUES ({i}, 'spark')"),
+        lambda i: session.execute(f"INSERT INTO race.t VALUES ({i}, 'iceduck')"),
+        spark_batches,
+        10,
+    )
+    expected = [(b, "iceduck") for b in range(done)]
+    expected += [(SPARK_IDS + b, "spark") for b in range(spark_batches)]
+    assert _both(spark, session, "race.t") == expected
+    snapshots = session.execute("SELECT count(*) FROM race.t.snapshots").fetchall()
+    assert snapshots == [(spark_batches + done,)]
 
 
 def test_iceduck_connect_with_a_thrift_catalog_uri(
