@@ -55,8 +55,6 @@ from iceduck.errors import (
 from iceduck.spec.table_metadata import TableMetadata
 
 T = TypeVar("T")
-LOCATION = "location"
-COMMENT = "comment"
 
 
 class HiveCatalog:
@@ -144,13 +142,7 @@ class HiveCatalog:
 
     def load_namespace_properties(self, namespace: Namespace) -> dict[str, str]:
         """Java's ``convertToMetadata``: parameters, ``location``, ``comment``."""
-        hive_db = self._call(lambda c: self._get_database(c, namespace))
-        properties = dict(hive_db.parameters or {})
-        if hive_db.locationUri:
-            properties[LOCATION] = hive_db.locationUri
-        if hive_db.description is not None:
-            properties[COMMENT] = hive_db.description
-        return properties
+        return hms.database_properties(self._call(lambda c: self._get_database(c, namespace)))
 
     def create_namespace(self, namespace: Namespace, properties: dict[str, str] | None = None) -> None:
         """Java's ``convertToDatabase``: ``location`` and ``comment`` become the database's
@@ -159,16 +151,7 @@ class HiveCatalog:
         check_namespace(namespace)
         name = self._database(namespace)
         _, _, ttypes = hms.bindings()
-        given = dict(properties or {})
-        location = given.pop(LOCATION, None) or f"{self.warehouse}/{name}.db"
-        hive_db = ttypes.Database(
-            name=name,
-            description=given.pop(COMMENT, None),
-            locationUri=location,
-            parameters=given,
-            ownerName=hms._user(),
-            ownerType=ttypes.PrincipalType.USER,
-        )
+        hive_db = hms.new_database(name, dict(properties or {}), f"{self.warehouse}/{name}.db")
         try:
             self._call(lambda c: c.create_database(hive_db))
         except ttypes.AlreadyExistsException:
@@ -183,27 +166,15 @@ class HiveCatalog:
         both = sorted(set(updates) & set(removals))
         if both:
             raise ValidationError(f"properties both set and removed: {', '.join(both)}")
-        if LOCATION in removals:
+        if hms.LOCATION in removals:
             raise ValidationError("cannot remove the location of a Hive database")
 
         def alter(client: Any) -> tuple[list[str], list[str], list[str]]:
             hive_db = self._get_database(client, namespace)
-            current = self.load_namespace_properties(namespace)
+            current = hms.database_properties(hive_db)
             removed = [key for key in removals if key in current]
             missing = [key for key in removals if key not in current]
-            parameters = dict(hive_db.parameters or {})
-            for key in removed:
-                if key == COMMENT:
-                    hive_db.description = None
-                parameters.pop(key, None)
-            for key, value in updates.items():
-                if key == LOCATION:
-                    hive_db.locationUri = value
-                elif key == COMMENT:
-                    hive_db.description = value
-                else:
-                    parameters[key] = value
-            hive_db.parameters = parameters
+            hms.change_database(hive_db, updates, removed)
             client.alter_database(hive_db.name, hive_db)
             return sorted(updates), removed, missing
 

@@ -58,9 +58,9 @@ DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
 INPUT_FORMAT = "org.apache.hadoop.mapred.FileInputFormat"
 OUTPUT_FORMAT = "org.apache.hadoop.mapred.FileOutputFormat"
 SERDE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
-#: Java's ``iceberg.hive.lock-timeout-ms`` default is 3 minutes; iceduck waits less before
-#: telling the user who holds the lock
-LOCK_TIMEOUT_S = 60.0
+#: how long a commit waits for the table lock: Java's ``lock-acquire-timeout-ms`` default,
+#: 3 minutes (the catalog property of that name changes it)
+LOCK_TIMEOUT_S = 180.0
 #: the summary keys Java's ``HiveTableOperations.setSnapshotStats`` copies, under Hive's names
 _STATS = {"total-data-files": "numFiles", "total-records": "numRows", "total-files-size": "totalSize"}
 #: the Thrift transport's socket timeout: a metastore that accepts but never answers
@@ -214,6 +214,72 @@ def _user() -> str:
         return getpass.getuser()
     except Exception:  # no user name in this environment: Java would use the process's UGI
         return "iceduck"
+
+
+# -- the database a namespace is -----------------------------------------------------------------
+
+LOCATION = "location"
+COMMENT = "comment"
+#: Java's ``HiveCatalog.HMS_DB_OWNER`` and ``HMS_DB_OWNER_TYPE``
+OWNER = "hive.metastore.database.owner"
+OWNER_TYPE = "hive.metastore.database.owner-type"
+
+
+def database_properties(database: Any) -> dict[str, str]:
+    """Java's ``HiveCatalog.convertToMetadata``: the parameters, ``location`` (the
+    ``locationUri``), ``comment`` (the description) and the owner."""
+    _, _, ttypes = bindings()
+    properties = dict(database.parameters or {})
+    if database.locationUri:
+        properties[LOCATION] = database.locationUri
+    if database.description is not None:
+        properties[COMMENT] = database.description
+    if database.ownerName is not None:
+        properties[OWNER] = database.ownerName
+        if database.ownerType is not None:
+            properties[OWNER_TYPE] = ttypes.PrincipalType._VALUES_TO_NAMES.get(database.ownerType, "USER")
+    return properties
+
+
+def new_database(name: str, properties: dict[str, str], default_location: str) -> Any:
+    """Java's ``HiveCatalog.convertToDatabase``: ``location``, ``comment`` and the owner keys
+    become the database's fields (the owner the current user unless given), the rest its
+    parameters."""
+    _, _, ttypes = bindings()
+    given = dict(properties)
+    owner_type = given.pop(OWNER_TYPE, "USER")
+    return ttypes.Database(
+        name=name,
+        description=given.pop(COMMENT, None),
+        locationUri=given.pop(LOCATION, None) or default_location,
+        ownerName=given.pop(OWNER, None) or _user(),
+        ownerType=ttypes.PrincipalType._NAMES_TO_VALUES.get(owner_type.upper(), ttypes.PrincipalType.USER),
+        parameters=given,
+    )
+
+
+def change_database(database: Any, updates: dict[str, str], removals: list[str]) -> None:
+    """Java's ``setProperties``/``removeProperties`` applied to ``database`` in place."""
+    _, _, ttypes = bindings()
+    parameters = dict(database.parameters or {})
+    for key in removals:
+        if key == COMMENT:
+            database.description = None
+        parameters.pop(key, None)
+    for key, value in updates.items():
+        if key == LOCATION:
+            database.locationUri = value
+        elif key == COMMENT:
+            database.description = value
+        elif key == OWNER:
+            database.ownerName = value
+        elif key == OWNER_TYPE:
+            database.ownerType = ttypes.PrincipalType._NAMES_TO_VALUES.get(
+                value.upper(), ttypes.PrincipalType.USER
+            )
+        else:
+            parameters[key] = value
+    database.parameters = parameters
 
 
 # -- the metastore table -----------------------------------------------------------------------

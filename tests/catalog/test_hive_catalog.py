@@ -4,6 +4,7 @@ down, a lost answer, and the namespace properties as Java maps them."""
 
 from __future__ import annotations
 
+import getpass
 import threading
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,8 @@ def test_namespace_properties_as_java_maps_them(catalog: HiveCatalog, tmp_path: 
     properties = catalog.load_namespace_properties(("db",))
     assert properties["comment"] == "the team's" and properties["owner-team"] == "etl"
     assert to_local_path(properties["location"]) == str(tmp_path / "wh" / "db.db")
+    assert properties["hive.metastore.database.owner"] == database.ownerName == getpass.getuser()
+    assert properties["hive.metastore.database.owner-type"] == "USER"
     assert catalog.update_namespace_properties(("db",), {"a": "1"}, ["owner-team", "nope"]) == (
         ["a"],
         ["owner-team"],
