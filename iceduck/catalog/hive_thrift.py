@@ -225,19 +225,19 @@ OWNER = "hive.metastore.database.owner"
 OWNER_TYPE = "hive.metastore.database.owner-type"
 
 
-def database_properties(database: Any) -> dict[str, str]:
+def database_properties(hive_db: Any) -> dict[str, str]:
     """Java's ``HiveCatalog.convertToMetadata``: the parameters, ``location`` (the
     ``locationUri``), ``comment`` (the description) and the owner."""
     _, _, ttypes = bindings()
-    properties = dict(database.parameters or {})
-    if database.locationUri:
-        properties[LOCATION] = database.locationUri
-    if database.description is not None:
-        properties[COMMENT] = database.description
-    if database.ownerName is not None:
-        properties[OWNER] = database.ownerName
-        if database.ownerType is not None:
-            properties[OWNER_TYPE] = ttypes.PrincipalType._VALUES_TO_NAMES.get(database.ownerType, "USER")
+    properties = dict(hive_db.parameters or {})
+    if hive_db.locationUri:
+        properties[LOCATION] = hive_db.locationUri
+    if hive_db.description is not None:
+        properties[COMMENT] = hive_db.description
+    if hive_db.ownerName is not None:
+        properties[OWNER] = hive_db.ownerName
+        if hive_db.ownerType is not None:
+            properties[OWNER_TYPE] = ttypes.PrincipalType._VALUES_TO_NAMES.get(hive_db.ownerType, "USER")
     return properties
 
 
@@ -258,28 +258,28 @@ def new_database(name: str, properties: dict[str, str], default_location: str) -
     )
 
 
-def change_database(database: Any, updates: dict[str, str], removals: list[str]) -> None:
-    """Java's ``setProperties``/``removeProperties`` applied to ``database`` in place."""
+def change_database(hive_db: Any, updates: dict[str, str], removals: list[str]) -> None:
+    """Java's ``setProperties``/``removeProperties`` applied to ``hive_db`` in place."""
     _, _, ttypes = bindings()
-    parameters = dict(database.parameters or {})
+    parameters = dict(hive_db.parameters or {})
     for key in removals:
         if key == COMMENT:
-            database.description = None
+            hive_db.description = None
         parameters.pop(key, None)
     for key, value in updates.items():
         if key == LOCATION:
-            database.locationUri = value
+            hive_db.locationUri = value
         elif key == COMMENT:
-            database.description = value
+            hive_db.description = value
         elif key == OWNER:
-            database.ownerName = value
+            hive_db.ownerName = value
         elif key == OWNER_TYPE:
-            database.ownerType = ttypes.PrincipalType._NAMES_TO_VALUES.get(
+            hive_db.ownerType = ttypes.PrincipalType._NAMES_TO_VALUES.get(
                 value.upper(), ttypes.PrincipalType.USER
             )
         else:
             parameters[key] = value
-    database.parameters = parameters
+    hive_db.parameters = parameters
 
 
 # -- the metastore table -----------------------------------------------------------------------
