@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.support.hive_metastore import HiveMetastore, MetastoreUnavailable, start_metastore
 from tests.support.postgres import PostgresServer, PostgresUnavailable, start_postgres
 from tests.support.s3 import S3Server, create_bucket, moto_missing, moto_server
 from tests.support.spark_session import spark_session, stop_spark_session
@@ -163,6 +164,21 @@ def postgres_server() -> Iterator[PostgresServer]:
     try:
         server = start_postgres()
     except PostgresUnavailable as e:
+        pytest.skip(str(e))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def hive_metastore() -> Iterator[HiveMetastore]:
+    """One Hive standalone metastore for the run (from Maven, Derby in a temp folder, a loopback
+    port), stopped at the end; the tests using it skip naming the reason where Java or the
+    Maven artifacts are missing, and fail instead under ``ICEDUCK_REQUIRE_MAVEN=1``."""
+    try:
+        server = start_metastore()
+    except MetastoreUnavailable as e:
+        if os.environ.get("ICEDUCK_REQUIRE_MAVEN"):
+            pytest.fail(str(e))
         pytest.skip(str(e))
     yield server
     server.stop()

@@ -14,6 +14,8 @@
   The server owns the locations, so no warehouse is needed; one given is sent as the
   ``warehouse`` property (the config request's ``warehouse`` parameter: "Warehouse location
   or identifier to request from the service"), and it may be a name rather than a location.
+* ``thrift://host:port``: a Hive Metastore (:class:`iceduck.catalog.hive.HiveCatalog`); the
+  warehouse is where new databases go (``<warehouse>/<db>.db``, as Java's ``HiveCatalog``).
 
 A warehouse in object storage (``s3://``, ``gs://``, ``abfss://``...) has its store
 configured from the catalog properties (Iceberg's names: ``s3.endpoint``,
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from iceduck.catalog import jdbc_catalog
 from iceduck.catalog.base import Catalog
-from iceduck.catalog.uri import GLUE, POSTGRESQL, REST, SQLITE, glue_catalog_id, parse_catalog_uri
+from iceduck.catalog.uri import GLUE, HIVE, POSTGRESQL, REST, SQLITE, glue_catalog_id, parse_catalog_uri
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.io.fileio import to_local_path
 
@@ -138,6 +140,10 @@ def open_catalog(
         assert parsed.db_path is not None
         db_path = parsed.db_path.expanduser().absolute()
         return SqliteCatalog(location, name, db_path=db_path, read_only=read_only)
+    if parsed.kind == HIVE:
+        from iceduck.catalog.hive import HiveCatalog
+
+        return HiveCatalog(parsed.uri, location, name, properties=props, read_only=read_only)
     assert parsed.kind == POSTGRESQL
     from iceduck.catalog.postgres import PostgresCatalog
 

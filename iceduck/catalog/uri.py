@@ -17,6 +17,8 @@ A team's catalog is named by the URI its other clients already use, in any of th
   and credentials are catalog properties (:mod:`iceduck.catalog.glue_client`).
 * REST (``http://``, ``https://``): an Iceberg REST catalog (:mod:`iceduck.catalog.rest_client`),
   the URI its other clients set as ``uri`` (``http://host:8181``, or with a path prefix).
+* Hive Metastore (``thrift://host:port``): Iceberg's ``HiveCatalog`` (:mod:`iceduck.catalog.hive`),
+  the URI Spark sets as ``uri`` with ``type=hive``.
 
 Parsing only: no driver is imported here, so a wrong URI is one clear error before anything
 connects, and :func:`redact` can be used anywhere a URI is shown (errors, reprs, the shell's
@@ -37,6 +39,7 @@ POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
 REST = "rest"
 GLUE = "glue"
+HIVE = "hive"
 
 #: what replaces a password wherever a URI is shown
 HIDDEN = "***"
@@ -52,7 +55,7 @@ _SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
 class CatalogUri:
     """A parsed catalog URI.
 
-    ``kind`` is :data:`POSTGRESQL`, :data:`SQLITE` or :data:`REST`; ``uri`` the URI as the
+    ``kind`` is :data:`POSTGRESQL`, :data:`SQLITE`, :data:`REST` or :data:`HIVE`; ``uri`` the URI as the
     catalog's driver takes it (libpq's form for PostgreSQL, a SQLAlchemy driver suffix
     dropped; a JDBC URL kept as written); ``db_path`` the SQLite file. ``repr`` hides the
     password.
@@ -101,10 +104,13 @@ def parse_catalog_uri(text: str) -> CatalogUri:
     if scheme in ("http", "https") and lower.startswith(f"{scheme}://"):
         _check_rest(uri)
         return CatalogUri(REST, uri.rstrip("/"))
+    if scheme == "thrift" and lower.startswith("thrift://"):
+        return CatalogUri(HIVE, uri.rstrip("/"))
     raise UserError(
         f"unknown catalog URI {redact(uri)!r}: use postgresql://user@host:port/db, "
         "jdbc:postgresql://host:port/db, sqlite:///path/catalog.db, jdbc:sqlite:/path/catalog.db "
-        "a REST catalog's http(s)://host:port, or glue:// (glue://<catalog-id>)"
+        "a REST catalog's http(s)://host:port, a Hive Metastore's thrift://host:port, "
+        "or glue:// (glue://<catalog-id>)"
     )
 
 

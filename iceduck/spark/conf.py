@@ -82,6 +82,7 @@ def spark_conf(
     from iceduck.catalog.sqlite import CATALOG_DB
     from iceduck.catalog.uri import (
         GLUE,
+        HIVE,
         POSTGRESQL,
         REST,
         glue_catalog_id,
@@ -115,6 +116,14 @@ def spark_conf(
         return rest_conf(lake.name, parse_catalog_uri(lake.catalog_uri).uri, lake.warehouse, lake.properties)
     location = str(lake.warehouse)
     remote = is_remote(location)
+    if lake.catalog_uri is not None and parse_catalog_uri(lake.catalog_uri).kind == HIVE:
+        conf = rest_conf(lake.name, parse_catalog_uri(lake.catalog_uri).uri, location, lake.properties)
+        conf[f"spark.sql.catalog.{lake.name}.type"] = "hive"  # Iceberg's HiveCatalog, same properties
+        if jars:
+            from iceduck.spark.jars import spark_jar_conf
+
+            conf.update(spark_jar_conf())
+        return conf
     if not remote:
         location = str(Path(location).expanduser().resolve())
     prefix = f"spark.sql.catalog.{lake.name}"

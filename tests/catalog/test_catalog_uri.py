@@ -9,6 +9,7 @@ import pytest
 
 from iceduck.catalog.uri import (
     GLUE,
+    HIVE,
     POSTGRESQL,
     REST,
     SQLITE,
@@ -32,7 +33,10 @@ from iceduck.errors import UserError
         ("postgresql+psycopg2://me:pw@h:5433/lake", "postgresql://me:pw@h:5433/lake"),
         ("postgresql+psycopg://me@h/lake?sslmode=require", "postgresql://me@h/lake?sslmode=require"),
         # Spark's: kept as written (the catalog's driver reads both)
-        ("jdbc:postgresql://h:5432/lake?user=me&password=pw", "jdbc:postgresql://h:5432/lake?user=me&password=pw"),
+        (
+            "jdbc:postgresql://h:5432/lake?user=me&password=pw",
+            "jdbc:postgresql://h:5432/lake?user=me&password=pw",
+        ),
         ("  postgresql://h/lake  ", "postgresql://h/lake"),
     ],
 )
@@ -79,7 +83,7 @@ def test_sqlite_uris(text: str, path: str) -> None:
         ("jdbc:sqlite:file://otherhost/x.db", "not a local file"),
         ("mysql://me@h/lake", "unknown catalog URI"),
         ("jdbc:mysql://h/lake", "unknown catalog URI"),
-        ("thrift://metastore:9083", "unknown catalog URI"),
+        ("thrift2://metastore:9083", "unknown catalog URI"),
         ("postgresql://a\x00b@h/lake", "NUL"),
     ],
 )
@@ -119,6 +123,13 @@ def test_glue_catalog_uris() -> None:
         glue_catalog_id(parse_catalog_uri("http://rest:8181"))
 
 
+def test_hive_metastore_uris() -> None:
+    """thrift://host:port names a Hive Metastore, as Spark's ``type=hive`` catalog's ``uri``."""
+    parsed = parse_catalog_uri("thrift://metastore:9083/")
+    assert (parsed.kind, parsed.uri) == (HIVE, "thrift://metastore:9083")
+    assert parse_catalog_uri("THRIFT://m").kind == HIVE
+
+
 def test_a_bad_uri_never_shows_its_password() -> None:
     with pytest.raises(UserError) as caught:
         parse_catalog_uri("mysql://me:hunter2@h/lake")
@@ -134,8 +145,14 @@ def test_a_bad_uri_never_shows_its_password() -> None:
         ("postgresql://me:hunter2@h:5432/lake", "postgresql://me:***@h:5432/lake"),
         ("postgresql://me@h/lake", "postgresql://me@h/lake"),
         ("postgresql://h/lake", "postgresql://h/lake"),
-        ("jdbc:postgresql://h/lake?user=me&password=hunter2", "jdbc:postgresql://h/lake?user=me&password=***"),
-        ("postgresql://h/lake?sslpassword=hunter2&sslmode=require", "postgresql://h/lake?sslpassword=***&sslmode=require"),
+        (
+            "jdbc:postgresql://h/lake?user=me&password=hunter2",
+            "jdbc:postgresql://h/lake?user=me&password=***",
+        ),
+        (
+            "postgresql://h/lake?sslpassword=hunter2&sslmode=require",
+            "postgresql://h/lake?sslpassword=***&sslmode=require",
+        ),
         ("postgresql://me:p%40ss@h/lake", "postgresql://me:***@h/lake"),
         ("sqlite:////tmp/catalog.db", "sqlite:////tmp/catalog.db"),
         # unsplittable (a bad port): everything between ':' and '@' goes

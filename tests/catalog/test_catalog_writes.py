@@ -1,6 +1,6 @@
 """Catalog writes on every catalog (SQLite, PostgreSQL, Hadoop, the REST client talking
-to an ``iceduck serve`` over SQLite, and AWS Glue on moto's server): namespaces,
-create/commit/drop/rename, conflicts, read-only."""
+to an ``iceduck serve`` over SQLite, AWS Glue on moto's server, and a Hive standalone
+metastore): namespaces, create/commit/drop/rename, conflicts, read-only."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
 from iceduck.catalog.filesystem import HadoopCatalog
 from iceduck.catalog.glue import GlueCatalog
+from iceduck.catalog.hive import HiveCatalog
 from iceduck.catalog.jdbc_catalog import JdbcCatalog
 from iceduck.catalog.metadata_files import METADATA_DIR, VERSION_HINT
 from iceduck.catalog.postgres import PostgresCatalog
@@ -30,6 +31,7 @@ from iceduck.errors import (
     UserError,
     ValidationError,
 )
+from iceduck.io.fileio import to_local_path
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.spec.partition import UNPARTITIONED
 from iceduck.spec.schema import Schema
@@ -39,6 +41,7 @@ from iceduck.spec.types import LongType, NestedField, StringType
 from iceduck.txn.builder import MetadataBuilder, new_table_metadata
 from iceduck.txn.snapshot import SnapshotChanges, produce
 from tests.support.glue import glue_catalog, glue_table, new_account
+from tests.support.hive_metastore import empty_metastore, metastore_table
 from tests.support.rest import start_server
 from tests.txn.snapshot_support import write_data
 
@@ -52,14 +55,19 @@ _DATABASES: dict[str, str] = {}
 _SERVED: dict[str, Path] = {}
 
 
-@pytest.fixture(params=["sqlite", "postgres", "hadoop", "rest", "glue"])
+@pytest.fixture(params=["sqlite", "postgres", "hadoop", "rest", "glue", "hive"])
 def make_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
     """A factory: every call opens a new catalog object on the same warehouse (two writers).
     On PostgreSQL each test is a catalog of its own name in the module's database; REST is
     a client of an ``iceduck serve`` (in a thread) over a SQLite warehouse; Glue is moto's
     Glue (the run's moto server), each test a catalog id of its own, over a local warehouse
-    (a Glue table may live anywhere, so the tests look at its files on disk)."""
+    (a Glue table may live anywhere, so the tests look at its files on disk); Hive is the
+    run's metastore, emptied of the databases earlier tests left."""
     warehouse = tmp_path / "wh"
+    if request.param == "hive":
+        metastore = request.getfixturevalue("hive_metastore")
+        empty_metastore(metastore)
+        return lambda: HiveCatalog(metastore.uri, str(warehouse), "hms")
     if request.param == "sqlite":
         return lambda: SqliteCatalog(warehouse)
     if request.param == "rest":
@@ -118,6 +126,11 @@ def _widen(base: LoadedTable, column: str) -> object:
     return builder.build()
 
 
+def _path(location: str, *more: str) -> Path:
+    """A local table's location (a path, or a ``file:`` URI as a Hive Metastore qualifies it) as a Path."""
+    return Path(to_local_path(location), *more)
+
+
 def _files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
@@ -138,10 +151,14 @@ def test_namespace_create_and_drop(make_catalog: Factory) -> None:
         catalog.drop_namespace(("a",))
         assert not catalog.namespace_exists(("a",))
         return
-    catalog.create_namespace(("a", "b"))
-    with pytest.raises(ValidationError, match="not empty"):
-        catalog.drop_namespace(("a",))
-    catalog.drop_namespace(("a", "b"))
+    if isinstance(catalog, HiveCatalog):  # a Hive database has no databases inside
+        with pytest.raises(UserError, match="exactly one level"):
+            catalog.create_namespace(("a", "b"))
+    else:
+        catalog.create_namespace(("a", "b"))
+        with pytest.raises(ValidationError, match="not empty"):
+            catalog.drop_namespace(("a",))
+        catalog.drop_namespace(("a", "b"))
     catalog.drop_namespace(("a",))
     assert not catalog.namespace_exists(("a",))
     with pytest.raises(NotFoundError, match="namespace 'a' not found"):
@@ -196,23 +213,23 @@ def test_default_table_location_is_javas(tmp_path: Path) -> None:
 def test_create_table_writes_first_metadata_file(make_catalog: Factory) -> None:
     catalog = make_catalog()
     created = _create(catalog)
-    name = Path(created.metadata_location).name
-    if isinstance(catalog, JdbcCatalog | RestCatalog | GlueCatalog):
+    name = _path(created.metadata_location).name
+    if isinstance(catalog, JdbcCatalog | RestCatalog | GlueCatalog | HiveCatalog):
         assert name.startswith("00000-") and name.endswith(".metadata.json")
     else:
         assert name == "v1.metadata.json"
-        assert (Path(created.metadata_location).parent / VERSION_HINT).read_text() == "1"
+        assert (_path(created.metadata_location).parent / VERSION_HINT).read_text() == "1"
     loaded = make_catalog().load_table(T)
     assert loaded.metadata_location == created.metadata_location
     assert loaded.metadata == created.metadata
     with pytest.raises(AlreadyExistsError, match=r"'db\.t' already exists"):
         _create(catalog)
-    assert len(_files(Path(created.metadata.location) / METADATA_DIR)) == (1 if name[0] == "0" else 2)
+    assert len(_files(_path(created.metadata.location) / METADATA_DIR)) == (1 if name[0] == "0" else 2)
 
 
 def test_create_in_missing_namespace(make_catalog: Factory, tmp_path: Path) -> None:
     catalog = make_catalog()
-    if isinstance(catalog, RestCatalog):  # the server chooses locations in namespaces that exist
+    if isinstance(catalog, RestCatalog | HiveCatalog):  # locations come from namespaces that exist
         with pytest.raises(NotFoundError, match="namespace 'db' not found"):
             catalog.default_table_location(T)
         location = str(tmp_path / "wh" / "db" / "t")
@@ -228,7 +245,7 @@ def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None
     v0 = _create(catalog)
     v1 = catalog.commit_table(v0, _set(v0, a="1"))
     v2 = catalog.commit_table(v1, _set(v1, b="2"))
-    names = [Path(t.metadata_location).name for t in (v0, v1, v2)]
+    names = [_path(t.metadata_location).name for t in (v0, v1, v2)]
     if isinstance(catalog, GlueCatalog):
         assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
         parameters = glue_table(catalog, T)["Parameters"]
@@ -245,9 +262,15 @@ def test_commit_writes_next_file_and_metadata_log(make_catalog: Factory) -> None
             f"WHERE catalog_name = '{catalog.name}'",
         )
         assert row == [(v2.metadata_location, v1.metadata_location, "TABLE")]
+    elif isinstance(catalog, HiveCatalog):
+        assert [n[:6] for n in names] == ["00000-", "00001-", "00002-"]
+        parameters = metastore_table(catalog.uri, "db", "t").parameters
+        assert parameters["metadata_location"] == v2.metadata_location
+        assert parameters["previous_metadata_location"] == v1.metadata_location
+        assert parameters["table_type"] == "ICEBERG"
     else:
         assert names == ["v1.metadata.json", "v2.metadata.json", "v3.metadata.json"]
-        assert (Path(v2.metadata_location).parent / VERSION_HINT).read_text() == "3"
+        assert (_path(v2.metadata_location).parent / VERSION_HINT).read_text() == "3"
     loaded = make_catalog().load_table(T)
     assert loaded.metadata_location == v2.metadata_location
     assert loaded.metadata.properties["a"] == "1" and loaded.metadata.properties["b"] == "2"
@@ -263,10 +286,10 @@ def test_conflicting_commits_from_the_same_base(make_catalog: Factory) -> None:
     base = _create(first)
     base_again = second.load_table(T)
     winner = first.commit_table(base, _widen(base, "first"))
-    before = _files(Path(base.metadata.location) / METADATA_DIR)
+    before = _files(_path(base.metadata.location) / METADATA_DIR)
     with pytest.raises(CommitConflictError, match=r"'db\.t'"):
         second.commit_table(base_again, _widen(base_again, "second"))
-    assert _files(Path(base.metadata.location) / METADATA_DIR) == before  # loser's file deleted
+    assert _files(_path(base.metadata.location) / METADATA_DIR) == before  # loser's file deleted
     assert first.load_table(T).metadata_location == winner.metadata_location
     assert second.load_table(T).metadata.properties["who"] == "first"
 
@@ -283,8 +306,8 @@ def test_metadata_log_trimmed_and_old_files_deleted(make_catalog: Factory) -> No
         history.append(table)
     log = [e.metadata_file for e in table.metadata.metadata_log]
     assert log == [history[2].metadata_location, history[3].metadata_location]
-    on_disk = {p.name for p in (Path(table.metadata.location) / METADATA_DIR).glob("*.metadata.json")}
-    assert on_disk == {Path(t.metadata_location).name for t in history[2:]}
+    on_disk = {p.name for p in (_path(table.metadata.location) / METADATA_DIR).glob("*.metadata.json")}
+    assert on_disk == {_path(t.metadata_location).name for t in history[2:]}
 
 
 def test_metadata_log_kept_without_delete_after_commit(make_catalog: Factory) -> None:
@@ -294,7 +317,7 @@ def test_metadata_log_kept_without_delete_after_commit(make_catalog: Factory) ->
     for i in range(3):
         table = catalog.commit_table(table, _set(table, n=str(i)))
     assert len(table.metadata.metadata_log) == 1
-    assert Path(first.metadata_location).exists()
+    assert _path(first.metadata_location).exists()
 
 
 def test_commit_assigns_a_missing_table_uuid(make_catalog: Factory) -> None:
@@ -325,7 +348,7 @@ def test_drop_table_without_purge_keeps_files_in_sqlite(tmp_path: Path) -> None:
     table = _create(catalog)
     catalog.drop_table(T)
     assert not catalog.table_exists(T)
-    assert Path(table.metadata_location).exists()
+    assert _path(table.metadata_location).exists()
     with pytest.raises(NotFoundError, match=r"'db\.t' not found"):
         catalog.drop_table(T)
 
@@ -335,16 +358,16 @@ def test_drop_table_purge_deletes_every_metadata_file(make_catalog: Factory) -> 
     table = _create(catalog)
     table = catalog.commit_table(table, _set(table, x="1"))
     files = reachable_files(table.metadata, table.metadata_location)
-    assert len(files) == 2 and all(Path(f).exists() for f in files)
+    assert len(files) == 2 and all(_path(f).exists() for f in files)
     catalog.drop_table(T, purge=True)
     assert not catalog.table_exists(T)
-    assert not any(Path(f).exists() for f in files)
+    assert not any(_path(f).exists() for f in files)
 
 
 def test_drop_table_purge_deletes_data_manifests_and_lists(make_catalog: Factory) -> None:
     catalog = make_catalog()
     table = _create(catalog)
-    Path(table.metadata.location, "data").mkdir(parents=True, exist_ok=True)
+    _path(table.metadata.location, "data").mkdir(parents=True, exist_ok=True)
     cache = ManifestCache()
     for i in range(2):
         added = write_data(table.metadata, [i], "x")
@@ -352,15 +375,15 @@ def test_drop_table_purge_deletes_data_manifests_and_lists(make_catalog: Factory
         pending = produce(table.metadata, changes, table_location=table.metadata.location, cache=cache)
         table = catalog.commit_table(table, pending.metadata)
     files = reachable_files(table.metadata, table.metadata_location)
-    names = [Path(f).name for f in files]
+    names = [_path(f).name for f in files]
     assert sum(n.endswith(".parquet") for n in names) == 2
     assert sum(n.startswith("snap-") for n in names) == 2
     assert sum(n.endswith(".metadata.json") for n in names) == 3
-    assert len(files) >= 9 and all(Path(f).exists() for f in files)
+    assert len(files) >= 9 and all(_path(f).exists() for f in files)
     catalog.drop_table(T, purge=True)
-    assert not any(Path(f).exists() for f in files)
+    assert not any(_path(f).exists() for f in files)
     assert not catalog.table_exists(T)
-    assert not Path(table.metadata.location).exists()  # the emptied folders go too
+    assert not _path(table.metadata.location).exists()  # the emptied folders go too
 
 
 def test_purge_keeps_folders_that_hold_files_no_metadata_reaches(tmp_path: Path) -> None:

@@ -227,6 +227,23 @@ def test_spark_conf_of_a_rest_catalog() -> None:
         iceduck.spark_conf(catalog_uri="http://127.0.0.1:8181", jars=True)
 
 
+def test_spark_conf_of_a_hive_metastore(tmp_path: Path) -> None:
+    """thrift:// is Iceberg's HiveCatalog in Spark: type=hive, the same uri, the warehouse
+    where new databases go (as a local folder's absolute path)."""
+    conf = iceduck.spark_conf(
+        tmp_path / "wh", "hms", catalog_uri="thrift://127.0.0.1:9083", properties={"k": "v"}
+    )
+    assert conf == {
+        "spark.sql.catalog.hms": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.hms.type": "hive",
+        "spark.sql.catalog.hms.uri": "thrift://127.0.0.1:9083",
+        "spark.sql.catalog.hms.cache-enabled": "false",
+        "spark.sql.catalog.hms.warehouse": str(tmp_path / "wh"),
+        "spark.sql.catalog.hms.k": "v",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }
+
+
 def test_jars_adds_the_postgresql_driver_for_a_postgresql_catalog(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,6 +27,10 @@ class AnswerLosingProxy:
         self._closed = threading.Event()
         self.port: int = self._listener.getsockname()[1]
         self._armed = threading.Event()
+        #: with :meth:`lose_answer_to`: only the answer on the connection whose request held
+        #: the first marker, then the next marker's, and so on
+        self._markers: list[bytes] = []
+        self._marked: set[int] = set()
         self.lost = threading.Event()
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -40,6 +44,12 @@ class AnswerLosingProxy:
     def lose_next_answer(self) -> None:
         self.lost.clear()
         self._armed.set()
+
+    def lose_answer_to(self, *markers: bytes) -> None:
+        """Lose the next answer to a request holding ``markers[0]`` (a Thrift call's method
+        name: the calls before it are answered), then the next to one holding ``markers[1]``..."""
+        self._markers = list(markers)
+        self.lose_next_answer()
 
     def _accept(self) -> None:
         while not self._closed.is_set():
@@ -59,15 +69,21 @@ class AnswerLosingProxy:
                 continue
             with self._lock:
                 self._sockets += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(client, server, False, id(client)), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True, id(client)), daemon=True).start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket, answers: bool, pair: int) -> None:
         try:
             while data := source.recv(65536):
-                if answers and self._armed.is_set():
-                    self._armed.clear()
-                    self.lost.set()
+                if not answers and self._markers and self._markers[0] in data:
+                    self._marked.add(pair)  # a client waits for each answer: the next one is this call's
+                if answers and self._armed.is_set() and (not self._markers or pair in self._marked):
+                    self._marked.discard(pair)
+                    if self._markers:
+                        self._markers.pop(0)
+                    if not self._markers:
+                        self._armed.clear()
+                        self.lost.set()
                     break  # the answer is dropped
                 sink.sendall(data)
         except OSError:

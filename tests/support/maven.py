@@ -108,6 +108,8 @@ def iceberg_runtime(version: str) -> Path:
 
 
 RCK_POM = Path(__file__).resolve().parent / "rck" / "pom.xml"
+#: the Hive standalone metastore's class path (tests/support/hive_metastore.py)
+HMS_POM = Path(__file__).resolve().parent / "hms" / "pom.xml"
 
 
 def classpath(pom: Path, cache: Path) -> list[Path]:
@@ -153,7 +155,8 @@ def every_artifact() -> list[str]:
 
 
 def main() -> int:
-    """Fetch every artifact the suite uses (and the REST Compatibility Kit's class path);
+    """Fetch every artifact the suite uses (and the class paths of the REST Compatibility Kit
+    and the Hive metastore);
     print where each is."""
     from tests.support.spark_jars import cache_dir
 
@@ -164,11 +167,12 @@ def main() -> int:
         except MavenUnavailable as e:
             print(e, file=sys.stderr)
             failed += 1
-    try:
-        print(f"REST Compatibility Kit: {len(classpath(RCK_POM, cache_dir()))} jars")
-    except MavenUnavailable as e:
-        print(e, file=sys.stderr)
-        failed += 1
+    for what, pom in (("REST Compatibility Kit", RCK_POM), ("Hive standalone metastore", HMS_POM)):
+        try:
+            print(f"{what}: {len(classpath(pom, cache_dir()))} jars")
+        except MavenUnavailable as e:
+            print(e, file=sys.stderr)
+            failed += 1
     return 1 if failed else 0
 
 

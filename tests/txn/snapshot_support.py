@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 
 from iceduck.engine.read import scan_to_arrow
 from iceduck.formats.puffin import write_deletion_vectors
+from iceduck.io.fileio import to_local_path
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.planner import plan_scan
 from iceduck.spec.deletion_vector import DeletionVector
@@ -74,7 +75,7 @@ def write_data(md: TableMetadata, ids: list[int], s: str) -> DataFile:
         file_format=FileFormat.PARQUET,
         partition=(s,) if spec.fields else (),
         record_count=len(ids),
-        file_size_in_bytes=Path(path).stat().st_size,
+        file_size_in_bytes=Path(to_local_path(path)).stat().st_size,  # a file: location too
         spec_id=spec.spec_id,
     )
 
@@ -94,7 +95,7 @@ def write_position_deletes(md: TableMetadata, target: DataFile, positions: list[
         file_format=FileFormat.PARQUET,
         partition=target.partition,
         record_count=len(positions),
-        file_size_in_bytes=Path(path).stat().st_size,
+        file_size_in_bytes=Path(to_local_path(path)).stat().st_size,  # a file: location too
         lower_bounds={DELETE_FILE_PATH_ID: bound},
         upper_bounds={DELETE_FILE_PATH_ID: bound},
         referenced_data_file=target.file_path,
