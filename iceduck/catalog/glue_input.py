@@ -24,28 +24,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from iceduck.catalog.hive_types import hive_type
 from iceduck.errors import ValidationError
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.spec.types import (
-    BinaryType,
-    BooleanType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FixedType,
-    FloatType,
-    IcebergType,
-    IntegerType,
-    ListType,
-    LongType,
-    MapType,
     NestedField,
-    StringType,
-    StructType,
-    TimestampType,
-    TimestamptzType,
-    TimeType,
-    UUIDType,
 )
 
 TABLE_TYPE = "table_type"
@@ -65,23 +48,6 @@ COMMENT_PROPERTY = "comment"
 _DATABASE_NAME = re.compile(r"^[a-z0-9_]{1,252}$")
 _TABLE_NAME = re.compile(r"^[a-z0-9_]{1,255}$")
 
-_PRIMITIVE_NAMES: dict[type[IcebergType], str] = {
-    BooleanType: "boolean",
-    IntegerType: "int",
-    LongType: "bigint",
-    FloatType: "float",
-    DoubleType: "double",
-    DateType: "date",
-    TimeType: "string",
-    StringType: "string",
-    UUIDType: "string",
-    TimestampType: "timestamp",
-    TimestamptzType: "timestamp",
-    FixedType: "binary",
-    BinaryType: "binary",
-}
-
-
 def check_database_name(name: str, validate: bool) -> None:
     """Java's ``validateNamespace``: 1-252 characters of ``[a-z0-9_]`` (unless ``validate`` is off)."""
     if validate and not _DATABASE_NAME.match(name):
@@ -100,23 +66,10 @@ def check_table_name(name: str, validate: bool) -> None:
         )
 
 
-def type_string(field_type: IcebergType) -> str:
-    """Java's ``toTypeString``: the Hive-style type Glue shows for an Iceberg type."""
-    if isinstance(field_type, DecimalType):
-        return f"decimal({field_type.precision},{field_type.scale})"
-    if isinstance(field_type, StructType):
-        return "struct<" + ",".join(f"{f.name}:{type_string(f.field_type)}" for f in field_type.fields) + ">"
-    if isinstance(field_type, ListType):
-        return f"array<{type_string(field_type.element_type)}>"
-    if isinstance(field_type, MapType):
-        return f"map<{type_string(field_type.key_type)},{type_string(field_type.value_type)}>"
-    return _PRIMITIVE_NAMES.get(type(field_type), str(field_type))
-
-
 def _column(field: NestedField, current: bool) -> dict[str, Any]:
     column: dict[str, Any] = {
         "Name": field.name,
-        "Type": type_string(field.field_type),
+        "Type": hive_type(field.field_type),
         "Parameters": {
             ICEBERG_FIELD_ID: str(field.field_id),
             ICEBERG_FIELD_OPTIONAL: "true" if field.optional else "false",

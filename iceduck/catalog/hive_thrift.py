@@ -29,23 +29,9 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
+from iceduck.catalog.hive_types import hive_type
 from iceduck.errors import StorageError, UnsupportedError, UserError
 from iceduck.spec.table_metadata import TableMetadata
-from iceduck.spec.types import (
-    BinaryType,
-    BooleanType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FixedType,
-    FloatType,
-    IcebergType,
-    IntegerType,
-    ListType,
-    LongType,
-    MapType,
-    StructType,
-)
 
 ICEBERG_TABLE_TYPE = "ICEBERG"
 TABLE_TYPE_PROP = "table_type"
@@ -283,37 +269,6 @@ def change_database(hive_db: Any, updates: dict[str, str], removals: list[str]) 
 
 
 # -- the metastore table -----------------------------------------------------------------------
-
-
-def hive_type(t: IcebergType) -> str:
-    """Java's ``HiveSchemaUtil.convert``: the Hive type name of an Iceberg type (time, UUID
-    and the timestamp kinds as Hive 2 names them, since Hive has no time or UUID type)."""
-    if isinstance(t, BooleanType):
-        return "boolean"
-    if isinstance(t, IntegerType):
-        return "int"
-    if isinstance(t, LongType):
-        return "bigint"
-    if isinstance(t, FloatType):
-        return "float"
-    if isinstance(t, DoubleType):
-        return "double"
-    if isinstance(t, DateType):
-        return "date"
-    if isinstance(t, DecimalType):
-        return f"decimal({t.precision},{t.scale})"
-    if isinstance(t, FixedType | BinaryType):
-        return "binary"
-    if isinstance(t, StructType):
-        return "struct<" + ",".join(f"{f.name}:{hive_type(f.field_type)}" for f in t.fields) + ">"
-    if isinstance(t, ListType):
-        return f"array<{hive_type(t.element_type)}>"
-    if isinstance(t, MapType):
-        return f"map<{hive_type(t.key_type)},{hive_type(t.value_type)}>"
-    name = str(t)
-    if name.startswith("timestamp"):
-        return "timestamp"
-    return "string"  # string, uuid, time, variant...: Hive reads them as strings
 
 
 def storage_descriptor(metadata: TableMetadata) -> Any:

@@ -242,7 +242,7 @@ def test_a_lost_answer_that_cannot_be_checked_is_unknown(
 
 
 def test_schema_types_in_hive_names() -> None:
-    from iceduck.catalog.hive_thrift import hive_type
+    from iceduck.catalog.hive_types import hive_type
     from iceduck.spec.types import (
         DecimalType,
         ListType,
