@@ -73,11 +73,29 @@ def exists(location: str) -> bool:
 def write_new(location: str, data: bytes) -> None:
     """Put a new object; refuse a name that exists (a check, then one PUT: names carry
     UUIDs, and the catalog's compare-and-swap decides which commit wins)."""
-    if exists(location):
+    if object_exists(location):
         raise AlreadyExistsError(f"refusing to overwrite existing file {location}")
     fs, parsed = filesystem(location)
     with _refusals(parsed, location), fs.open_output_stream(parsed.path) as out:
         out.write(data)
+
+
+def object_exists(location: str) -> bool:
+    """Whether an object of that very name exists: one HEAD (S3), one metadata GET (GCS).
+
+    Not :func:`exists`: pyarrow's ``get_file_info`` follows a missing object with a listing
+    of ``name/`` to tell a "folder" from nothing, a second request for every free name. A
+    folder-like prefix cannot be overwritten by a PUT of the name (S3 keeps ``a/b`` and
+    ``a/b/c`` side by side), so only the object itself matters to :func:`write_new`;
+    opening it for reading asks for exactly that (and reads nothing).
+    """
+    fs, parsed = filesystem(location)
+    try:
+        with _refusals(parsed, location):
+            fs.open_input_file(parsed.path).close()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def upload(local_path: str, location: str) -> None:

@@ -53,7 +53,12 @@ def _endpoint(value: str, name: str) -> tuple[str | None, str]:
 
 def s3_options(props: Mapping[str, str]) -> dict[str, Any]:
     """pyarrow ``S3FileSystem`` options from S3FileIOProperties names."""
-    options: dict[str, Any] = {}
+    # A new object's upload starts at its first write, not at open: a file smaller than one
+    # part (metadata, manifests, most one-row data files) is then a single PutObject instead
+    # of a multipart upload (create, upload part, complete: three requests, each 10-30 ms in
+    # a real store). What is delayed is only the error of opening in a missing bucket, which
+    # then surfaces at the write or the close -- both inside the same file operation.
+    options: dict[str, Any] = {"allow_delayed_open": True}
     access, secret = props.get("s3.access-key-id"), props.get("s3.secret-access-key")
     if (access is None) != (secret is None):
         raise UserError("properties s3.access-key-id and s3.secret-access-key must be given together")

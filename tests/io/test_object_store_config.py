@@ -18,6 +18,9 @@ from iceduck.io.object_store import parse, same_location
 from iceduck.io.store_options import adls_options, gcs_options, s3_options
 from tests.support.s3 import free_port
 
+#: every S3 filesystem defers its uploads to the first write (a small file is one PutObject)
+DELAYED = {"allow_delayed_open": True}
+
 
 def test_s3_properties_map_to_pyarrow_options() -> None:
     options = s3_options(
@@ -35,6 +38,7 @@ def test_s3_properties_map_to_pyarrow_options() -> None:
     retry = options.pop("retry_strategy")
     assert isinstance(retry, pafs.AwsStandardS3RetryStrategy)
     assert options == {
+        **DELAYED,
         "access_key": "AK",
         "secret_key": "SK",
         "session_token": "ST",
@@ -49,10 +53,10 @@ def test_s3_properties_map_to_pyarrow_options() -> None:
 
 def test_s3_defaults_leave_pyarrow_chains_in_charge() -> None:
     # no credentials: AWS_* variables, ~/.aws profiles, instance metadata (pyarrow's chain)
-    assert s3_options({}) == {}
-    assert s3_options({"s3.path-style-access": "false"}) == {"force_virtual_addressing": True}
-    assert s3_options({"s3.force-virtual-addressing": "true"}) == {"force_virtual_addressing": True}
-    assert s3_options({"s3.role-arn": "arn:aws:iam::1:role/r"}) == {"role_arn": "arn:aws:iam::1:role/r"}
+    assert s3_options({}) == DELAYED
+    assert s3_options({"s3.path-style-access": "false"}) == {**DELAYED, "force_virtual_addressing": True}
+    assert s3_options({"s3.force-virtual-addressing": "true"}) == {**DELAYED, "force_virtual_addressing": True}
+    assert s3_options({"s3.role-arn": "arn:aws:iam::1:role/r"}) == {**DELAYED, "role_arn": "arn:aws:iam::1:role/r"}
 
 
 @pytest.mark.parametrize(
