@@ -8,10 +8,11 @@ connection to a local warehouse.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pyarrow.fs as pafs
-from fsspec.implementations.arrow import ArrowFSWrapper
+from fsspec.implementations.arrow import ArrowFile, ArrowFSWrapper
 
 from iceduck.io import object_store
 from iceduck.io.scoped_filesystem import scoped_filesystem
@@ -19,6 +20,8 @@ from iceduck.lru import LRUCache
 
 #: how many object descriptions (size, mtime) the fsspec path remembers, about 200 bytes each
 MAX_CACHEDINFOS = 100_000
+#: how many opened objects (a path, a size and the store's client) the fsspec path keeps
+MAX_OPEN_OBJECTS = 1_000
 
 
 class StoreFileSystem(ArrowFSWrapper):
@@ -69,9 +72,74 @@ class StoreFileSystem(ArrowFSWrapper):
             INFOS.put(key, info)
         return info
 
+    # Each open of an object through pyarrow asks its size first (one HEAD), and DuckDB opens
+    # a Parquet file once for its footer and again for each part it scans: four HEADs for a
+    # one-row file, 10-30 ms each in a real store. For the same reason as above an opened
+    # object is kept and each open gets its own position over it (``read_at`` reads a range
+    # at an offset, without touching a shared position, from any thread).
+
+    def _open(
+        self, path: str, mode: str = "rb", block_size: Any = None, seekable: bool = True, **kwargs: Any
+    ) -> Any:
+        if mode != "rb" or not seekable:
+            return super()._open(path, mode, block_size, seekable, **kwargs)
+        key = (object_store.generation(), self.location.partition("://")[0], path)
+        handle = OPENED.get(key)
+        if handle is None:
+            handle = self.fs.open_input_file(path)
+            OPENED.put(key, handle)
+        return ArrowFile(self, RangeReader(handle), path, mode, block_size, **kwargs)
+
+
+class RangeReader(io.RawIOBase):
+    """A seekable stream of its own over an opened object shared with other readers: every
+    read is a ``read_at`` of the object at this stream's position (closing it leaves the
+    object open for the others)."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+        self._size = int(handle.size())
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def size(self) -> int:
+        return self._size
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        if base + offset < 0:
+            raise ValueError(f"negative seek position {base + offset}")
+        self._position = base + offset
+        return self._position
+
+    def read(self, size: int | None = -1) -> bytes:
+        left = max(0, self._size - self._position)
+        wanted = left if size is None or size < 0 else min(size, left)
+        data = bytes(self._handle.read_at(wanted, self._position)) if wanted else b""
+        self._position += len(data)
+        return data
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(memoryview(buffer)))
+        memoryview(buffer)[: len(data)] = data
+        return len(data)
+
 
 #: object descriptions the fsspec path read, by (configuration generation, scheme, path)
 INFOS: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_CACHEDINFOS)
+#: objects the fsspec path opened, by (configuration generation, scheme, path)
+OPENED: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_OPEN_OBJECTS)
 
 
 class S3(StoreFileSystem):

@@ -55,8 +55,14 @@ def test_s3_defaults_leave_pyarrow_chains_in_charge() -> None:
     # no credentials: AWS_* variables, ~/.aws profiles, instance metadata (pyarrow's chain)
     assert s3_options({}) == DELAYED
     assert s3_options({"s3.path-style-access": "false"}) == {**DELAYED, "force_virtual_addressing": True}
-    assert s3_options({"s3.force-virtual-addressing": "true"}) == {**DELAYED, "force_virtual_addressing": True}
-    assert s3_options({"s3.role-arn": "arn:aws:iam::1:role/r"}) == {**DELAYED, "role_arn": "arn:aws:iam::1:role/r"}
+    assert s3_options({"s3.force-virtual-addressing": "true"}) == {
+        **DELAYED,
+        "force_virtual_addressing": True,
+    }
+    assert s3_options({"s3.role-arn": "arn:aws:iam::1:role/r"}) == {
+        **DELAYED,
+        "role_arn": "arn:aws:iam::1:role/r",
+    }
 
 
 @pytest.mark.parametrize(
