@@ -83,6 +83,7 @@ class StoreFileSystem(ArrowFSWrapper):
     ) -> Any:
         if mode != "rb" or not seekable:
             return super()._open(path, mode, block_size, seekable, **kwargs)
+        object_store.refresh_due()  # credentials about to expire: renewed (a new generation) first
         key = (object_store.generation(), self.location.partition("://")[0], path)
         handle = OPENED.get(key)
         if handle is None:
