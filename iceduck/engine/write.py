@@ -68,6 +68,7 @@ from iceduck.engine.partition_sql import (
     partition_value_sql,
     register_hash_functions,
     transform_sql,
+    uses_hash_functions,
 )
 from iceduck.engine.queries import describe
 from iceduck.engine.spool import Placement
@@ -136,7 +137,9 @@ def write_data_files(
     Raises :class:`ValidationError` naming the column when a value cannot be cast to its
     column's type or a required column gets a null; no file is left behind then.
     """
-    register_hash_functions(con)
+    hashes = uses_hash_functions(query_sql)  # a caller's query may bucket too
+    if hashes:
+        register_hash_functions(con)
     width = len(describe(con, query_sql, params))
     expected = len(target.schema.fields) + (2 if row_lineage else 0)
     if width != expected:
@@ -147,6 +150,8 @@ def write_data_files(
     names = ", ".join(quote_identifier(f.name) for f in fields)
     order = _order_by(target)
     body = f"SELECT {names}{key_items} FROM ({select}) AS __w"
+    if not hashes and uses_hash_functions(body + order):  # a bucket partition or sort field
+        register_hash_functions(con)
     write_id = str(uuid.uuid4())
     place = Placement(target.data_location)  # the data folder, or a local spool (object stores)
     tmp_dir = os.path.join(place.root, f".iceduck-tmp-{write_id}")

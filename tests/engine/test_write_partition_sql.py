@@ -196,3 +196,12 @@ def test_bucket_on_many_rows_is_vectorised(con: Any):
     expr = transform_sql(parse_transform("bucket[16]"), LongType(), "i")
     got = con.execute(f"SELECT i, {expr} FROM range(-50000, 50000) t(i) ORDER BY i").fetchall()
     assert all(b == (hash_long(i) & 0x7FFFFFFF) % 16 for i, b in got)
+
+
+def test_hash_functions_created_once_per_connection():
+    """Registering again on a connection that has them creates nothing (it once cost each
+    write ~0.7 ms); another connection gets its own."""
+    first, second = open_database(), open_database()
+    assert register_hash_functions(first) is True
+    assert [register_hash_functions(first) for _ in range(5)] == [False] * 5
+    assert register_hash_functions(second) is True
