@@ -65,20 +65,33 @@ class MetadataCache:
         self._entries: LRUCache[tuple[str, int, int], TableMetadata] = LRUCache(capacity)
 
     def load(self, location: str) -> TableMetadata:
-        if is_object_store(location):  # never replaced in place (write_new): the size suffices
-            key = (location, file_size(location), 0)
-        else:
-            try:
-                st = os.stat(to_local_path(location))
-            except FileNotFoundError:
-                raise MissingFileError("file does not exist", location) from None
-            key = (location, st.st_size, st.st_mtime_ns)
-        cached = self._entries.get(key)
+        cached = self._entries.get(key := _cache_key(location))
         if cached is not None:
             return cached
         metadata = read_metadata(location)
         self._entries.put(key, metadata)
         return metadata
+
+    def write(self, location: str, metadata: TableMetadata) -> TableMetadata:
+        """:func:`write_metadata_file`, remembering the metadata under the new file's key, so
+        loading the table after its commit (the next statement's refresh) does not read and
+        parse the file just written. What is remembered is what the file holds: the metadata
+        written, as :func:`write_metadata_file` returns it (its recorded changes dropped), and
+        it is found only by this location, size and mtime."""
+        written = write_metadata_file(location, metadata)
+        self._entries.put(_cache_key(location), written)
+        return written
+
+
+def _cache_key(location: str) -> tuple[str, int, int]:
+    """What a parsed metadata file is cached under: its location, size and mtime."""
+    if is_object_store(location):  # never replaced in place (write_new): the size suffices
+        return (location, file_size(location), 0)
+    try:
+        st = os.stat(to_local_path(location))
+    except FileNotFoundError:
+        raise MissingFileError("file does not exist", location) from None
+    return (location, st.st_size, st.st_mtime_ns)
 
 
 # -- the Hadoop (file-system) table layout ------------------------------------------------
