@@ -9,7 +9,7 @@ writer can split, sort and label rows inside one DuckDB query:
   floor division, as Java's ``floorDiv`` ("1969-12-31T23:59:59.999999" is day -1), and
   never on a session time zone (``year(timestamptz)`` would depend on it);
 * ``bucket[N]`` is "(murmur3_x86_32_hash(x) & Integer.MAX_VALUE) % N" with the hash computed
-  by vectorised Arrow UDFs registered on the connection (:func:`register_hash_functions`):
+  by vectorised Arrow UDFs registered in the database (:func:`register_hash_functions`):
   a numpy murmur3 of the 8 little-endian bytes for int, long, date, time and timestamps
   ("Integer and long hash results must be identical"), and ``mmh3`` over the bytes of
   strings (UTF-8), binary, uuid (16 bytes big-endian) and decimals (minimum big-endian
@@ -42,6 +42,7 @@ import mmh3
 import numpy as np
 import pyarrow as pa
 
+from iceduck.engine.connection import database_of
 from iceduck.engine.types import duckdb_type, quote_string
 from iceduck.engine.write_columns import CHECK
 from iceduck.errors import CorruptDataError, UnsupportedError
@@ -156,9 +157,10 @@ def _hash_decimal_udf(values: pa.Array, scales: pa.Array) -> pa.Array:
     return pa.array(out, type=pa.int32())
 
 
-#: the connections (or cursors) the murmur3 UDFs were created on: creating them again costs
-#: about 0.7 ms a write (measured over one-row INSERTs), and a connection keeps its functions
-#: for its life; weak, so a closed connection is forgotten with it
+#: the databases the murmur3 UDFs were created in: creating them again costs about 0.7 ms a
+#: write (0.4 ms to find they exist), measured over one-row INSERTs; a DuckDB function
+#: belongs to the database, seen by all its cursors (tested), for the database's life; weak,
+#: so a closed database is forgotten with it
 _REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
@@ -169,13 +171,12 @@ def uses_hash_functions(sql: str) -> bool:
 
 
 def register_hash_functions(con: Duck) -> bool:
-    """Register the murmur3 UDFs on ``con`` (a DuckDB connection or cursor) unless they were
-    registered on it already; whether they were created now. Idempotent.
-
-    Functions belong to the connection they were created on, so every cursor that runs a
-    bucket expression must call this first.
+    """Register the murmur3 UDFs in the database of ``con`` (a DuckDB database, or a cursor
+    of :func:`~iceduck.engine.connection.open_cursor`) unless they were registered in it
+    already; whether DuckDB was asked (False: remembered for this database). Idempotent.
     """
-    if con in _REGISTERED:
+    database = database_of(con)
+    if database in _REGISTERED:
         return False
     from duckdb import CatalogException, NotImplementedException
     from duckdb.sqltypes import BIGINT, BLOB, INTEGER, VARCHAR
@@ -188,16 +189,14 @@ def register_hash_functions(con: Duck) -> bool:
     # typed loosely: DuckDB's stubs ask for its enums, which moved between releases; the
     # strings mean the same from DuckDB 1.1 on
     create: Any = con.create_function
-    created = False
     for name, fn, params in specs:
         try:
             create(name, fn, params, INTEGER, type="arrow", null_handling="special")
-            created = True
         except (CatalogException, NotImplementedException) as e:
             if "already" not in str(e).lower():
                 raise
-    _REGISTERED.add(con)
-    return created
+    _REGISTERED.add(database)
+    return True
 
 
 def _floor_div(x: str, d: int) -> str:
