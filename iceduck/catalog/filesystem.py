@@ -41,7 +41,6 @@ from iceduck.catalog.metadata_files import (
     delete_removed_metadata_files,
     has_metadata_files,
     with_previous_file,
-    write_metadata_file,
 )
 from iceduck.catalog.names import check_namespace, check_new_table, folder_name_problem, namespace_display
 from iceduck.catalog.purge import purge_table_files
@@ -198,7 +197,7 @@ class HadoopCatalog:
             raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'")
         location = str(metadata_dir / hadoop_metadata_file_name(1))
         try:
-            metadata = write_metadata_file(location, metadata)
+            metadata = self._metadata.write(location, metadata)
         except AlreadyExistsError:
             raise AlreadyExistsError(
                 f"table '{identifier}' already exists in catalog '{self.name}'"
@@ -220,7 +219,7 @@ class HadoopCatalog:
         metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
         location = str(metadata_dir / hadoop_metadata_file_name(version + 1))
         try:
-            metadata = write_metadata_file(location, metadata)
+            metadata = self._metadata.write(location, metadata)
         except AlreadyExistsError:
             raise CommitConflictError(
                 f"table '{identifier}' changed since it was loaded: version {version + 1} was "

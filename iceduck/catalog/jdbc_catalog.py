@@ -49,7 +49,6 @@ from iceduck.catalog.metadata_files import (
     delete_removed_metadata_files,
     next_metadata_location,
     with_previous_file,
-    write_metadata_file,
 )
 from iceduck.catalog.names import check_namespace, check_new_table, children, namespace_display
 from iceduck.catalog.purge import purge_table_files
@@ -274,7 +273,7 @@ class JdbcCatalog:
             raise self._namespace_not_found(identifier.namespace)
         self._check_name_free(identifier)
         location = next_metadata_location(metadata, None)
-        metadata = write_metadata_file(location, metadata)
+        metadata = self._metadata.write(location, metadata)
         try:
             with self._store.transaction():
                 if not self.namespace_exists(identifier.namespace):
@@ -296,7 +295,7 @@ class JdbcCatalog:
         self._check_writable(f"commit to table '{identifier}'")
         metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
         location = next_metadata_location(metadata, base.metadata_location)
-        metadata = write_metadata_file(location, metadata)
+        metadata = self._metadata.write(location, metadata)
         try:
             landed = self._store.swap(identifier, base.metadata_location, location)
         except IceduckError as e:
@@ -339,7 +338,7 @@ class JdbcCatalog:
             for base, metadata in changes:
                 metadata = with_previous_file(metadata, base.metadata, base.metadata_location)
                 location = next_metadata_location(metadata, base.metadata_location)
-                metadata = write_metadata_file(location, metadata)
+                metadata = self._metadata.write(location, metadata)
                 prepared.append((base, metadata, location))
             with self._store.transaction():
                 for base, _, location in prepared:

@@ -69,12 +69,7 @@ class MetadataCache:
     def load(self, location: str) -> TableMetadata:
         if is_object_store(location):
             return self._load_object(location)
-        try:
-            st = os.stat(to_local_path(location))
-        except FileNotFoundError:
-            raise MissingFileError("file does not exist", location) from None
-        key = (location, st.st_size, st.st_mtime_ns)
-        cached = self._entries.get(key)
+        cached = self._entries.get(key := _local_key(location))
         if cached is not None:
             return cached
         metadata = read_metadata(location)
@@ -95,6 +90,26 @@ class MetadataCache:
         self._entries.put((location, len(raw), 0), metadata)
         self._objects.put(location, len(raw))
         return metadata
+
+    def write(self, location: str, metadata: TableMetadata) -> TableMetadata:
+        """:func:`write_metadata_file`, remembering the metadata under the new file's key, so
+        loading the table after its commit (the next statement's refresh) does not read and
+        parse the file just written. What is remembered is what the file holds: the metadata
+        written, as :func:`write_metadata_file` returns it (its recorded changes dropped), and
+        it is found only by this location, size and mtime."""
+        written = write_metadata_file(location, metadata)
+        if not is_object_store(location):  # an object's size would cost a request to learn
+            self._entries.put(_local_key(location), written)
+        return written
+
+
+def _local_key(location: str) -> tuple[str, int, int]:
+    """What a parsed local metadata file is cached under: its location, size and mtime."""
+    try:
+        st = os.stat(to_local_path(location))
+    except FileNotFoundError:
+        raise MissingFileError("file does not exist", location) from None
+    return (location, st.st_size, st.st_mtime_ns)
 
 
 # -- the Hadoop (file-system) table layout ------------------------------------------------

@@ -20,6 +20,7 @@ and pass it to the engine's functions, but never call DuckDB or import it themse
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, TypeAlias
 
 import duckdb
@@ -53,9 +54,21 @@ def time_zone(database: Duck) -> str:
     return str(row[0])
 
 
+#: the database each cursor of :func:`open_cursor` is of (DuckDB does not say): what is
+#: created once per database, as functions are, is remembered by it
+_DATABASE_OF: weakref.WeakKeyDictionary[Duck, Duck] = weakref.WeakKeyDictionary()
+
+
 def open_cursor(database: Duck) -> Duck:
     """A new cursor of ``database`` for one statement (its views and variables are its own)."""
-    return database.cursor()
+    cursor = database.cursor()
+    _DATABASE_OF[cursor] = database_of(database)
+    return cursor
+
+
+def database_of(con: Duck) -> Duck:
+    """The database ``con`` (a database, or a cursor of :func:`open_cursor`) is of."""
+    return _DATABASE_OF.get(con, con)
 
 
 def track_progress(cursor: Duck) -> None:

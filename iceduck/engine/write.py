@@ -68,6 +68,7 @@ from iceduck.engine.partition_sql import (
     partition_value_sql,
     register_hash_functions,
     transform_sql,
+    uses_hash_functions,
 )
 from iceduck.engine.queries import describe
 from iceduck.engine.spool import Placement
@@ -127,17 +128,31 @@ class FileTarget:
 
 
 def write_data_files(
-    con: Duck, query_sql: str, target: FileTarget, *, params: Any = None, row_lineage: bool = False
+    con: Duck,
+    query_sql: str,
+    target: FileTarget,
+    *,
+    params: Any = None,
+    row_lineage: bool = False,
+    width: int | None = None,
 ) -> list[DataFile]:
     """Write the rows of ``query_sql`` (the schema's top-level columns in order, plus
     ``_row_id`` and ``_last_updated_sequence_number`` with ``row_lineage``) as data files of
     ``target``; returns their :class:`DataFile` entries (``spec_id`` and partition set).
 
+    ``width`` is the number of columns ``query_sql`` yields, for a caller that built the
+    query with one item per column (an INSERT's select over a query it described already):
+    binding the query once more only to count them costs about 0.7 ms a write. Without it
+    the query is described here.
+
     Raises :class:`ValidationError` naming the column when a value cannot be cast to its
     column's type or a required column gets a null; no file is left behind then.
     """
-    register_hash_functions(con)
-    width = len(describe(con, query_sql, params))
+    hashes = uses_hash_functions(query_sql)  # a caller's query may bucket too
+    if hashes:
+        register_hash_functions(con)
+    if width is None:
+        width = len(describe(con, query_sql, params))
     expected = len(target.schema.fields) + (2 if row_lineage else 0)
     if width != expected:
         raise ValidationError(f"the query yields {width} columns, but {expected} are written to the table")
@@ -147,6 +162,8 @@ def write_data_files(
     names = ", ".join(quote_identifier(f.name) for f in fields)
     order = _order_by(target)
     body = f"SELECT {names}{key_items} FROM ({select}) AS __w"
+    if not hashes and uses_hash_functions(body + order):  # a bucket partition or sort field
+        register_hash_functions(con)
     write_id = str(uuid.uuid4())
     place = Placement(target.data_location)  # the data folder, or a local spool (object stores)
     tmp_dir = os.path.join(place.root, f".iceduck-tmp-{write_id}")

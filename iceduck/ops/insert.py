@@ -153,7 +153,13 @@ def insert(ctx: OpContext, stmt: Insert) -> OpResult:
         return _static_overwrite(ctx, target, stmt, select)
     with WrittenFiles() as written:
         files = written.add(
-            write_data_files(ctx.duck, select, file_target(metadata), params=params_for(select, ctx.params))
+            write_data_files(
+                ctx.duck,
+                select,
+                file_target(metadata),
+                params=params_for(select, ctx.params),
+                width=len(schema.fields),  # select_for_table: one item per column
+            )
         )
         count = sum(f.record_count for f in files)
         if stmt.overwrite:

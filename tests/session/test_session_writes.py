@@ -80,3 +80,28 @@ def test_a_relative_warehouse_path_gives_tables_absolute_locations(
     assert Path(location).is_absolute()
     monkeypatch.chdir("/")
     assert iceduck.connect(tmp_path / "relative-wh").execute("SELECT x FROM a.t").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize("catalog_type", [None, "hadoop"], ids=["sqlite", "hadoop"])
+def test_a_table_changed_by_another_connection_between_statements_is_seen(
+    tmp_path: Path, catalog_type: str | None
+) -> None:
+    """A connection remembers the metadata it committed, but each statement still asks the
+    catalog which file is current: another writer's commit in between is seen."""
+    kwargs = {"catalog_type": catalog_type} if catalog_type else {}
+    ours, theirs = iceduck.connect(tmp_path / "wh", **kwargs), iceduck.connect(tmp_path / "wh", **kwargs)
+    ours.execute("CREATE NAMESPACE db")
+    ours.execute("CREATE TABLE db.t (id bigint)")
+    ours.execute("INSERT INTO db.t VALUES (1)")
+    assert ours.execute("SELECT count(*) FROM db.t").fetchall() == [(1,)]
+    theirs.execute("INSERT INTO db.t VALUES (2)")
+    assert ours.execute("SELECT sum(id) FROM db.t").fetchall() == [(3,)]
+    ours.execute("INSERT INTO db.t VALUES (3)")  # commits on their snapshot, not a stale one
+    theirs.execute("ALTER TABLE db.t ADD COLUMN s string")
+    ours.execute("INSERT INTO db.t VALUES (4, 'x')")
+    assert theirs.execute("SELECT id, s FROM db.t ORDER BY id").fetchall() == [
+        (1, None),
+        (2, None),
+        (3, None),
+        (4, "x"),
+    ]
