@@ -30,6 +30,9 @@ arguments and the cleanup.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import importlib
 import math

@@ -180,6 +180,8 @@ class Measure:
     duckdb_ext: float | str | None = None
     pyiceberg: float | str | None = None
     note: str = ""
+    #: the unit of ``iceduck`` and ``limit`` (ms unless a row counts something else)
+    unit: str = "ms"
 
     @property
     def ratio(self) -> float | None:

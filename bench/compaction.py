@@ -22,6 +22,9 @@ tables must agree.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import shutil
 import statistics

@@ -27,6 +27,9 @@ what a query against S3 costs.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import shutil
 import socket

@@ -29,6 +29,9 @@ baseline measured in the same run, reported, never asserted.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import hashlib
 import json

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
+import targets
 from common import Measure, Section, fmt_ms, fmt_ratio, load_average, machine, ratio
 
 
@@ -48,19 +49,26 @@ def _cell(value: float | str | None, limit: float | None) -> str:
 
 
 def markdown(sections: list[Section]) -> str:
-    """One row per measure: measure | iceduck | limit | ratio | DuckDB ext | PyIceberg (ms)."""
+    """One row per measure: measure | iceduck | limit | ratio | target | DuckDB ext |
+    PyIceberg (ms unless the measure names its unit)."""
     lines = [
-        "| measure | iceduck ms | limit ms | ratio | DuckDB ext ms | PyIceberg ms |",
-        "|---|---|---|---|---|---|",
+        "| measure | iceduck ms | limit ms | ratio | target | DuckDB ext ms | PyIceberg ms |",
+        "|---|---|---|---|---|---|---|",
     ]
     for sec in sections:
         for m in sec.measures:
             name = f"{m.name} ({m.note})" if m.note else m.name
+            unit = "" if m.unit == "ms" else f" {m.unit}"
             lines.append(
-                f"| {name} | {fmt_ms(m.iceduck)} | {fmt_ms(m.limit)} | {fmt_ratio(m.ratio)} | "
-                f"{_cell(m.duckdb_ext, m.limit)} | {_cell(m.pyiceberg, m.limit)} |"
+                f"| {name} | {fmt_ms(m.iceduck)}{unit} | {fmt_ms(m.limit)}{unit} | {fmt_ratio(m.ratio)} | "
+                f"{targets.cell(m)} | {_cell(m.duckdb_ext, m.limit)} | {_cell(m.pyiceberg, m.limit)} |"
             )
     return "\n".join(lines)
+
+
+def target_lines(sections: list[Section]) -> list[str]:
+    """Every target of bench/targets.py against this run's rows: met or missed."""
+    return targets.lines([m for sec in sections for m in sec.measures])
 
 
 def summary_lines(sections: list[Section]) -> list[str]:
@@ -81,6 +89,8 @@ def to_json(sections: list[Section], argv: list[str]) -> dict[str, Any]:
             "duckdb_ext": m.duckdb_ext,
             "pyiceberg": m.pyiceberg,
             "note": m.note,
+            "unit": m.unit,
+            "target": targets.cell(m),
         }
 
     return {

@@ -25,6 +25,9 @@ DuckDB-through-REST's, per query, cold and warm.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import re
 import subprocess

@@ -25,6 +25,9 @@ in milliseconds and their multiple of the baseline measured in the same run.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import dataclasses
 import json
@@ -272,6 +275,7 @@ def run_suite(args: argparse.Namespace, peers: list[str], argv: list[str] | None
             sections.append(sec)
             print("", *sec.lines, sep="\n", flush=True)
     print("", *suite_report.summary_lines(sections), sep="\n")
+    print("", *suite_report.target_lines(sections), sep="\n")
     if args.markdown:
         print("\n" + suite_report.markdown(sections))
     if args.json:

@@ -13,6 +13,9 @@ physical planning) and the whole ``SELECT count(*)`` (``collect``). Medians, in 
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import statistics
 import tempfile

@@ -14,6 +14,9 @@ unpartitioned INSERT.
 
 from __future__ import annotations
 
+import checkout  # noqa: F401  (first: this checkout's iceduck, not an installed one)
+
+# isort: split
 import argparse
 import dataclasses
 import shutil

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -207,8 +208,19 @@ def test_suite_prints_header_summary_and_markdown(suite: dict[str, Any]) -> None
     out = suite["stdout"]
     assert "machine:" in out and "DuckDB" in out and "load average" in out
     assert "answers: every iceduck answer agreed with its baseline" in out
-    assert "| measure | iceduck ms | limit ms | ratio | DuckDB ext ms | PyIceberg ms |" in out
+    assert "| measure | iceduck ms | limit ms | ratio | target | DuckDB ext ms | PyIceberg ms |" in out
     assert set(suite["json"]["sections"]) == set(suite["sections"])
+
+
+def test_suite_checks_each_target_against_its_row(suite: dict[str, Any]) -> None:
+    """bench/targets.py names the promises; the run says of each row with one whether it
+    was kept, and counts them (the figures themselves are this run's, never asserted)."""
+    out = suite["stdout"]
+    assert re.search(r"^targets: \d+ met, \d+ missed$", out, re.M), out[-2000:]
+    cli = next(m for m in suite["json"]["sections"]["cli"]["measures"] if m["name"].startswith("cold CLI"))
+    assert re.fullmatch(r"<= 400 ms \((met|MISSED)\)", cli["target"]), cli
+    verdict = "met" if cli["iceduck_ms"] <= 400 else "MISSED"
+    assert f"{verdict:6} {cli['name']}: " in out
 
 
 @pytest.mark.parametrize("name, count", [("tpch", 22), ("tpcds", len(TPCDS_QUERIES.split(",")))])
