@@ -75,6 +75,16 @@ def version_of(source: Source) -> TableVersion:
     )
 
 
+def prepared_key(text: str, params: Any, is_table: Callable[[Any], bool]) -> Hashable | None:
+    """The key of a query's plan: its text and parameters; None when a parameter is a
+    table (``FROM ?``: registered per run) or cannot be part of a key."""
+    values = params.values() if isinstance(params, dict) else params or ()
+    if any(is_table(value) for value in values):
+        return None
+    found = parameters_key(params)
+    return None if found is None else (text, found)
+
+
 def parameters_key(params: Any) -> Hashable | None:
     """The parameters' values as part of a key (type and value: ``1`` and ``True`` and
     ``1.0`` differ); None when a value cannot be a key (a list), so the query is not kept."""

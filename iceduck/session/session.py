@@ -93,19 +93,15 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
-from iceduck.io.fileio import to_local_path
-from iceduck.io.listing import list_children
-from iceduck.io.object_store import is_object_store
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.procedures.call import call as call_procedure
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.session import answers
+from iceduck.session import answers, paimon_attach
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
 from iceduck.session.iceberg_sources import (
-    DUCKDB_SCHEMAS,
     Lookup,
     Planning,
     Source,
@@ -120,7 +116,7 @@ from iceduck.session.name_resolution import (
 )
 from iceduck.session.own_objects import SessionObjects
 from iceduck.session.paimon_sources import PaimonSource, is_paimon_ref, plan_paimon_sources, resolve_paimon
-from iceduck.session.prepared import PreparedQueries, PreparedQuery, keepable, parameters_key, version_of
+from iceduck.session.prepared import PreparedQueries, PreparedQuery, keepable, prepared_key, version_of
 from iceduck.session.python_objects import StatementObjects
 from iceduck.session.result import Result, statement_errors
 from iceduck.sql.attach import Attach, Detach
@@ -274,31 +270,13 @@ class Session:
     def attach_paimon(self, location: str | Path, alias: str = "paimon", if_not_exists: bool = False) -> None:
         """Attach the Paimon warehouse at ``location`` as ``alias``: its tables read as
         ``alias.<database>.<table>`` (``ATTACH 'location' AS alias (TYPE paimon)``)."""
-        if not isinstance(alias, str) or not alias or "." in alias:
-            raise UserError(f"a Paimon warehouse alias is a plain name, not {alias!r}")
-        key = alias.lower()
-        if key in self.paimon:
-            if if_not_exists:
-                return
-            raise UserError(f"{alias} is attached already (to {self.paimon[key].location}); DETACH it first")
-        if key == self.base_catalog.name.lower() or key in DUCKDB_SCHEMAS:
-            raise UserError(f"{alias} cannot name a Paimon warehouse: it is the name of a catalog or schema")
-        text = str(location)
-        if is_object_store(text):
-            list_children(text)  # reach the store now: a wrong endpoint or credential fails here
-        else:
-            text = str(Path(to_local_path(text)).expanduser().resolve())
-            if not Path(text).is_dir():
-                raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
-        self.paimon[key] = PaimonWarehouse(text, alias)
+        paimon_attach.attach(self.paimon, location, alias, if_not_exists, self.base_catalog.name)
         self._changes += 1
 
     def detach_paimon(self, alias: str, if_exists: bool = False) -> None:
         """Forget the Paimon warehouse attached as ``alias`` (``DETACH alias``)."""
         self._changes += 1
-        if self.paimon.pop(alias.lower(), None) is None and not if_exists:
-            attached = ", ".join(w.alias for w in self.paimon.values()) or "none"
-            raise NotFoundError(f"no Paimon warehouse is attached as {alias} (attached: {attached})")
+        paimon_attach.detach(self.paimon, alias, if_exists)
 
     def close(self) -> None:
         if not self.closed:
@@ -525,14 +503,10 @@ class Session:
 
     def _prepared_key(self, text: str, params: Any) -> Hashable | None:
         """The key a query's plan is kept under for its next run; None when it is not kept
-        (inside a transaction, or a parameter is a table or cannot be a key)."""
+        (inside a transaction, which sees its own writes: :func:`prepared_key`)."""
         if self.transaction is not None or not self.autocommit:
             return None
-        values = params.values() if isinstance(params, dict) else params or ()
-        if any(is_table_like(value) for value in values):
-            return None
-        found = parameters_key(params)
-        return None if found is None else (text, found)
+        return prepared_key(text, params, is_table_like)
 
     def _state(self) -> Hashable:
         """What a kept query's validity depends on in the session besides its tables."""
