@@ -28,6 +28,8 @@ Only plain queries over Iceberg tables are kept: no time travel (``TIMESTAMP AS 
 moves), no metadata tables, no Python objects, no Paimon tables, nothing inside a
 transaction (which sees its own uncommitted writes), no ``EXPLAIN`` or ``DESCRIBE``.
 
+A query is kept at its second run (the first only notes its key), so statements that run once
+-- ad hoc queries, parameters that never come back -- cost nothing more and hold no cursor.
 A DuckDB cursor has one result at a time and holds the scans' variables, so an entry lends
 its cursor to one result at a time: a repeated run whose cursor is still lent (an earlier
 result of the same statement is still open) runs the whole way on a cursor of its own.
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from iceduck.engine import connection as engine
 from iceduck.engine.results import Running, StatementRows
 from iceduck.errors import IceduckError
+from iceduck.lru import LRUCache
 from iceduck.session.caller_scope import PythonScope
 from iceduck.session.iceberg_sources import Lookup, Source, resolve_source
 from iceduck.session.python_objects import shadows
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
 
 #: how many repeated queries a session keeps ready (each holds a DuckDB cursor)
 PREPARED_QUERIES = 64
+#: how many keys of queries run once a session remembers
+SEEN_QUERIES = 1024
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,16 @@ class PreparedQueries:
         self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, PreparedQuery] = OrderedDict()
         self._lock = threading.Lock()
+        #: the keys of queries run once: a query is kept at its second run, so statements
+        #: run only once (ad hoc queries, new parameters each time) hold no cursor
+        self._seen: LRUCache[Hashable, bool] = LRUCache(SEEN_QUERIES)
+
+    def worth_keeping(self, key: Hashable) -> bool:
+        """Whether the query of ``key`` ran before (and so is kept this time); notes it."""
+        if self._seen.get(key) is not None:
+            return True
+        self._seen.put(key, True)
+        return False
 
     def keep(self, key: Hashable, query: PreparedQuery, rows: StatementRows) -> None:
         """Keep ``query`` under ``key``; ``rows``, the first run's, holds its cursor now."""

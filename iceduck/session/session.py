@@ -215,6 +215,8 @@ class Session:
         #: statements run, and queries inside write statements, parsed: by text
         self._statements: LRUCache[str, Classified] = LRUCache(PARSED_STATEMENTS)
         self._queries: LRUCache[str, Statement] = LRUCache(PARSED_STATEMENTS)
+        #: the names DuckDB heads unaliased select items with, by the item's text
+        self._item_names: LRUCache[str, tuple[str | None]] = LRUCache(PARSED_STATEMENTS)
         #: queries kept ready to run again (:mod:`iceduck.session.prepared`), and the count of
         #: the session's changes that no kept query outlives
         self.prepared = PreparedQueries()
@@ -560,7 +562,12 @@ class Session:
             raise translated from e
         scans = answers.scans_of(sources)
         prepared = rows.prepared()
-        if keep is not None and prepared is not None and keepable(sources, refs, python, paimon):
+        if (
+            keep is not None
+            and prepared is not None
+            and keepable(sources, refs, python, paimon)
+            and self.prepared.worth_keeping(keep)
+        ):
             parsed, described = prepared
             refs_read = tuple(s.ref for s in sources)
             versions = tuple(version_of(s) for s in sources)
@@ -680,7 +687,8 @@ class Session:
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
         items = unnamed_items(statement, [r.span for r in refs])
-        names = queries.item_names(duck, [statement.text[a:b] for a, b in items]) if items else []
+        texts = [statement.text[a:b] for a, b in items]
+        names = queries.item_names(duck, texts, self._item_names) if items else []
         more += [((b, b), f" AS {quote_identifier(n)}") for (_, b), n in zip(items, names, strict=True) if n]
         relations = [*((s.ref, s.relation) for s in sources), *((s.ref, s.relation) for s in paimon), *python]
         return rewrite(statement.text, relations, more)
