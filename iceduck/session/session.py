@@ -65,7 +65,10 @@ DuckDB's errors become iceduck's kinds at the statement's edge
 (:func:`iceduck.engine.errors.duckdb_call`), with the names the user wrote. Registered
 Arrow tables, variables and views live per DuckDB cursor, so a statement's objects vanish
 with its result and several open results never see each other's. Parsed statements are
-cached by text, so a repeated query (with new parameters) skips sqlglot.
+cached by text, so a repeated query (with new parameters) skips sqlglot; and a query run
+again with the same text and parameters skips steps 2-9 (:mod:`iceduck.session.prepared`:
+its plan, rewritten text, DuckDB parse and binding are kept on a cursor of its own), once
+step 4's catalog load of each table it reads shows the version it was planned on.
 """
 
 from __future__ import annotations
