@@ -28,8 +28,9 @@ Only plain queries over Iceberg tables are kept: no time travel (``TIMESTAMP AS 
 moves), no metadata tables, no Python objects, no Paimon tables, nothing inside a
 transaction (which sees its own uncommitted writes), no ``EXPLAIN`` or ``DESCRIBE``.
 
-A query is kept at its second run (the first only notes its key), so statements that run once
--- ad hoc queries, parameters that never come back -- cost nothing more and hold no cursor.
+What a kept query holds is bounded: ``PREPARED_QUERIES`` queries, and ``KEPT_FILES`` data files
+planned over all of them (a scan's file list lives on its cursor); a query planned over more
+files than that alone is not kept (its run is long beside what keeping saves).
 A DuckDB cursor has one result at a time and holds the scans' variables, so an entry lends
 its cursor to one result at a time: a repeated run whose cursor is still lent (an earlier
 result of the same statement is still open) runs the whole way on a cursor of its own.
@@ -47,7 +48,6 @@ from typing import TYPE_CHECKING, Any
 from iceduck.engine import connection as engine
 from iceduck.engine.results import Running, StatementRows
 from iceduck.errors import IceduckError
-from iceduck.lru import LRUCache
 from iceduck.session.caller_scope import PythonScope
 from iceduck.session.iceberg_sources import Lookup, Source, resolve_source
 from iceduck.session.python_objects import shadows
@@ -61,8 +61,8 @@ if TYPE_CHECKING:
 
 #: how many repeated queries a session keeps ready (each holds a DuckDB cursor)
 PREPARED_QUERIES = 64
-#: how many keys of queries run once a session remembers
-SEEN_QUERIES = 1024
+#: how many data files the kept queries' plans may list in all
+KEPT_FILES = 20_000
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,8 @@ class PreparedQuery:
     versions: tuple[TableVersion, ...]
     scans: list[ScanExplanation]
     generation: Hashable
+    #: the data files its scans list (what it holds, see :data:`KEPT_FILES`)
+    files: int = 0
     #: the rows the cursor is lent to now (None, or dead: the cursor is free)
     lent: weakref.ref[StatementRows] | None = None
     #: dropped from the cache while lent: the cursor closes with the result
@@ -152,33 +154,33 @@ class PreparedQuery:
 class PreparedQueries:
     """A session's repeated queries, by (text, parameters); least recently used go first."""
 
-    def __init__(self, max_entries: int = PREPARED_QUERIES) -> None:
+    def __init__(self, max_entries: int = PREPARED_QUERIES, max_files: int = KEPT_FILES) -> None:
         self.max_entries = max_entries
+        self.max_files = max_files
         self._entries: OrderedDict[Hashable, PreparedQuery] = OrderedDict()
+        self._files = 0
         self._lock = threading.Lock()
-        #: the keys of queries run once: a query is kept at its second run, so statements
-        #: run only once (ad hoc queries, new parameters each time) hold no cursor
-        self._seen: LRUCache[Hashable, bool] = LRUCache(SEEN_QUERIES)
-
-    def worth_keeping(self, key: Hashable) -> bool:
-        """Whether the query of ``key`` ran before (and so is kept this time); notes it."""
-        if self._seen.get(key) is not None:
-            return True
-        self._seen.put(key, True)
-        return False
 
     def keep(self, key: Hashable, query: PreparedQuery, rows: StatementRows) -> None:
         """Keep ``query`` under ``key``; ``rows``, the first run's, holds its cursor now."""
+        if query.files > self.max_files:
+            return
         query.lent = weakref.ref(rows)
         rows.release = query.released
+        gone: list[PreparedQuery] = []
         with self._lock:
             old = self._entries.pop(key, None)
+            if old is not None:
+                gone.append(old)
+                self._files -= old.files
             self._entries[key] = query
-            evicted = [
-                self._entries.popitem(last=False)[1] for _ in range(len(self._entries) - self.max_entries)
-            ]
-        for gone in (*([old] if old is not None else []), *evicted):
-            gone.drop()
+            self._files += query.files
+            while len(self._entries) > self.max_entries or self._files > self.max_files:
+                evicted = self._entries.popitem(last=False)[1]
+                self._files -= evicted.files
+                gone.append(evicted)
+        for dropped in gone:
+            dropped.drop()
 
     def run(
         self,
@@ -212,12 +214,14 @@ class PreparedQueries:
         with self._lock:
             if self._entries.get(key) is query:
                 del self._entries[key]
+                self._files -= query.files
         query.drop()
 
     def clear(self) -> None:
         with self._lock:
             gone = list(self._entries.values())
             self._entries.clear()
+            self._files = 0
         for query in gone:
             query.drop()
 

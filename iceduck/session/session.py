@@ -565,16 +565,13 @@ class Session:
             raise translated from e
         scans = answers.scans_of(sources)
         prepared = rows.prepared()
-        if (
-            keep is not None
-            and prepared is not None
-            and keepable(sources, refs, python, paimon)
-            and self.prepared.worth_keeping(keep)
-        ):
+        if keep is not None and prepared is not None and keepable(sources, refs, python, paimon):
             parsed, described = prepared
             refs_read = tuple(s.ref for s in sources)
             versions = tuple(version_of(s) for s in sources)
-            kept = PreparedQuery(duck, parsed, sql, described, refs_read, versions, scans, self._state())
+            files = sum(len(s.plan.tasks) for s in sources if s.plan is not None)
+            state = self._state()
+            kept = PreparedQuery(duck, parsed, sql, described, refs_read, versions, scans, state, files)
             self.prepared.keep(keep, kept, rows)
         return Result(rows, sql, scans)
 
