@@ -406,7 +406,34 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
     sec.lines += report(table, queries, results).splitlines()[1:]
     add_results(sec, queries, results, f"events {label} ({shape.days:,} manifests)")
     sec.data = to_json(table, queries, results)
+    if "iceduck" in peers:
+        add_repeated(
+            sec, table, events.point_query(shape), warm, f"events {label} ({shape.days:,} manifests)"
+        )
     return sec
+
+
+def add_repeated(
+    sec: Section, table: events.EventsTable, point: events.PointQuery, warm: int, label: str
+) -> None:
+    """The repeated point query (see repeated.py): printed with its target, and a README row."""
+    import repeated
+
+    ice, limit, agree = repeated.measure(table, point, max(warm // 2, 5))
+    sec.lines.append(
+        f"repeated point query ({repeated.SETS} parameter sets, each run again): iceduck {ice:.2f} ms, "
+        f"limit {limit:.2f} ms: {ice / limit:.2f}x (target <= {repeated.TARGET}x)"
+    )
+    if not agree:
+        sec.mismatches.append(f"{label} repeated point query: iceduck's answers differ from the limit's")
+    sec.measures.append(
+        SuiteMeasure(
+            f"{label}: point query repeated with parameters, warm",
+            ice,
+            limit,
+            note=f"target <= {repeated.TARGET}x; the warm point query's target is <= 1.5x",
+        )
+    )
 
 
 def add_results(sec: Section, queries: list[Query], results: list[EngineResult], label: str) -> None:

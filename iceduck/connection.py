@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -346,7 +347,13 @@ class Cursor:
         self._check_open()
         self._release()
         scope = PythonScope.of_caller([self._registry])  # held for this statement only
-        self._result = _call(lambda: self.connection.session.execute(sql, parameters, scope))
+        try:
+            self._result = _call(partial(self.connection.session.execute, sql, parameters, scope))
+        finally:
+            # the scope holds this frame, which holds the scope: without the cycle broken,
+            # a dropped cursor's result lives until the garbage collector runs, and so does
+            # its hold on a repeated query's DuckDB cursor (iceduck.session.prepared)
+            del scope
         return self
 
     def register(self, view_name: str, python_object: Any) -> Cursor:

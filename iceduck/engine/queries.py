@@ -27,6 +27,7 @@ import duckdb
 from iceduck.engine.errors import duckdb_call
 from iceduck.engine.results import Running, StatementRows
 from iceduck.engine.types import quote_identifier
+from iceduck.lru import LRUCache
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,22 +76,38 @@ def describe(duck: Duck, query: str, params: Any = None) -> list[tuple[str, Any]
     return described
 
 
-def item_names(duck: Duck, items: Sequence[str]) -> list[str | None]:
+def item_names(
+    duck: Duck, items: Sequence[str], known: LRUCache[str, tuple[str | None]] | None = None
+) -> list[str | None]:
     """The name DuckDB heads each unaliased select item of ``items`` (SQL text) with: the
     item parsed and printed back (``(SELECT max(id) FROM shop.orders)``, ``count_star()``),
     which needs no binding, so the tables it names need not exist. None for text DuckDB's
-    parser refuses (the statement's own run then says why)."""
+    parser refuses (the statement's own run then says why).
+
+    ``known`` keeps the names found, by item text: a name is DuckDB's parser's print of the
+    text alone (nothing it names is looked up), so it holds as long as the text is the same,
+    and a statement run again with new parameters asks DuckDB nothing (0.1 ms an item)."""
     names: list[str | None] = []
     for item in items:
-        try:
-            printed = "SELECT json_deserialize_sql(json_serialize_sql($1))"
-            row = duck.execute(printed, [f"SELECT {item}"]).fetchone()
-        except duckdb.Error:
-            names.append(None)
+        found = None if known is None else known.get(item)
+        if found is not None:
+            names.append(found[0])
             continue
-        text = str(row[0]) if row else ""
-        names.append(text[len("SELECT ") :] if text.startswith("SELECT ") else None)
+        names.append(_item_name(duck, item))
+        if known is not None:
+            known.put(item, (names[-1],))
     return names
+
+
+def _item_name(duck: Duck, item: str) -> str | None:
+    """:func:`item_names` of one item, asked of DuckDB."""
+    printed = "SELECT json_deserialize_sql(json_serialize_sql($1))"
+    try:
+        row = duck.execute(printed, [f"SELECT {item}"]).fetchone()
+    except duckdb.Error:
+        return None
+    text = str(row[0]) if row else ""
+    return text[len("SELECT ") :] if text.startswith("SELECT ") else None
 
 
 def explain(duck: Duck, sql: str, params: Any = None) -> list[str]:

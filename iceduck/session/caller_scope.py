@@ -78,6 +78,8 @@ class Registry:
 
     def __init__(self) -> None:
         self._objects: dict[str, Any] = {}
+        #: changes with every register/unregister: what a kept query's validity notes
+        self.version = 0
 
     def register(self, name: str, obj: object) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -88,17 +90,20 @@ class Registry:
                 f"register {TABLE_KINDS}"
             )
         self._objects[name.lower()] = obj
+        self.version += 1
 
     def unregister(self, name: str) -> None:
         """Forget ``name``; an unknown name is no error (as in DuckDB)."""
         if isinstance(name, str):
             self._objects.pop(name.lower(), None)
+            self.version += 1
 
     def get(self, name: str) -> Any | None:
         return self._objects.get(name.lower())
 
     def clear(self) -> None:
         self._objects.clear()
+        self.version += 1
 
 
 def _is_iceduck(module: object) -> bool:

@@ -102,6 +102,13 @@ class StatementObjects:
         self._attached.clear()
 
 
+def shadows(scope: PythonScope, ref: TableRef) -> bool:
+    """Whether an object registered in ``scope`` takes the name ``ref`` reads (registered
+    objects outrank Iceberg tables, see :meth:`StatementObjects.registered`)."""
+    name = _bare(ref)
+    return name is not None and scope.registered(name) is not None
+
+
 def _bare(ref: TableRef) -> str | None:
     """The one name of a one-part reference without time travel (what may be a Python
     object); None for any other reference."""

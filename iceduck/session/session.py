@@ -65,14 +65,17 @@ DuckDB's errors become iceduck's kinds at the statement's edge
 (:func:`iceduck.engine.errors.duckdb_call`), with the names the user wrote. Registered
 Arrow tables, variables and views live per DuckDB cursor, so a statement's objects vanish
 with its result and several open results never see each other's. Parsed statements are
-cached by text, so a repeated query (with new parameters) skips sqlglot.
+cached by text, so a repeated query (with new parameters) skips sqlglot; and a query run
+again with the same text and parameters skips steps 2-9 (:mod:`iceduck.session.prepared`:
+its plan, rewritten text, DuckDB parse and binding are kept on a cursor of its own), once
+step 4's catalog load of each table it reads shows the version it was planned on.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
@@ -93,19 +96,15 @@ from iceduck.errors import (
     UnsupportedError,
     UserError,
 )
-from iceduck.io.fileio import to_local_path
-from iceduck.io.listing import list_children
-from iceduck.io.object_store import is_object_store
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.procedures.call import call as call_procedure
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.session import answers
+from iceduck.session import answers, paimon_attach
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
 from iceduck.session.iceberg_sources import (
-    DUCKDB_SCHEMAS,
     Lookup,
     Planning,
     Source,
@@ -120,6 +119,7 @@ from iceduck.session.name_resolution import (
 )
 from iceduck.session.own_objects import SessionObjects
 from iceduck.session.paimon_sources import PaimonSource, is_paimon_ref, plan_paimon_sources, resolve_paimon
+from iceduck.session.prepared import PreparedQueries, PreparedQuery, keepable, prepared_key, version_of
 from iceduck.session.python_objects import StatementObjects
 from iceduck.session.result import Result, statement_errors
 from iceduck.sql.attach import Attach, Detach
@@ -218,6 +218,12 @@ class Session:
         #: statements run, and queries inside write statements, parsed: by text
         self._statements: LRUCache[str, Classified] = LRUCache(PARSED_STATEMENTS)
         self._queries: LRUCache[str, Statement] = LRUCache(PARSED_STATEMENTS)
+        #: the names DuckDB heads unaliased select items with, by the item's text
+        self._item_names: LRUCache[str, tuple[str | None]] = LRUCache(PARSED_STATEMENTS)
+        #: queries kept ready to run again (:mod:`iceduck.session.prepared`), and the count of
+        #: the session's changes that no kept query outlives
+        self.prepared = PreparedQueries()
+        self._changes = 0
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Duck] = set()
         #: percent done that long operations report, by the cursor of their statement
@@ -263,39 +269,25 @@ class Session:
                 f"of the Iceberg catalog, so name Paimon tables in full ({parts[0]}.<database>.<table>)"
             )
         self.namespace = use_namespace(self.catalog, parts)
+        self._changes += 1
         return self.namespace
 
     def attach_paimon(self, location: str | Path, alias: str = "paimon", if_not_exists: bool = False) -> None:
         """Attach the Paimon warehouse at ``location`` as ``alias``: its tables read as
         ``alias.<database>.<table>`` (``ATTACH 'location' AS alias (TYPE paimon)``)."""
-        if not isinstance(alias, str) or not alias or "." in alias:
-            raise UserError(f"a Paimon warehouse alias is a plain name, not {alias!r}")
-        key = alias.lower()
-        if key in self.paimon:
-            if if_not_exists:
-                return
-            raise UserError(f"{alias} is attached already (to {self.paimon[key].location}); DETACH it first")
-        if key == self.base_catalog.name.lower() or key in DUCKDB_SCHEMAS:
-            raise UserError(f"{alias} cannot name a Paimon warehouse: it is the name of a catalog or schema")
-        text = str(location)
-        if is_object_store(text):
-            list_children(text)  # reach the store now: a wrong endpoint or credential fails here
-        else:
-            text = str(Path(to_local_path(text)).expanduser().resolve())
-            if not Path(text).is_dir():
-                raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
-        self.paimon[key] = PaimonWarehouse(text, alias)
+        paimon_attach.attach(self.paimon, location, alias, if_not_exists, self.base_catalog.name)
+        self._changes += 1
 
     def detach_paimon(self, alias: str, if_exists: bool = False) -> None:
         """Forget the Paimon warehouse attached as ``alias`` (``DETACH alias``)."""
-        if self.paimon.pop(alias.lower(), None) is None and not if_exists:
-            attached = ", ".join(w.alias for w in self.paimon.values()) or "none"
-            raise NotFoundError(f"no Paimon warehouse is attached as {alias} (attached: {attached})")
+        self._changes += 1
+        paimon_attach.detach(self.paimon, alias, if_exists)
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
             self.registry.clear()
+            self.prepared.clear()
             if self.transaction is not None:  # as sqlite3 and psycopg: closing rolls back
                 self.rollback()
             engine.close(self.database)
@@ -335,9 +327,17 @@ class Session:
         parameters: Sequence[Any] | dict[str, Any] | None = None,
         scope: PythonScope | None = None,
     ) -> Result:
-        """Run one statement (see the module docstring)."""
-        duck = engine.open_cursor(self.database)
+        """Run one statement (see the module docstring); a query run before with the same
+        text and parameters reuses what did not change (:mod:`iceduck.session.prepared`)."""
         scope = (scope or PythonScope()).with_registry(self.registry)
+        key = self._prepared_key(text, parameters)
+        if key is not None:
+            running = lambda duck: lambda: self._working(duck)  # noqa: E731
+            params = queries.duck_params(parameters)
+            repeated = self.prepared.run(key, self._state(), self.lookup(), scope, params, running)
+            if repeated is not None:
+                return repeated
+        duck = engine.open_cursor(self.database)
         objects = StatementObjects(duck, scope, self.unique_name)
         with self._lock:
             self._running.add(duck)
@@ -445,6 +445,7 @@ class Session:
         own.open(duck)
         routed = own.route(text)
         if routed is not None:  # on a temporary table, a view, a macro, a setting
+            self._changes += 1  # what a kept query resolved or planned may differ now
             resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
             result = own.run(duck, text, routed, params, resolve, lambda: self._working(duck))
             if isinstance(routed, Setting):  # SET TimeZone moves TIMESTAMP AS OF's zone too
@@ -502,7 +503,19 @@ class Session:
         self, duck: Duck, text: str, statement: Statement, params: Any, objects: StatementObjects
     ) -> Result:
         self._enter_transaction(text, statement)
-        return self._query(duck, statement, params, objects, prune_columns=True)
+        keep = self._prepared_key(text, params)
+        return self._query(duck, statement, params, objects, prune_columns=True, keep=keep)
+
+    def _prepared_key(self, text: str, params: Any) -> Hashable | None:
+        """The key a query's plan is kept under for its next run; None when it is not kept
+        (inside a transaction, which sees its own writes: :func:`prepared_key`)."""
+        if self.transaction is not None or not self.autocommit:
+            return None
+        return prepared_key(text, params, is_table_like)
+
+    def _state(self) -> Hashable:
+        """What a kept query's validity depends on in the session besides its tables."""
+        return (self._changes, self.registry.version, self.track_progress)
 
     def _enter_transaction(self, text: str, statement: Classified) -> None:
         """Before a statement that may commit: refuse it in a ``BEGIN`` transaction if it
@@ -513,7 +526,13 @@ class Session:
             self.begin(implicit=True)  # DB-API autocommit off: the first statement opens one
 
     def _query(
-        self, duck: Duck, statement: Statement, params: Any, objects: StatementObjects, prune_columns: bool
+        self,
+        duck: Duck,
+        statement: Statement,
+        params: Any,
+        objects: StatementObjects,
+        prune_columns: bool,
+        keep: Hashable | None = None,
     ) -> Result:
         """A query (or EXPLAIN, DESCRIBE) planned, rewritten and bound on ``duck``.
 
@@ -521,7 +540,10 @@ class Session:
         more with every column: DuckDB then names the candidates of the user's table (a typo
         ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
         query uses, the answer still comes, the same as without pruning."""
-        sources, python, paimon = self._prepare(statement, params, duck, objects, prune_columns=prune_columns)
+        refs: list[TableRef] = []
+        sources, python, paimon = self._prepare(
+            statement, params, duck, objects, prune_columns=prune_columns, refs=refs
+        )
         sql = self._rewrite(duck, statement, sources, python, paimon)
         if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
             params = parameters_left(statement.text, sql, params)
@@ -541,7 +563,17 @@ class Session:
             if translated is None:
                 raise
             raise translated from e
-        return Result(rows, sql, answers.scans_of(sources))
+        scans = answers.scans_of(sources)
+        prepared = rows.prepared()
+        if keep is not None and prepared is not None and keepable(sources, refs, python, paimon):
+            parsed, described = prepared
+            refs_read = tuple(s.ref for s in sources)
+            versions = tuple(version_of(s) for s in sources)
+            files = sum(len(s.plan.tasks) for s in sources if s.plan is not None)
+            state = self._state()
+            kept = PreparedQuery(duck, parsed, sql, described, refs_read, versions, scans, state, files)
+            self.prepared.keep(keep, kept, rows)
+        return Result(rows, sql, scans)
 
     def _attach(
         self, duck: Duck, text: str, statement: Attach | Detach, params: Any, objects: StatementObjects
@@ -655,14 +687,13 @@ class Session:
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
         items = unnamed_items(statement, [r.span for r in refs])
-        names = queries.item_names(duck, [statement.text[a:b] for a, b in items]) if items else []
+        texts = [statement.text[a:b] for a, b in items]
+        names = queries.item_names(duck, texts, self._item_names) if items else []
         more += [((b, b), f" AS {quote_identifier(n)}") for (_, b), n in zip(items, names, strict=True) if n]
         relations = [*((s.ref, s.relation) for s in sources), *((s.ref, s.relation) for s in paimon), *python]
         return rewrite(statement.text, relations, more)
 
-    def _parsed(
-        self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]
-    ) -> _Parsed:
+    def _parsed(self, cache: LRUCache[str, _Parsed], text: str, parse: Callable[[str], _Parsed]) -> _Parsed:
         """``parse(text)``, memoised by text in ``cache`` (parsed statements are never
         modified), so a repeated statement, with new parameters, skips parsing."""
         statement = cache.get(text)
@@ -681,12 +712,13 @@ class Session:
         objects: StatementObjects | None = None,
         skip: WrittenTable | None = None,
         prune_columns: bool = True,
+        refs: list[TableRef] | None = None,
     ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
         (:mod:`iceduck.session.iceberg_sources`), the relations of the Python objects it reads
         (:mod:`iceduck.session.python_objects`), and its Paimon sources, planned and attached
         (:mod:`iceduck.session.paimon_sources`); ``skip`` is the table a DuckDB write statement
-        writes, never read as a source."""
+        writes, never read as a source; ``refs`` collects every reference read."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         lookup = self.lookup()
         sources: list[Source] = []
@@ -697,6 +729,8 @@ class Session:
         ):
             if ref.node is skip:
                 continue
+            if refs is not None:
+                refs.append(ref)
             if is_paimon_ref(ref, self.paimon):
                 paimon.append(resolve_paimon(ref, self.paimon))
                 continue
