@@ -38,6 +38,7 @@ from iceduck.engine.deletes import derived
 from iceduck.engine.types import quote_string
 from iceduck.scan.tasks import FileScanTask
 
+# numpy is imported by the functions that build bitmaps: only tables with deletes need it
 if TYPE_CHECKING:
     import numpy as np
 

@@ -37,6 +37,8 @@ from iceduck.lru import LRUCache
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import FileFormat
 
+# numpy, pyarrow.compute and Puffin are imported where delete files are read: a query
+# without deletes (a one-shot CLI query above all) never loads them
 if TYPE_CHECKING:
     import numpy as np
 

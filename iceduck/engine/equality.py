@@ -48,6 +48,7 @@ from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import ListType, MapType, NestedField, StructType
 
+# numpy is imported by the functions that match equality deletes (only their tables need it)
 if TYPE_CHECKING:
     import numpy as np
 

@@ -18,6 +18,7 @@ from iceduck.errors import CorruptDataError, UnsupportedError
 from iceduck.formats.avro_files import read_avro
 from iceduck.io.fileio import open_input, read_bytes
 
+# pyarrow is imported when an ORC or Avro data file is read
 if TYPE_CHECKING:
     import pyarrow as pa
 

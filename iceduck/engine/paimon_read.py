@@ -52,6 +52,7 @@ from iceduck.spec.paimon.iceberg_bridge import iceberg_schema, iceberg_type
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.types import PaimonType
 
+# numpy is imported where deletion vectors are applied
 if TYPE_CHECKING:
     import numpy as np
 

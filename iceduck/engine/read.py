@@ -53,6 +53,8 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
 
+# numpy is imported only where deleted positions are counted (a table without deletes
+# never needs it)
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa

@@ -40,6 +40,7 @@ def write_theta_statistics(
     sketches: Sequence[ColumnSketch], *, snapshot_id: int, sequence_number: int, created_by: str
 ) -> tuple[bytes, int, tuple[StatisticsBlobMetadata, ...]]:
     """The Puffin file's bytes, its footer size and the blob metadata for table metadata."""
+    # imported here: theta_sketch needs pyarrow, which reading table metadata does not
     from iceduck.formats.puffin import PuffinWriter
     from iceduck.formats.theta_sketch import NDV_PROPERTY, THETA_BLOB_TYPE
 

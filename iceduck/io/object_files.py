@@ -23,6 +23,8 @@ from iceduck.errors import AlreadyExistsError
 from iceduck.io.object_errors import object_error
 from iceduck.io.object_store import ObjectLocation, filesystem
 
+# pyarrow.fs (with pyarrow and numpy) is imported by the functions that use it: a local
+# warehouse never does, and a one-shot CLI query pays for every import
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
 

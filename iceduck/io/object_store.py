@@ -51,6 +51,7 @@ from iceduck.io.object_errors import object_error
 from iceduck.io.store_options import adls_options, gcs_options, s3_options
 from iceduck.io.store_scopes import Refresher, Scope, longest
 
+# pyarrow.fs is imported when a filesystem is built: a local warehouse never needs it
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
 

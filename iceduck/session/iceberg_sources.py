@@ -253,6 +253,7 @@ def _attach(
 def _register_metadata_table(duck: Duck, source: Source, planning: Planning) -> None:
     """A metadata table (``ns.t.snapshots``...) built as Arrow and registered on ``duck``;
     time travel shows the chosen snapshot."""
+    # imported by the first metadata table: they are built with pyarrow
     from iceduck.scan.metadata_tables import metadata_table
 
     assert source.metadata_table is not None

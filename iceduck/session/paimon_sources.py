@@ -34,6 +34,8 @@ from iceduck.sql.predicates import pushdown
 from iceduck.sql.references import PAIMON_FUNCTION, TableRef
 from iceduck.sql.rewrite import quote_identifier
 
+# Paimon's reader, planner and catalog are imported when a statement names a Paimon table:
+# a statement on Iceberg tables never loads them
 if TYPE_CHECKING:
     from iceduck.catalog.paimon_warehouse import PaimonTable, PaimonWarehouse
     from iceduck.engine.connection import Duck

@@ -486,6 +486,7 @@ class Session:
         self, duck: Duck, text: str, statement: CallStatement, params: Any, objects: StatementObjects
     ) -> Result:
         """Spark's ``CALL system.<procedure>(...)``."""
+        # imported by the first CALL: the procedures build Arrow tables (pyarrow)
         from iceduck.ops.procedures.call import call as call_procedure
 
         self._enter_transaction(text, statement)
