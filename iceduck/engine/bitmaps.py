@@ -28,15 +28,19 @@ scans of at most ``MAX_SEGMENTS`` segments each.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from iceduck.engine.deletes import derived
 from iceduck.engine.types import quote_string
 from iceduck.scan.tasks import FileScanTask
+
+# numpy is imported by the functions that build bitmaps: only tables with deletes need it
+if TYPE_CHECKING:
+    import numpy as np
 
 #: rows per bitmap segment (a 128 KB constant); a power of two
 SEGMENT_ROWS = 1 << 20
@@ -45,7 +49,14 @@ MAX_SEGMENTS = 16
 #: segment numbers per file in the CASE key (``file_index * _FILE_STRIDE + segment``)
 _FILE_STRIDE = 1 << 32
 
-_EMPTY = np.empty(0, dtype=np.int64)
+
+@functools.cache
+def _empty() -> np.ndarray:
+    """No positions: one shared array (numpy is imported on first use, not by a query
+    without deletes)."""
+    import numpy as np
+
+    return np.empty(0, dtype=np.int64)
 
 
 @dataclass
@@ -86,6 +97,8 @@ class BitmapScan:
 def segment_bitmap(relative: np.ndarray, rows: int) -> bytes:
     """Positions ``0 <= p < rows`` as DuckDB's BIT layout (bit ``p`` is the most significant
     bit of byte ``p // 8`` first): ``BLOB::BIT`` reads the bytes as they are."""
+    import numpy as np
+
     bits = np.zeros((rows + 7) // 8 * 8, dtype=bool)
     bits[relative[(relative >= 0) & (relative < rows)]] = True
     return np.packbits(bits, bitorder="big").tobytes()
@@ -93,6 +106,8 @@ def segment_bitmap(relative: np.ndarray, rows: int) -> bytes:
 
 def file_segments(positions: np.ndarray, rows: int, size: int) -> list[tuple[int, bytes]]:
     """A file's bitmap segments that hold deleted positions: (segment number, bitmap)."""
+    import numpy as np
+
     p = positions[(positions >= 0) & (positions < rows)]
     numbers = p >> (size.bit_length() - 1)
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(numbers)) + 1, [len(p)])).tolist()
@@ -113,7 +128,7 @@ def bitmap_scans(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarray]
     for t in tasks:
         rows = t.record_count
         pieces = derived(
-            positions.get(t.path, _EMPTY),
+            positions.get(t.path, _empty()),
             ("segments", rows, size),
             lambda p, rows=rows: file_segments(p, rows, size),  # type: ignore[misc]
         )

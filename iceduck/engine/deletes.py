@@ -20,6 +20,7 @@ the positions each data file loses, once (:mod:`iceduck.engine.equality`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import weakref
@@ -27,27 +28,34 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow.compute as pc
-
 from iceduck.engine.file_errors import reading_files
 from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.types import quote_string
 from iceduck.errors import CorruptDataError, UnsupportedError
-from iceduck.formats.puffin import read_deletion_vector
 from iceduck.io import fileio
 from iceduck.lru import LRUCache
 from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.manifest import FileFormat
 
+# numpy, pyarrow.compute and Puffin are imported where delete files are read: a query
+# without deletes (a one-shot CLI query above all) never loads them
 if TYPE_CHECKING:
+    import numpy as np
+
     from iceduck.engine.connection import Duck
 
 #: "file_path" and "pos" of position delete files (spec, "Position Delete Files")
 DELETE_FILE_PATH_ID = 2147483546
 DELETE_POS_ID = 2147483545
 
-_EMPTY = np.empty(0, dtype=np.int64)
+
+@functools.cache
+def _empty() -> np.ndarray:
+    """No positions: one shared array (numpy is imported on first use, not by a query
+    without deletes)."""
+    import numpy as np
+
+    return np.empty(0, dtype=np.int64)
 
 
 #: the default bound of a session's decoded positions: 8 bytes each, so about 800 MB
@@ -107,6 +115,10 @@ def deleted_positions(
     """Each task's deleted positions (sorted, unique int64), for tasks with any.
 
     ``cache`` is the session's; without one, nothing decoded is kept."""
+    if not tasks:  # no deletes: numpy is not even imported (a cold query pays for each import)
+        return {}
+    import numpy as np
+
     if cache is None:
         cache = PositionCache()
     pos_files = {d.path: d for t in tasks if t.deletion_vector is None for d in t.position_deletes}
@@ -117,7 +129,7 @@ def deleted_positions(
             # "when a DV is present, readers can safely ignore matching position delete files"
             positions = _deletion_vector(t.deletion_vector, cache)
         elif t.position_deletes:
-            parts = [by_file[d.path].get(t.path, _EMPTY) for d in t.position_deletes]
+            parts = [by_file[d.path].get(t.path, _empty()) for d in t.position_deletes]
             positions = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
         else:
             continue
@@ -135,6 +147,8 @@ def positions_by_delete_file(
 
 
 def _deletion_vector(dv: DeleteFile, cache: PositionCache) -> np.ndarray:
+    from iceduck.formats.puffin import read_deletion_vector
+
     if dv.content_offset is None or dv.content_size_in_bytes is None:
         raise CorruptDataError("deletion vector entry without content_offset/content_size_in_bytes", dv.path)
     key = ("dv", dv.path, dv.content_offset, dv.content_size_in_bytes)
@@ -171,6 +185,9 @@ def _position_files(
             result[d.path] = hit
     if not missing:
         return result
+    import numpy as np
+    import pyarrow.compute as pc
+
     locations = [d.path for d in missing]
     for location in locations:
         if not fileio.exists(location):
@@ -214,8 +231,10 @@ MAX_RANGE_RUNS = 16
 
 def position_runs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique positions as maximal runs ``(first, last)``, inclusive, vectorised."""
+    import numpy as np
+
     if not len(positions):
-        return _EMPTY, _EMPTY
+        return _empty(), _empty()
     breaks = np.flatnonzero(np.diff(positions) != 1)
     firsts = np.concatenate(([positions[0]], positions[breaks + 1]))
     lasts = np.concatenate((positions[breaks], [positions[-1]]))
@@ -233,7 +252,7 @@ def range_predicate(tasks: Sequence[FileScanTask], positions: dict[str, np.ndarr
     per_file = []
     total = 0
     for i, t in enumerate(tasks):
-        firsts, lasts = derived(positions.get(t.path, _EMPTY), "runs", position_runs)
+        firsts, lasts = derived(positions.get(t.path, _empty()), "runs", position_runs)
         total += len(firsts)
         if total > MAX_RANGE_RUNS:
             return None

@@ -30,8 +30,6 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from iceduck.engine.deletes import (
     KeyColumn,
     PositionCache,
@@ -50,7 +48,10 @@ from iceduck.scan.tasks import DeleteFile, FileScanTask
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import ListType, MapType, NestedField, StructType
 
+# numpy is imported by the functions that match equality deletes (only their tables need it)
 if TYPE_CHECKING:
+    import numpy as np
+
     from iceduck.engine.connection import Duck
 
 
@@ -64,6 +65,8 @@ def equality_positions(
 ) -> dict[str, np.ndarray]:
     """The positions (sorted, unique int64) the equality deletes of each task remove, for
     tasks where there are any. ``grouper`` reads ``keys`` (its spec has no other field)."""
+    import numpy as np
+
     result: dict[str, np.ndarray] = {}
     missing: dict[str, tuple[FileScanTask, Any]] = {}
     for t in tasks:
@@ -95,6 +98,8 @@ def _matching_positions(
     con: Duck, tasks: list[FileScanTask], keys: tuple[KeyColumn, ...], grouper: Grouper
 ) -> dict[str, np.ndarray]:
     """One query: for each task, the positions of its rows some applicable delete matches."""
+    import numpy as np
+
     groups = grouper.group(tasks, set())
     spec = grouper.spec
     key_names = {k.field_id: f"__k{i}" for i, k in enumerate(keys)}

@@ -12,14 +12,15 @@ these formats are the exception in today's Paimon tables, and correctness comes 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import pyarrow as pa
-import pyarrow.orc as orc
+from typing import TYPE_CHECKING
 
 from iceduck.errors import CorruptDataError, UnsupportedError
-from iceduck.formats.avro_arrow import avro_table
 from iceduck.formats.avro_files import read_avro
 from iceduck.io.fileio import open_input, read_bytes
+
+# pyarrow is imported when an ORC or Avro data file is read
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: the data file formats read through Arrow, by Paimon's ``file.format`` name
 ARROW_FORMATS = frozenset({"orc", "avro"})
@@ -28,6 +29,8 @@ ARROW_FORMATS = frozenset({"orc", "avro"})
 def files_table(paths: Sequence[str], file_format: str) -> pa.Table:
     """The rows of ``paths`` (all in ``file_format``), with ``file_index`` and
     ``file_row_number`` added; columns present in only some files are null in the others."""
+    import pyarrow as pa
+
     tables = []
     for index, path in enumerate(paths):
         table = _read(path, file_format)
@@ -39,6 +42,11 @@ def files_table(paths: Sequence[str], file_format: str) -> pa.Table:
 
 
 def _read(path: str, file_format: str) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    from iceduck.formats.avro_arrow import avro_table
+
     if file_format == "orc":
         with open_input(path) as f:
             try:

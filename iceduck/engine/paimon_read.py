@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from iceduck.engine import queries
 from iceduck.engine.bitmaps import bitmap_scans
 from iceduck.engine.deletes import PositionCache, range_predicate
@@ -54,7 +52,10 @@ from iceduck.spec.paimon.iceberg_bridge import iceberg_schema, iceberg_type
 from iceduck.spec.paimon.schema import DataField, TableSchema
 from iceduck.spec.paimon.types import PaimonType
 
+# numpy is imported where deletion vectors are applied
 if TYPE_CHECKING:
+    import numpy as np
+
     from iceduck.engine.connection import Duck
 
 #: what the names of a scan's variables start with, after its name
@@ -182,6 +183,8 @@ class _Scan:
         return out
 
     def _vector(self, dv: DeletionVector) -> np.ndarray:
+        import numpy as np
+
         key = ("paimon-dv", dv.index_path, dv.range.offset, dv.range.length)
         found = self.positions.get(key)
         if found is None:
@@ -301,4 +304,6 @@ def _task(f: PaimonFile) -> FileScanTask:
 def _all_deleted(f: PaimonFile, positions: np.ndarray | None) -> bool:
     if positions is None or f.row_count <= 0:
         return False
+    import numpy as np
+
     return int(np.searchsorted(positions, f.row_count)) >= f.row_count

@@ -38,8 +38,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
-import pyarrow as pa
 
 from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
 from iceduck.engine.deletes import PositionCache, deleted_positions, range_predicate
@@ -55,7 +53,12 @@ from iceduck.errors import UnsupportedError, UserError
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec.manifest import FileFormat
 
+# numpy is imported only where deleted positions are counted (a table without deletes
+# never needs it)
 if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
     from iceduck.engine.connection import Duck
 
 #: what the names of a view's variables start with, after the view's name (file lists are
@@ -240,6 +243,8 @@ def cardinality_option(tasks: Sequence[FileScanTask], deleted: dict[str, np.ndar
         rows += max(t.record_count, 0)
         positions = deleted.get(t.path)
         if positions is not None:
+            import numpy as np  # only with deletes: a cold query without them never imports numpy
+
             rows -= int(np.searchsorted(positions, max(t.record_count, 0)) - np.searchsorted(positions, 0))
     return f", explicit_cardinality = {rows}" if rows > 0 else ""
 
@@ -248,6 +253,8 @@ def _all_deleted(t: FileScanTask, positions: np.ndarray | None) -> bool:
     """Whether every row position of the file is deleted (positions are sorted, unique)."""
     if positions is None or t.record_count <= 0:
         return False
+    import numpy as np
+
     in_range = int(np.searchsorted(positions, t.record_count)) - int(np.searchsorted(positions, 0))
     return in_range >= t.record_count
 
@@ -266,6 +273,8 @@ def _apply_equality(
 ) -> tuple[list[FileScanTask], dict[str, np.ndarray]]:
     """Equality deletes as the positions they delete (:mod:`iceduck.engine.equality`),
     merged into ``deleted``; the tasks come back without equality deletes."""
+    import numpy as np
+
     targets = [t for t in tasks if t.equality_deletes]
     keys = key_columns(con, plan.schema, targets, layouts)
     tops = [f for k in keys if (f := plan.schema.find_field_or_none(k.top_id)) is not None]

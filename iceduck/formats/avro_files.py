@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import fastavro
-import pyarrow as pa
-import zstandard
 
 from iceduck.errors import CorruptDataError, ValidationError
 from iceduck.formats.avro_projection import project_record
@@ -159,6 +157,8 @@ def _records(raw: bytes, pos: int, sync: bytes, parsed: Any, codec: str, path: s
 
 def _zstd_decompress(block: bytes) -> bytes:
     """A zstandard block: one Zstandard frame, whose content size Java's codec may leave out."""
+    import zstandard
+
     return zstandard.ZstdDecompressor().decompressobj().decompress(block)
 
 
@@ -166,6 +166,8 @@ def _snappy_decompress(block: bytes, path: str) -> bytes:
     """Avro spec, "snappy": "each compressed block is followed by the 4-byte, big-endian CRC32
     checksum of the uncompressed data in the block". Raw Snappy data starts with the
     uncompressed length as a little-endian base-128 varint, which pyarrow's codec needs."""
+    import pyarrow as pa
+
     if len(block) < 5:
         raise CorruptDataError("truncated snappy block", path)
     data, crc = block[:-4], int.from_bytes(block[-4:], "big")

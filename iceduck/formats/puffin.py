@@ -40,9 +40,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-import lz4.frame
-import zstandard
-
 from iceduck.errors import CorruptDataError, UnsupportedError, ValidationError
 from iceduck.formats.deletion_vector import DV_BLOB_TYPE, deserialize_dv, serialize_dv
 from iceduck.io import fileio
@@ -392,8 +389,12 @@ SUPPORTED_CODECS = ("lz4", "zstd")
 def compress(data: bytes, codec: str) -> bytes:
     """One LZ4 or Zstandard frame "with content size present"."""
     if codec == "lz4":
+        import lz4.frame
+
         return lz4.frame.compress(data, store_size=True)
     if codec == "zstd":
+        import zstandard
+
         return zstandard.ZstdCompressor(write_content_size=True).compress(data)
     raise UnsupportedError(f"unsupported Puffin compression codec {codec!r} (supported: lz4, zstd)")
 
@@ -401,9 +402,13 @@ def compress(data: bytes, codec: str) -> bytes:
 def decompress(data: bytes, codec: str, what: str, path: str | None = None) -> bytes:
     """Decompress exactly one frame; truncated frames and trailing bytes are corrupt."""
     if codec == "lz4":
+        import lz4.frame
+
         decompressor: Any = lz4.frame.LZ4FrameDecompressor()
         errors: tuple[type[Exception], ...] = (RuntimeError,)
     elif codec == "zstd":
+        import zstandard
+
         decompressor = zstandard.ZstdDecompressor().decompressobj()
         errors = (zstandard.ZstdError,)
     else:

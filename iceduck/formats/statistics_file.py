@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from iceduck.formats.puffin import PuffinWriter
-from iceduck.formats.theta_sketch import NDV_PROPERTY, THETA_BLOB_TYPE
 from iceduck.spec.snapshot import StatisticsBlobMetadata, StatisticsFile
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -42,6 +40,10 @@ def write_theta_statistics(
     sketches: Sequence[ColumnSketch], *, snapshot_id: int, sequence_number: int, created_by: str
 ) -> tuple[bytes, int, tuple[StatisticsBlobMetadata, ...]]:
     """The Puffin file's bytes, its footer size and the blob metadata for table metadata."""
+    # imported here: theta_sketch needs pyarrow, which reading table metadata does not
+    from iceduck.formats.puffin import PuffinWriter
+    from iceduck.formats.theta_sketch import NDV_PROPERTY, THETA_BLOB_TYPE
+
     writer = PuffinWriter(created_by=created_by)
     for column in sketches:
         writer.add_blob(
@@ -80,6 +82,8 @@ def statistics_for(metadata: TableMetadata, snapshot_id: int | None) -> Statisti
 def ndv_by_field(statistics: StatisticsFile) -> Mapping[int, int]:
     """Field id -> the ``ndv`` property of its single-field theta blob (blobs with a missing
     or unreadable property are skipped: statistics are informational)."""
+    from iceduck.formats.theta_sketch import NDV_PROPERTY, THETA_BLOB_TYPE
+
     found: dict[int, int] = {}
     for blob in statistics.blob_metadata:
         if blob.type != THETA_BLOB_TYPE or len(blob.fields) != 1:

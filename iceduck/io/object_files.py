@@ -17,13 +17,16 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO, cast
-
-import pyarrow.fs as pafs
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from iceduck.errors import AlreadyExistsError
 from iceduck.io.object_errors import object_error
 from iceduck.io.object_store import ObjectLocation, filesystem
+
+# pyarrow.fs (with pyarrow and numpy) is imported by the functions that use it: a local
+# warehouse never does, and a one-shot CLI query pays for every import
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 #: bytes copied per read when uploading a local file
 _CHUNK = 8 << 20
@@ -60,6 +63,8 @@ def info(location: str) -> pafs.FileInfo:
 
 
 def file_size(location: str) -> int:
+    import pyarrow.fs as pafs
+
     found = info(location)
     if found.type != pafs.FileType.File:
         raise FileNotFoundError(location)
@@ -67,6 +72,8 @@ def file_size(location: str) -> int:
 
 
 def exists(location: str) -> bool:
+    import pyarrow.fs as pafs
+
     return bool(info(location).type != pafs.FileType.NotFound)
 
 
@@ -122,11 +129,15 @@ def delete(location: str) -> bool:
 
 def is_folder(location: str) -> bool:
     """Whether ``location`` is a prefix holding objects (or a folder marker)."""
+    import pyarrow.fs as pafs
+
     return bool(info(location).type == pafs.FileType.Directory)
 
 
 def children(location: str) -> tuple[list[str], list[str]]:
     """(objects, sub-folders) directly below the folder ``location``, as locations, sorted."""
+    import pyarrow.fs as pafs
+
     fs, parsed = filesystem(location)
     root = parsed.path.rstrip("/")
     prefix = location.rstrip("/")
@@ -149,6 +160,8 @@ def remove_empty_folders(location: str) -> None:
     pyarrow keeps S3 "folders" alive: deleting the last object under a prefix puts an empty
     ``prefix/`` marker in its place, so a purged table would leave a tree of markers.
     """
+    import pyarrow.fs as pafs
+
     fs, parsed = filesystem(location)
     root = parsed.path.rstrip("/")
     with _refusals(parsed, location):
@@ -178,6 +191,8 @@ class ListedObject:
 
 def list_objects(location: str) -> Iterator[ListedObject]:
     """Every object below the folder ``location`` (nothing when there is none)."""
+    import pyarrow.fs as pafs
+
     fs, parsed = filesystem(location)
     root = parsed.path.rstrip("/")
     prefix = location.rstrip("/")

@@ -44,13 +44,16 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import pyarrow.fs as pafs
+from typing import TYPE_CHECKING
 
 from iceduck.errors import NotFoundError, UserError
 from iceduck.io.object_errors import object_error
 from iceduck.io.store_options import adls_options, gcs_options, s3_options
 from iceduck.io.store_scopes import Refresher, Scope, longest
+
+# pyarrow.fs is imported when a filesystem is built: a local warehouse never needs it
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 #: the location schemes of each store (``s3a``/``s3n``: Hadoop's names of the same S3)
 STORES: dict[str, str] = {
@@ -257,6 +260,8 @@ def check_reachable(location: str) -> None:
     mismatch. A connection calls it when it opens a warehouse in object storage, so a bad
     configuration fails there rather than at the first query.
     """
+    import pyarrow.fs as pafs
+
     fs, parsed = filesystem(location)
     try:
         bucket = fs.get_file_info(parsed.bucket)  # S3 HeadBucket
@@ -277,6 +282,8 @@ def check_reachable(location: str) -> None:
 
 
 def _build(parsed: ObjectLocation, props: dict[str, str]) -> pafs.FileSystem:
+    import pyarrow.fs as pafs
+
     try:
         if parsed.store == "s3":
             return pafs.S3FileSystem(**s3_options(props))

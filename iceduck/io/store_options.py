@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-import pyarrow.fs as pafs
-
 from iceduck.errors import UserError
 
 #: how long Google's client retries a failing GCS request (seconds; iceduck's own property)
@@ -53,6 +51,8 @@ def _endpoint(value: str, name: str) -> tuple[str | None, str]:
 
 def s3_options(props: Mapping[str, str]) -> dict[str, Any]:
     """pyarrow ``S3FileSystem`` options from S3FileIOProperties names."""
+    import pyarrow.fs as pafs
+
     # A new object's upload starts at its first write, not at open: a file smaller than one
     # part (metadata, manifests, most one-row data files) is then a single PutObject instead
     # of a multipart upload (create, upload part, complete: three requests, each 10-30 ms in

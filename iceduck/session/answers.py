@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 from iceduck.engine import queries
 from iceduck.engine.results import Running, StatementRows
 from iceduck.engine.types import quote_identifier
@@ -34,6 +33,7 @@ from iceduck.sql.show import ShowTable, show_table_columns
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from iceduck.catalog.paimon_warehouse import PaimonWarehouse
     from iceduck.engine.connection import Duck
 
 

@@ -27,7 +27,6 @@ from iceduck.engine.read import attach_scan, register_scan
 from iceduck.errors import NotFoundError, UserError
 from iceduck.ops.wap import wap_enabled
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.scan.metadata_tables import metadata_table
 from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
@@ -254,6 +253,9 @@ def _attach(
 def _register_metadata_table(duck: Duck, source: Source, planning: Planning) -> None:
     """A metadata table (``ns.t.snapshots``...) built as Arrow and registered on ``duck``;
     time travel shows the chosen snapshot."""
+    # imported by the first metadata table: they are built with pyarrow
+    from iceduck.scan.metadata_tables import metadata_table
+
     assert source.metadata_table is not None
     snapshot_id = source.target.snapshot_id if source.time_travel else None
     table = metadata_table(

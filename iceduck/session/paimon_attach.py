@@ -5,13 +5,16 @@ attached Paimon warehouses, by lower-case alias (their tables read as
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 from iceduck.errors import NotFoundError, UserError
 from iceduck.io.fileio import to_local_path
 from iceduck.io.listing import list_children
 from iceduck.io.object_store import is_object_store
 from iceduck.session.iceberg_sources import DUCKDB_SCHEMAS
+
+if TYPE_CHECKING:  # the Paimon catalog is imported by ATTACH, not by every session
+    from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 
 
 def attach(
@@ -35,6 +38,8 @@ def attach(
         text = str(Path(to_local_path(text)).expanduser().resolve())
         if not Path(text).is_dir():
             raise NotFoundError(f"cannot attach {alias}: no Paimon warehouse folder at {text}")
+    from iceduck.catalog.paimon_warehouse import PaimonWarehouse
+
     paimon[key] = PaimonWarehouse(text, alias)
 
 

@@ -23,25 +23,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iceduck.catalog.paimon_warehouse import PaimonTable, PaimonWarehouse, load_paimon_table
 from iceduck.engine import queries
 from iceduck.engine.deletes import PositionCache
-from iceduck.engine.paimon_read import paimon_scan_sql
 from iceduck.errors import NotFoundError, UserError
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.scan.paimon.metadata_tables import paimon_metadata_table
-from iceduck.scan.paimon.planner import plan_paimon_scan
-from iceduck.scan.paimon.tasks import PaimonScanPlan
 from iceduck.scan.tasks import MATCH_ALL
-from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.sql.columns import names_used
 from iceduck.sql.parse import Statement
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.references import PAIMON_FUNCTION, TableRef
 from iceduck.sql.rewrite import quote_identifier
 
+# Paimon's reader, planner and catalog are imported when a statement names a Paimon table:
+# a statement on Iceberg tables never loads them
 if TYPE_CHECKING:
+    from iceduck.catalog.paimon_warehouse import PaimonTable, PaimonWarehouse
     from iceduck.engine.connection import Duck
+    from iceduck.scan.paimon.tasks import PaimonScanPlan
 
 #: Paimon's separator of a table and its system table (``t$snapshots``)
 SYSTEM_TABLE_SEPARATOR = "$"
@@ -71,6 +69,8 @@ def is_paimon_ref(ref: TableRef, attached: Mapping[str, PaimonWarehouse]) -> boo
 def resolve_paimon(ref: TableRef, attached: Mapping[str, PaimonWarehouse]) -> PaimonSource:
     """The table version ``ref`` reads (see the module docstring); NotFoundError naming
     what exists for a missing database, table, snapshot or tag."""
+    from iceduck.catalog.paimon_warehouse import load_paimon_table
+
     travel = ref.time_travel
     version = travel.version if travel is not None else None
     timestamp_ms = travel.timestamp_ms if travel is not None else None
@@ -120,6 +120,11 @@ def plan_paimon_sources(
     system table as Arrow. ``cache`` and ``positions`` are the session's caches of parsed
     manifests and decoded deletion vectors; ``pruning`` false (``SET iceduck.pruning = false``)
     pushes no filter down."""
+    from iceduck.engine.paimon_read import paimon_scan_sql
+    from iceduck.scan.paimon.metadata_tables import paimon_metadata_table
+    from iceduck.scan.paimon.planner import plan_paimon_scan
+    from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
+
     data = [s for s in sources if s.metadata_table is None]
     schemas = {id(s.ref.node): iceberg_schema(s.table.schema) for s in data}
     filters = pushdown(statement.tree, schemas, params, timezone) if data and pruning else {}

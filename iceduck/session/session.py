@@ -83,7 +83,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.catalog.open import lake_warehouse, open_catalog
-from iceduck.catalog.paimon_warehouse import PaimonWarehouse
 from iceduck.catalog.uri import redact
 from iceduck.engine import connection as engine
 from iceduck.engine import queries
@@ -99,7 +98,6 @@ from iceduck.errors import (
 from iceduck.lru import LRUCache
 from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
-from iceduck.ops.procedures.call import call as call_procedure
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session import answers, paimon_attach
@@ -143,6 +141,7 @@ from iceduck.sql.transaction import TransactionStatement
 from iceduck.txn.transaction import Transaction
 
 if TYPE_CHECKING:
+    from iceduck.catalog.paimon_warehouse import PaimonWarehouse
     from iceduck.engine.connection import Duck
 
 #: what a session's parsed-statement caches hold
@@ -486,6 +485,9 @@ class Session:
         self, duck: Duck, text: str, statement: CallStatement, params: Any, objects: StatementObjects
     ) -> Result:
         """Spark's ``CALL system.<procedure>(...)``."""
+        # imported by the first CALL: the procedures build Arrow tables (pyarrow)
+        from iceduck.ops.procedures.call import call as call_procedure
+
         self._enter_transaction(text, statement)
         rows = call_procedure(self.op_context(duck, params, objects), statement)
         working = lambda: self._working(duck)  # noqa: E731

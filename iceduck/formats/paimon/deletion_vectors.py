@@ -26,14 +26,14 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Iterable
-from typing import BinaryIO
-
-import numpy as np
+from typing import TYPE_CHECKING, BinaryIO
 
 from iceduck.errors import CorruptDataError, UnsupportedError
-from iceduck.formats.deletion_vector import deserialize_vector
 from iceduck.io.fileio import open_input, storage_errors
 from iceduck.spec.paimon.manifest import DeletionVectorRange
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: ``DeletionVectorsIndexFile.VERSION_ID_V1``
 VERSION_ID_V1 = 1
@@ -86,6 +86,10 @@ def _check_version(stream: BinaryIO, path: str) -> None:
 
 
 def _read_record(stream: BinaryIO, dv: DeletionVectorRange, path: str) -> np.ndarray:
+    import numpy as np
+
+    from iceduck.formats.deletion_vector import deserialize_vector
+
     if dv.offset < 1:
         raise CorruptDataError(
             f"deletion vector of {dv.data_file} at offset {dv.offset}, inside the header", path

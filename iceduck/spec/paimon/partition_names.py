@@ -21,8 +21,6 @@ import math
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
-
 from iceduck.errors import UnsupportedError
 from iceduck.spec.datetimes import civil_from_days
 from iceduck.spec.paimon.schema import TableSchema
@@ -154,6 +152,8 @@ def java_float_text(value: float, single: bool) -> str:
     """Java's ``Float.toString``/``Double.toString`` (the shortest digits that read back
     to the same value, as JDK 19 and later print them): plain between 10^-3 and 10^7,
     ``d.dddE<n>`` outside, always a digit after the point."""
+    import numpy as np
+
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
