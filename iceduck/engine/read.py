@@ -47,7 +47,7 @@ from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
-from iceduck.engine.object_stores import duck_paths
+from iceduck.engine.object_stores import duck_paths, prefetch
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
 from iceduck.engine.projection import needs_layouts, output_fields, output_names, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
@@ -121,6 +121,15 @@ def attach_scan(
     return scan.sql
 
 
+def scan_objects(tasks: Sequence[FileScanTask]) -> list[str]:
+    """The files DuckDB reads for ``tasks``: each data file, then its position and equality
+    delete files (deletion vectors are read by iceduck itself)."""
+    found = [t.path for t in tasks]
+    for t in tasks:
+        found.extend(d.path for d in (*t.position_deletes, *t.equality_deletes))
+    return found
+
+
 def unregister_scan(con: Duck, view_name: str) -> None:
     """Drop a view made by :func:`register_scan` with its variables."""
     prefix = view_name + AUX
@@ -171,6 +180,7 @@ def scan_sql(
         if t.file_format is not FileFormat.PARQUET:
             raise UnsupportedError(f"reading {t.file_format.value} data files is not supported: {t.path}")
     tasks = list(plan.tasks)
+    prefetch(con, scan_objects(tasks))
     deleted = deleted_positions(con, [t for t in tasks if _has_position_deletes(t)], positions)
     if any(t.equality_deletes for t in tasks):
         tasks, deleted = _apply_equality(con, plan, tasks, deleted, layouts, positions)
