@@ -114,10 +114,11 @@ def prefetch(locations: list[str]) -> None:
     footer), kept in :data:`PREFETCHED` within its byte bound. A read outside them goes
     to the store, so what DuckDB gets never depends on what was prefetched.
 
-    The bytes serve the scan they were fetched for: each call drops those of the calls
-    before and fetches its files' bytes again (over the objects already opened, so a scan
-    run again costs one round trip). A file deleted behind iceduck's back after a first
-    scan is then an error naming it in the next, never rows of a file no longer there.
+    The bytes serve the statement they were fetched for: each call drops what earlier
+    ones kept of its files and fetches their bytes again (over the objects already opened,
+    so a scan run again costs one round trip); the other scans of one statement (a join)
+    keep theirs. A file deleted behind iceduck's back after a first scan is then an error
+    naming it in the next, never rows of a file no longer there.
 
     ``locations`` are objects of one store (and ADLS account).
     """
@@ -128,7 +129,6 @@ def prefetch(locations: list[str]) -> None:
     generation = object_store.generation()
     scheme = WRAPPERS[object_store.parse(locations[0]).store].protocol[0]
     keys = [(generation, scheme, object_store.parse(location).path) for location in dict.fromkeys(locations)]
-    PREFETCHED.clear()
     filesystem = scoped_filesystem(locations[0])
     budget = [PREFETCHED.max_weight]
     lock = threading.Lock()
@@ -139,6 +139,7 @@ def prefetch(locations: list[str]) -> None:
             INFOS.put(key, info)
 
     def fetch(key: tuple[int, str, str]) -> None:
+        PREFETCHED.discard(key)  # only bytes read for this statement serve it
         handle = OPENED.get(key)
         if handle is None:
             handle = filesystem.open_input_file(key[2])

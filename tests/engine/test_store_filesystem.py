@@ -14,7 +14,7 @@ import pytest
 from iceduck.engine import store_filesystem
 from iceduck.engine.store_filesystem import OPENED, PREFETCHED, S3, prefetch
 from iceduck.io import fileio, object_store
-from tests.support.s3 import S3Server
+from tests.support.s3 import S3Server, client
 
 SIZE = 100_000
 
@@ -66,3 +66,19 @@ def test_within_the_byte_bound_whole_objects_are_kept_and_the_rest_only_opened(
     for location, data in objects.items():
         assert key(location) in OPENED
         assert read(location, 0, SIZE) == data
+
+
+def test_the_bytes_of_each_scan_of_a_statement_are_kept_and_fetched_again_by_the_next(
+    objects: dict[str, bytes], s3_configured: S3Server
+) -> None:
+    first, second = objects
+    prefetch([first])
+    prefetch([second])  # a second table of the same statement (a join) keeps the first's
+    assert PREFETCHED.get(key(first)) == (0, objects[first])
+    assert PREFETCHED.get(key(second)) == (0, objects[second])
+    bucket, _, name = object_store.parse(first).path.partition("/")
+    client(s3_configured.endpoint_url).delete_object(Bucket=bucket, Key=name)
+    prefetch([first])  # the next statement: what was kept is not served, the store is asked
+    assert PREFETCHED.get(key(first)) is None
+    with pytest.raises(OSError):  # pyarrow's error of a GET of a missing object
+        read(first, 0, 10)
