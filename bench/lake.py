@@ -267,6 +267,7 @@ def run_section(
             )
             sec.lines += lines
             sec.mismatches += [line for line in lines if line.startswith("ANSWERS DIFFER")]
+            sec.measures += lake_latency.measures(latency_ms, cold)
             sec.data = {"latency_ms": latency_ms, "cold": [vars(c) for c in cold], "shape": vars(shape)}
             return sec
         if progress:

@@ -37,7 +37,7 @@ from typing import Any
 
 import engines
 import events
-from common import table_lines
+from common import Measure, table_lines
 from engines import Query
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,6 +168,34 @@ def measure(
                     found.requests.append(requests)
                     found.rows.append(row)
     return report(latency_ms, results), results
+
+
+def measures(latency_ms: float, results: list[ColdRuns]) -> list[Measure]:
+    """The README table's rows: iceduck's cold time against DuckDB 1.5.5's ``read_parquet`` of
+    the needed files (the limit), the ``iceberg_scan`` as the peer; round trips in the note."""
+    by = {(r.query, r.engine.split(" (")[0].split(",")[0]): r for r in results if r.ms}
+    rows = []
+    for query, label in (("point", "cold point query"), ("full", "cold full scan")):
+        ours = by.get((query, "iceduck"))
+        limit = by.get((query, "DuckDB 1.5.5 read_parquet"))
+        ext = by.get((query, "DuckDB 1.5.5 iceberg_scan"))
+        if ours is None:
+            continue
+        waves = ", ".join(
+            f"{name} {statistics.median(r.waves):g}"
+            for name, r in (("iceduck", ours), ("ext", ext), ("limit", limit))
+            if r
+        )
+        rows.append(
+            Measure(
+                f"{label}, events table in S3 at {latency_ms:g} ms a request",
+                statistics.median(ours.ms),
+                statistics.median(limit.ms) if limit else None,
+                statistics.median(ext.ms) if ext else None,
+                note=f"sequential round trips: {waves}",
+            )
+        )
+    return rows
 
 
 def report(latency_ms: float, results: list[ColdRuns]) -> list[str]:

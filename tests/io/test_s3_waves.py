@@ -100,5 +100,5 @@ def test_a_cold_full_scan_reads_its_files_together(
     # 4 before the manifests, 2 for them, then 72 requests for the 24 data files (two HEADs and
     # a GET each) 25 at a time (the connections of pyarrow's S3 client): at least 3 waves;
     # DuckDB's own reads are served from what was fetched ahead. One file after another, it
-    # was 71 waves.
+    # was over 60 waves.
     assert proxy.log.waves() <= 12, proxy.log.chain()
