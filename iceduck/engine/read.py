@@ -111,11 +111,13 @@ def attach_scan(
     *,
     layouts: LayoutCache | None = None,
     positions: PositionCache | None = None,
+    read_ahead: bool = True,
 ) -> str:
     """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
-    once per statement instead of twice."""
-    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions)
+    once per statement instead of twice. ``read_ahead=False``: the statement reads no rows
+    (an EXPLAIN), so the files are not fetched ahead."""
+    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions, read_ahead=read_ahead)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
     return scan.sql
@@ -164,11 +166,14 @@ def scan_sql(
     *,
     layouts: LayoutCache | None = None,
     positions: PositionCache | None = None,
+    read_ahead: bool = True,
 ) -> ScanSql:
     """The SELECT behind the view of ``plan`` (see the module docstring).
 
     ``layouts`` and ``positions`` are the session's caches of file schemas and decoded
-    deletes; without them, what this scan reads is not kept for the next one."""
+    deletes; without them, what this scan reads is not kept for the next one. With
+    ``read_ahead``, the scan's files in an object store read through pyarrow are fetched
+    together first (:func:`iceduck.engine.object_stores.prefetch`)."""
     if layouts is None:
         layouts = LayoutCache()
     if positions is None:
@@ -180,7 +185,8 @@ def scan_sql(
         if t.file_format is not FileFormat.PARQUET:
             raise UnsupportedError(f"reading {t.file_format.value} data files is not supported: {t.path}")
     tasks = list(plan.tasks)
-    prefetch(con, scan_objects(tasks))
+    if read_ahead:
+        prefetch(con, scan_objects(tasks))
     deleted = deleted_positions(con, [t for t in tasks if _has_position_deletes(t)], positions)
     if any(t.equality_deletes for t in tasks):
         tasks, deleted = _apply_equality(con, plan, tasks, deleted, layouts, positions)

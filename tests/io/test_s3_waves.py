@@ -102,3 +102,21 @@ def test_a_cold_full_scan_reads_its_files_together(
     # DuckDB's own reads are served from what was fetched ahead. One file after another, it
     # was over 60 waves.
     assert proxy.log.waves() <= 12, proxy.log.chain()
+
+
+def test_an_explain_fetches_no_file_ahead(proxy: LatencyProxy, s3_server: S3Server, table: str) -> None:
+    """EXPLAIN reads no rows: the scan's files are not fetched ahead (an EXPLAIN ANALYZE's are)."""
+    from iceduck.engine.store_filesystem import PREFETCHED
+
+    plan = cold(proxy, s3_server, table, "EXPLAIN SELECT s FROM db.t WHERE id = 150")
+    assert plan
+    generation = object_store.generation()
+    with iceduck.connect(table) as con:
+        files = [row[0] for row in con.execute("SELECT file_path FROM db.t.files").fetchall()]
+    assert object_store.generation() == generation
+    kept = [f for f in files if PREFETCHED.get((generation, "s3", object_store.parse(f).path)) is not None]
+    assert kept == []
+    cold(proxy, s3_server, table, "EXPLAIN ANALYZE SELECT s FROM db.t WHERE id = 150")
+    generation = object_store.generation()
+    kept = [f for f in files if PREFETCHED.get((generation, "s3", object_store.parse(f).path)) is not None]
+    assert len(kept) == 1
