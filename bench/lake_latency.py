@@ -220,7 +220,10 @@ def report(latency_ms: float, results: list[ColdRuns]) -> list[str]:
     lines += table_lines(("query", "engine", "waves", "requests", "time"), rows)
     # sums of doubles in another order differ in the last digits
     answers = {
-        (r.query, json.dumps([row[0], round(float(row[1]), 2)])) for r in results for row in r.rows if row
+        (r.query, json.dumps([row[0], None if row[1] is None else round(float(row[1]), 2)]))
+        for r in results
+        for row in r.rows
+        if row
     }
     for query in dict.fromkeys(r.query for r in results):
         found = [a for q, a in answers if q == query]
