@@ -129,5 +129,22 @@ def main() -> None:
     json.dump(out, sys.stdout)
 
 
+def once(job: dict[str, Any]) -> None:
+    """One cold query, for a caller counting this process's requests (bench/lake_latency.py):
+    a fresh connection (extensions loaded, the secret made), then ``ready`` on stdout; on a
+    line from stdin the query ``sql`` runs once, timed, and its time and row are printed."""
+    con = connect(job["iceberg"], job.get("setup") or None)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    start = time.perf_counter()
+    row = con.execute(job["sql"]).fetchone()
+    elapsed = time.perf_counter() - start
+    con.close()
+    print(json.dumps({"ms": elapsed * 1000, "row": list(row) if row else None}), flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--once"]:
+        once(json.loads(sys.argv[2]))
+    else:
+        main()

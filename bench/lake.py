@@ -23,6 +23,15 @@ tells what iceduck adds on top of reading the same objects through the same clie
 what a query against S3 costs.
 
     python3 bench/lake.py [--days N] [--rows-per-day N] [--runs 5,10,2,3] [--warehouse DIR]
+
+**Latency mode** (``--latency-ms 20``, bench/lake_latency.py): the same table, then cold
+point queries and full scans through a loopback proxy that delays every S3 request by that
+time (tests/support/latency_proxy.py), each run in a fresh process, for iceduck and DuckDB
+1.5.5's ``iceberg_scan`` and ``read_parquet`` over httpfs: the number of *sequential round
+trips* (waves: the longest chain of requests each sent after the previous one was
+answered), the requests and the time.
+
+    python3 bench/lake.py --latency-ms 20 [--latency-runs 3] [--days N]
 """
 
 from __future__ import annotations
@@ -228,8 +237,11 @@ def run_section(
     runs: tuple[int, int, int, int] = RUNS,
     root: Path | None = None,
     progress: Any = None,
+    latency_ms: float | None = None,
+    latency_runs: int = 3,
 ) -> Section:
-    """Write the table into a fresh moto bucket, time every engine, report as run.py does."""
+    """Write the table into a fresh moto bucket, time every engine, report as run.py does;
+    with ``latency_ms``, instead, the cold queries at that latency (lake_latency.py)."""
     from run import add_results, report
 
     from iceduck.io import object_store
@@ -246,6 +258,21 @@ def run_section(
         table = write_table(warehouse, shape, f"s3://{BUCKET}/{events.NAMESPACE}/{events.TABLE}")
         written_s = time.perf_counter() - started
         queries = engines.make_queries(table, events.point_query(shape), *runs)
+        if latency_ms is not None:
+            import lake_latency
+
+            lines, cold = lake_latency.measure(
+                endpoint, latency_ms, table, queries, properties, duckdb_secret, latency_runs, progress
+            )
+            sec.lines.append(
+                f"== lake: bench.events in a moto S3 bucket ({shape.days} manifests, {len(table.files):,} "
+                f"data files, written by iceduck in {written_s:.1f} s)"
+            )
+            sec.lines += lines
+            sec.mismatches += [line for line in lines if line.startswith("ANSWERS DIFFER")]
+            sec.measures += lake_latency.measures(latency_ms, cold)
+            sec.data = {"latency_ms": latency_ms, "cold": [vars(c) for c in cold], "shape": vars(shape)}
+            return sec
         if progress:
             progress("lake: timing the limit, iceduck and DuckDB 1.5.5")
         results = run_engines(endpoint, table, queries)
@@ -266,8 +293,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rows-per-day", type=int, help="rows per append (default: events.py's 16,000)")
     add_runs_option(p, RUNS)
     p.add_argument("--warehouse", type=Path, help="the catalog's folder (default bench/.warehouse/lake)")
+    p.add_argument(
+        "--latency-ms",
+        type=float,
+        help="instead: cold queries through a proxy delaying each S3 request this long (lake_latency.py)",
+    )
+    p.add_argument(
+        "--latency-runs", type=int, default=3, help="cold runs per engine and query at that latency"
+    )
     args = p.parse_args(argv)
-    return print_section(run_section(args.days, args.rows_per_day, args.runs, args.warehouse))
+    section = run_section(
+        args.days,
+        args.rows_per_day,
+        args.runs,
+        args.warehouse,
+        latency_ms=args.latency_ms,
+        latency_runs=args.latency_runs,
+    )
+    return print_section(section)
 
 
 if __name__ == "__main__":

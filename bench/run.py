@@ -10,7 +10,8 @@ Usage::
 Sections: events (the events table at 1x and 10x), tpch (TPC-H, 22 queries), tpcds (TPC-DS,
 99 queries), mor (merge-on-read), compaction (a full scan after rewrite_data_files), writes,
 commits (one-row commits per catalog), cli (a cold CLI query), stream (peak memory and first batch of a
-large result streamed out), lake (the events table in an S3 bucket on loopback), rest (DuckDB
+large result streamed out), lake (the events table in an S3 bucket on loopback), lake-latency
+(its cold queries through a proxy delaying each S3 request ``--lake-latency-ms``), rest (DuckDB
 1.5.5 reading the events table through ``iceduck serve``), paimon (pypaimon-written Paimon tables,
 append-only and primary-key, against DuckDB reading their Parquet files).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
@@ -48,6 +49,7 @@ from engines import EngineResult, Measurement, Query
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 SECTIONS += ("rest", "paimon")
+SECTIONS += ("lake-latency",)
 #: the sections that never run bench/.venv's DuckDB 1.5.5
 NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon"})
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
@@ -101,6 +103,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--stream-sf", type=float, default=1.0, help="TPC-H scale of the stream section")
     suite.add_argument("--stream-runs", type=int, default=1, help="runs of each form in the stream section")
     suite.add_argument("--lake-days", type=int, default=50, help="daily appends of the lake section's table")
+    suite.add_argument(
+        "--lake-latency-ms",
+        type=float,
+        default=20,
+        help="the delay per S3 request of the lake-latency section",
+    )
     suite.add_argument("--rest-days", type=int, default=63, help="daily appends of the rest section's table")
     suite.add_argument("--paimon-rows", type=int, default=1_000_000, help="rows per Paimon table")
     return p.parse_args(argv)
@@ -366,6 +374,17 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
         import lake
 
         return [lambda: lake.run_section(args.lake_days, root=cache / "lake", progress=progress)]
+    if name == "lake-latency":
+        import lake
+
+        return [
+            lambda: lake.run_section(
+                args.lake_days,
+                root=cache / "lake-latency",
+                progress=progress,
+                latency_ms=args.lake_latency_ms,
+            )
+        ]
     if name == "rest":
         import rest
 

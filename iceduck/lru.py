@@ -102,6 +102,13 @@ class LRUCache(Generic[K, V]):
             _, (_, evicted) = self._entries.popitem(last=False)
             self._weight -= evicted
 
+    def discard(self, key: K) -> None:
+        """Drop the entry under ``key``, if any."""
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._weight -= old[1]
+
     def count_missing(self, keys: Iterable[K]) -> int:
         """How many of ``keys`` are not cached (recency and counts unchanged)."""
         with self._lock:

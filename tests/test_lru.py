@@ -69,3 +69,12 @@ def test_shared_between_threads() -> None:
     for t in threads:
         t.join()
     assert 0 < cache.weight <= 50 and len(cache) <= 50  # the bound held through the race
+
+
+def test_discard_drops_an_entry_and_its_weight() -> None:
+    cache: LRUCache[str, str] = LRUCache(10)
+    cache.put("a", "x", 4)
+    cache.put("b", "y", 3)
+    cache.discard("a")
+    cache.discard("missing")
+    assert ("a" in cache, "b" in cache, cache.weight) == (False, True, 3)

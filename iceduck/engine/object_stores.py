@@ -74,6 +74,24 @@ def duck_paths(con: Duck, locations: list[str]) -> list[str]:
     return paths
 
 
+def prefetch(con: Duck, locations: list[str]) -> None:
+    """Fetch what DuckDB will read first of the objects among ``locations``, all at once
+    (:func:`iceduck.engine.store_filesystem.prefetch`), when this database reads their store
+    through pyarrow: its reads then need no round trip of their own. httpfs keeps its own
+    connections and caches, and local files are read where they lie: nothing to do."""
+    by_store: dict[str, list[str]] = {}
+    for location in locations:  # "://" first: a local table's 20,000 paths cost 1 ms, not 6
+        if "://" in location and object_store.is_object_store(location):
+            by_store.setdefault(object_store.parse(location).store, []).append(location)
+    for store, found in by_store.items():
+        duck_paths(con, found[:1])  # the store prepared: httpfs, or a registered filesystem
+        from iceduck.engine.store_filesystem import WRAPPERS
+        from iceduck.engine.store_filesystem import prefetch as fetch_ahead
+
+        if WRAPPERS[store].protocol[0] in con.list_filesystems():
+            fetch_ahead(found)
+
+
 def mode() -> str:
     value = object_store.properties().get(DUCKDB_IO, "auto").strip().lower()
     if value not in MODES:

@@ -45,7 +45,7 @@ from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
-from iceduck.engine.object_stores import duck_paths
+from iceduck.engine.object_stores import duck_paths, prefetch
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
 from iceduck.engine.projection import needs_layouts, output_fields, output_names, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
@@ -114,14 +114,25 @@ def attach_scan(
     *,
     layouts: LayoutCache | None = None,
     positions: PositionCache | None = None,
+    read_ahead: bool = True,
 ) -> str:
     """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
-    once per statement instead of twice."""
-    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions)
+    once per statement instead of twice. ``read_ahead=False``: the statement reads no rows
+    (an EXPLAIN), so the files are not fetched ahead."""
+    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions, read_ahead=read_ahead)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
     return scan.sql
+
+
+def scan_objects(tasks: Sequence[FileScanTask]) -> list[str]:
+    """The files DuckDB reads for ``tasks``: each data file, then its position and equality
+    delete files (deletion vectors are read by iceduck itself)."""
+    found = [t.path for t in tasks]
+    for t in tasks:
+        found.extend(d.path for d in (*t.position_deletes, *t.equality_deletes))
+    return found
 
 
 def unregister_scan(con: Duck, view_name: str) -> None:
@@ -158,11 +169,14 @@ def scan_sql(
     *,
     layouts: LayoutCache | None = None,
     positions: PositionCache | None = None,
+    read_ahead: bool = True,
 ) -> ScanSql:
     """The SELECT behind the view of ``plan`` (see the module docstring).
 
     ``layouts`` and ``positions`` are the session's caches of file schemas and decoded
-    deletes; without them, what this scan reads is not kept for the next one."""
+    deletes; without them, what this scan reads is not kept for the next one. With
+    ``read_ahead``, the scan's files in an object store read through pyarrow are fetched
+    together first (:func:`iceduck.engine.object_stores.prefetch`)."""
     if layouts is None:
         layouts = LayoutCache()
     if positions is None:
@@ -174,6 +188,8 @@ def scan_sql(
         if t.file_format is not FileFormat.PARQUET:
             raise UnsupportedError(f"reading {t.file_format.value} data files is not supported: {t.path}")
     tasks = list(plan.tasks)
+    if read_ahead:
+        prefetch(con, scan_objects(tasks))
     deleted = deleted_positions(con, [t for t in tasks if _has_position_deletes(t)], positions)
     if any(t.equality_deletes for t in tasks):
         tasks, deleted = _apply_equality(con, plan, tasks, deleted, layouts, positions)

@@ -22,6 +22,16 @@ from iceduck.lru import LRUCache
 MAX_CACHEDINFOS = 100_000
 #: how many opened objects (a path, a size and the store's client) the fsspec path keeps
 MAX_OPEN_OBJECTS = 1_000
+#: the bytes :func:`prefetch` keeps of the objects a scan will read, at most
+PREFETCH_BYTES = 64 << 20
+#: an object up to this size is prefetched whole (a point query's small data file)...
+PREFETCH_WHOLE = 1 << 20
+#: ...of a larger one its tail, where a Parquet footer lies
+PREFETCH_TAIL = 64 << 10
+#: objects fetched at once (the threads wait on the network, not the GIL): the size of the
+#: AWS SDK's connection pool under pyarrow's S3 client (25, which pyarrow does not expose;
+#: more threads only queue for a connection, as a proxy counting them showed)
+PREFETCH_WORKERS = 25
 
 
 class StoreFileSystem(ArrowFSWrapper):
@@ -63,7 +73,7 @@ class StoreFileSystem(ArrowFSWrapper):
         return self._file_info(self._strip_protocol(path)).mtime
 
     def _file_info(self, path: str) -> Any:
-        key = (object_store.generation(), self.location.partition("://")[0], path)
+        key = (object_store.generation(), self.protocol[0], path)
         found = INFOS.get(key)
         if found is not None:
             return found
@@ -84,12 +94,78 @@ class StoreFileSystem(ArrowFSWrapper):
         if mode != "rb" or not seekable:
             return super()._open(path, mode, block_size, seekable, **kwargs)
         object_store.refresh_due()  # credentials about to expire: renewed (a new generation) first
-        key = (object_store.generation(), self.location.partition("://")[0], path)
+        key = (object_store.generation(), self.protocol[0], path)
         handle = OPENED.get(key)
         if handle is None:
             handle = self.fs.open_input_file(path)
             OPENED.put(key, handle)
-        return ArrowFile(self, RangeReader(handle), path, mode, block_size, **kwargs)
+        return ArrowFile(self, RangeReader(handle, key), path, mode, block_size, **kwargs)
+
+
+def prefetch(locations: list[str]) -> None:
+    """Fetch what DuckDB will ask of each object, all objects at once, before it runs.
+
+    DuckDB reads the files of a scan through this filesystem in its own order: for each
+    one a description (a HEAD), an open (another HEAD) and reads of the footer and the
+    column chunks, each a round trip of 10-30 ms in a real store, one after another. Here
+    every file's description and opened object go into :data:`INFOS` and :data:`OPENED`
+    together, by :data:`PREFETCH_WORKERS` threads (the two HEADs of one file overlap), with
+    the bytes DuckDB reads first: a small file whole, a larger one's tail (the Parquet
+    footer), kept in :data:`PREFETCHED` within its byte bound. A read outside them goes
+    to the store, so what DuckDB gets never depends on what was prefetched.
+
+    The bytes serve the statement they were fetched for: each call drops what earlier
+    ones kept of its files and fetches their bytes again (over the objects already opened,
+    so a scan run again costs one round trip); the other scans of one statement (a join)
+    keep theirs. A file deleted behind iceduck's back after a first scan is then an error
+    naming it in the next, never rows of a file no longer there.
+
+    ``locations`` are objects of one store (and ADLS account).
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    object_store.refresh_due()
+    generation = object_store.generation()
+    scheme = WRAPPERS[object_store.parse(locations[0]).store].protocol[0]
+    keys = [(generation, scheme, object_store.parse(location).path) for location in dict.fromkeys(locations)]
+    filesystem = scoped_filesystem(locations[0])
+    budget = [PREFETCHED.max_weight]
+    lock = threading.Lock()
+
+    def describe(key: tuple[int, str, str]) -> None:
+        [info] = filesystem.get_file_info([key[2]])
+        if info.type == pafs.FileType.File:
+            INFOS.put(key, info)
+
+    def fetch(key: tuple[int, str, str]) -> None:
+        PREFETCHED.discard(key)  # only bytes read for this statement serve it
+        handle = OPENED.get(key)
+        if handle is None:
+            handle = filesystem.open_input_file(key[2])
+            OPENED.put(key, handle)
+        size = int(handle.size())
+        wanted = size if size <= PREFETCH_WHOLE else PREFETCH_TAIL
+        with lock:
+            wanted = min(wanted, budget[0])
+            budget[0] -= wanted
+        if wanted > 0:
+            PREFETCHED.put(key, (size - wanted, bytes(handle.read_at(wanted, size - wanted))), wanted)
+
+    def run(job: tuple[Any, tuple[int, str, str]]) -> None:
+        try:
+            job[0](job[1])
+        except Exception:  # left for DuckDB's own read of the object to meet and report
+            pass
+
+    # the fetches first: one not opened yet is two round trips (pyarrow's HEAD, then the
+    # read), a description one
+    jobs = [(fetch, k) for k in keys] + [(describe, k) for k in keys if k not in INFOS]
+    if len(jobs) == 1:
+        run(jobs[0])
+        return
+    with ThreadPoolExecutor(min(PREFETCH_WORKERS, len(jobs))) as pool:
+        list(pool.map(run, jobs))
 
 
 class RangeReader(io.RawIOBase):
@@ -97,8 +173,10 @@ class RangeReader(io.RawIOBase):
     read is a ``read_at`` of the object at this stream's position (closing it leaves the
     object open for the others)."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, key: tuple[int, str, str] | None = None) -> None:
         self._handle = handle
+        #: where :func:`prefetch` may have kept bytes of the object
+        self._key = key
         self._size = int(handle.size())
         self._position = 0
 
@@ -124,9 +202,22 @@ class RangeReader(io.RawIOBase):
     def read(self, size: int | None = -1) -> bytes:
         left = max(0, self._size - self._position)
         wanted = left if size is None or size < 0 else min(size, left)
-        data = bytes(self._handle.read_at(wanted, self._position)) if wanted else b""
+        data = self._prefetched(wanted) if wanted else b""
+        if data is None:
+            data = bytes(self._handle.read_at(wanted, self._position))
         self._position += len(data)
         return data
+
+    def _prefetched(self, wanted: int) -> bytes | None:
+        """The ``wanted`` bytes at the position, when :func:`prefetch` kept all of them."""
+        found = PREFETCHED.get(self._key) if self._key is not None else None
+        if found is None:
+            return None
+        offset, data = found
+        start = self._position - offset
+        if start < 0 or start + wanted > len(data):
+            return None
+        return data[start : start + wanted]
 
     def readall(self) -> bytes:
         return self.read(-1)
@@ -141,6 +232,9 @@ class RangeReader(io.RawIOBase):
 INFOS: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_CACHEDINFOS)
 #: objects the fsspec path opened, by (configuration generation, scheme, path)
 OPENED: LRUCache[tuple[int, str, str], Any] = LRUCache(MAX_OPEN_OBJECTS)
+#: bytes :func:`prefetch` read ahead: (offset, bytes) of an object, by the key of :data:`OPENED`,
+#: weighed by their length
+PREFETCHED: LRUCache[tuple[int, str, str], tuple[int, bytes]] = LRUCache(PREFETCH_BYTES)
 
 
 class S3(StoreFileSystem):

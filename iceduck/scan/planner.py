@@ -29,12 +29,17 @@ scan. The manifest list is read once per connection and indexed
 whose summaries may overlap it: a point query's planning grows with the manifests that
 can match, not with the table's history. Parsed manifests, with their base tasks, come
 from the connection's :class:`~iceduck.scan.manifest_cache.ManifestCache`; a data file
-without deletes and with a ``true`` residual reuses its cached task object.
+without deletes and with a ``true`` residual reuses its cached task object. In an object
+store, where a read is a round trip of 10-30 ms, the manifests a plan reads are fetched
+together before they are parsed, with the delete manifests they may need
+(:meth:`~iceduck.scan.manifest_cache.ManifestCache.prefetched`): one round trip, not one
+per manifest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -60,6 +65,9 @@ from iceduck.spec.snapshot import Snapshot
 from iceduck.spec.table_metadata import TableMetadata
 
 NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
+#: manifests fetched at once from an object store (:meth:`ManifestCache.prefetched`): bounds
+#: the bytes held before they are parsed
+FETCH_BATCH = 256
 
 
 def name_mapping(metadata: TableMetadata) -> str | None:
@@ -249,13 +257,20 @@ class _Planner:
             return ()
         kept = _Kept()
         chosen = [m for m in self.data_candidates(index) if self.may_contain(m)]
-        for m, cm in zip(chosen, self.read(chosen), strict=True):
-            c.data_files_total -= listed_files(m)
-            self.data_files(cm, kept)
-        if not kept.tasks:
-            return ()
         deletes = index.deletes
-        delete_index = self.delete_index(deletes, kept.min_sequence_number or 0) if deletes else None
+        # the delete manifests the data manifests' own sequence numbers do not rule out are
+        # fetched with the first data manifests: in an object store, one round trip for both
+        ahead = self.delete_candidates(deletes, min((m.min_sequence_number for m in chosen), default=0))
+        with self.cache.prefetched([*chosen[:FETCH_BATCH], *ahead[:FETCH_BATCH]]):
+            for start in range(0, len(chosen), FETCH_BATCH):
+                batch = chosen[start : start + FETCH_BATCH]
+                with self.cache.prefetched(batch) if start else nullcontext():
+                    for m, cm in zip(batch, self.read(batch), strict=True):
+                        c.data_files_total -= listed_files(m)
+                        self.data_files(cm, kept)
+            if not kept.tasks:
+                return ()
+            delete_index = self.delete_index(deletes, kept.min_sequence_number or 0) if deletes else None
         if delete_index is None:
             if self.match_all:
                 return tuple(kept.tasks)
@@ -279,10 +294,15 @@ class _Planner:
                     required[spec_id] = found
         return index.data_candidates(required)
 
+    def delete_candidates(self, manifests: Sequence[ManifestFile], min_data_seq: int) -> list[ManifestFile]:
+        """The delete manifests that may hold deletes of data files of sequence number
+        ``min_data_seq`` or later (a lower ``min_data_seq`` keeps a superset)."""
+        # no entry of a manifest is newer than the manifest
+        return [m for m in manifests if not 0 <= m.sequence_number < min_data_seq and self.may_contain(m)]
+
     def delete_index(self, manifests: Sequence[ManifestFile], min_data_seq: int) -> DeleteIndex | None:
         """The deletes that may apply to the kept data files (None when there are none)."""
-        # no entry of a manifest is newer than the manifest
-        chosen = [m for m in manifests if not 0 <= m.sequence_number < min_data_seq and self.may_contain(m)]
+        chosen = self.delete_candidates(manifests, min_data_seq)
         pairs: list[tuple[DeleteFile, DataFile]] = []
         for cm in self.read(chosen):
             pairs.extend(self.delete_files(cm, min_data_seq))

@@ -239,7 +239,16 @@ def _attach(
     source.view = planning.unique_name()
     layouts, positions = planning.layouts, planning.positions
     if statement.kind != "DESCRIBE":
-        scan = attach_scan(duck, source.plan, source.view, field_ids, layouts=layouts, positions=positions)
+        read_ahead = not statement.explain or statement.analyze  # EXPLAIN alone reads no rows
+        scan = attach_scan(
+            duck,
+            source.plan,
+            source.view,
+            field_ids,
+            layouts=layouts,
+            positions=positions,
+            read_ahead=read_ahead,
+        )
         source.relation = f"({scan})"
         return
     register_scan(duck, source.plan, source.view, field_ids, layouts=layouts, positions=positions)

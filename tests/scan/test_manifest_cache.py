@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import iceduck
 from iceduck.errors import CorruptDataError
 from iceduck.io.fileio import MissingFileError
 from iceduck.scan.manifest_cache import ManifestCache, referenced_data_file
@@ -32,6 +35,7 @@ from tests.scan.builder import (
     events_table,
     position_deletes,
 )
+from tests.support.s3 import S3Server, client
 
 SCHEMA = Schema((NestedField(1, "id", LongType()),))
 HOUR = 3_600_000_000
@@ -216,3 +220,24 @@ def test_threads_planning_at_once_share_one_cache(tmp_path: Path) -> None:
             got = list(pool.map(lambda f: plan_scan(md, row_filter=f, cache=cache).tasks, filters))
             assert got == expected
     assert cache.size <= 120
+
+
+def test_manifests_fetched_ahead_from_s3_fail_as_read_in_turn(
+    s3_connection: Any, s3_server: S3Server, s3_bucket: str, tmp_path: Path
+) -> None:
+    """In an object store the manifests a plan needs are fetched together before they are
+    parsed (:meth:`ManifestCache.prefetched`): the rows are those of the manifests, and a
+    missing one still fails the plan naming it, as the sequential read does."""
+    con = s3_connection
+    location = f"s3://{s3_bucket}/m-{uuid.uuid4().hex[:8]}"
+    con.execute(f"CREATE TABLE db.m (id bigint) USING iceberg LOCATION '{location}'")
+    for i in range(3):
+        con.execute(f"INSERT INTO db.m VALUES ({i})")
+    manifests = [row[0] for row in con.execute("SELECT path FROM db.m.manifests ORDER BY path").fetchall()]
+    assert len(manifests) == 3
+    with iceduck.connect(tmp_path / "wh") as cold:
+        assert sorted(cold.execute("SELECT id FROM db.m").fetchall()) == [(0,), (1,), (2,)]
+    bucket, _, key = manifests[1].removeprefix("s3://").partition("/")
+    client(s3_server.endpoint_url).delete_object(Bucket=bucket, Key=key)
+    with iceduck.connect(tmp_path / "wh") as cold, pytest.raises(MissingFileError, match=manifests[1]):
+        cold.execute("SELECT id FROM db.m").fetchall()
