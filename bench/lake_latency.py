@@ -195,6 +195,16 @@ def measures(latency_ms: float, results: list[ColdRuns]) -> list[Measure]:
                 note=f"sequential round trips: {waves}",
             )
         )
+        if query == "point":  # the target is on the round trips themselves
+            rows.append(
+                Measure(
+                    f"sequential round trips of a cold point query, events table in S3 at {latency_ms:g} ms",
+                    statistics.median(ours.waves),
+                    statistics.median(limit.waves) if limit else None,
+                    statistics.median(ext.waves) if ext else None,
+                    unit="round trips",
+                )
+            )
     return rows
 
 
