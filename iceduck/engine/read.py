@@ -65,6 +65,9 @@ AUX = "__"
 #: footers a scan reads (once per session: :class:`LayoutCache`) to prove a plain read
 #: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
 PLAIN_READ_FOOTERS = 256
+#: the view name a remembered SELECT is written for (:func:`attach_scan`), replaced by each
+#: statement's own
+TEMPLATE = "__iceduck_template"
 
 
 @dataclass(frozen=True)
@@ -114,11 +117,52 @@ def attach_scan(
 ) -> str:
     """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
-    once per statement instead of twice."""
-    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions)
+    once per statement instead of twice.
+
+    A plan without deletes reads the same files in the same way every time, so with the
+    session's ``layouts`` its SELECT is written once per column set and kept on the plan
+    (:attr:`ScanPlan.derived`; a cached plan is shared by every statement reading that table
+    version), then renamed for ``prefix``: an unchanged table costs a dictionary look-up."""
+    scan = _remembered_scan(con, plan, prefix, field_ids, layouts, positions)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
     return scan.sql
+
+
+def _remembered_scan(
+    con: Duck,
+    plan: ScanPlan,
+    prefix: str,
+    field_ids: Sequence[int] | None,
+    layouts: LayoutCache | None,
+    positions: PositionCache | None,
+) -> ScanSql:
+    """:func:`scan_sql` of ``plan``, written once per column set when it depends on nothing
+    but the plan (no deletes, whose positions are read per scan; footers known, so the
+    first scan of many files, which stays blind, is not kept) and renamed for ``prefix``."""
+    if layouts is None or any(_has_deletes(t) for t in plan.tasks):
+        return scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions)
+    key = ("scan", None if field_ids is None else tuple(field_ids))
+    template: ScanSql | None = plan.derived.get(key)
+    if template is None:
+        template = scan_sql(con, plan, TEMPLATE, field_ids, layouts=layouts, positions=positions)
+        if not layouts.missing(t.path for t in plan.tasks):
+            plan.derived[key] = template
+    return _renamed(template, prefix)
+
+
+def _renamed(template: ScanSql, prefix: str) -> ScanSql:
+    """``template`` (written for the view name :data:`TEMPLATE`) for the view ``prefix``: its
+    variables, named ``<view>__...`` and read by ``getvariable('<view>__...')``."""
+    opening = "getvariable({}"  # the string literal without its closing quote
+    old, new = opening.format(quote_string(TEMPLATE)[:-1]), opening.format(quote_string(prefix)[:-1])
+    sql = template.sql.replace(old, new)
+    variables = {prefix + name[len(TEMPLATE) :]: value for name, value in template.variables.items()}
+    return ScanSql(sql, variables)
+
+
+def _has_deletes(t: FileScanTask) -> bool:
+    return t.deletion_vector is not None or bool(t.position_deletes) or bool(t.equality_deletes)
 
 
 def unregister_scan(con: Duck, view_name: str) -> None:

@@ -32,7 +32,6 @@ from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.session.name_resolution import not_found_message, resolve_table_name
-from iceduck.spec.column_names import sql_names
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
@@ -284,7 +283,7 @@ def scan_columns(
         for fid, f in METADATA_COLUMNS.items()
         if f.name in named and schema.find_field_or_none(f.name) is None
     ]
-    names = sql_names(schema.fields)  # as the scan names its columns: unique without case
+    names = schema.sql_names()  # as the scan names its columns: unique without case
     fields = [f.field_id for f in schema.fields if used is None or names[f.field_id].lower() in used]
     if not fields and not extra and schema.fields:  # count(*): a scan reads one column at least
         fields = [schema.fields[0].field_id]
