@@ -53,9 +53,8 @@ def plan_key(
 ) -> tuple[Any, ...]:
     """The key of the plan of ``snapshot`` read with ``schema`` and ``row_filter`` (see the
     module docstring for why each part is there)."""
-    manifests = snapshot.manifest_list
-    if manifests is None:  # a v1 snapshot may list its manifests itself
-        manifests = tuple(snapshot.manifests or ())
+    # a v1 snapshot may list its manifests itself
+    manifests = snapshot.manifest_list if snapshot.manifest_list is not None else (snapshot.manifests or ())
     return (
         KIND,
         metadata.table_uuid or metadata.location,

@@ -72,7 +72,11 @@ def test_plans_are_the_same_with_the_cache_on_or_off(table: TableBuilder) -> Non
     for snapshot_id in snapshots:
         target = resolve(md, snapshot_id=snapshot_id)
         for row_filter in FILTERS:
-            args: dict[str, Any] = {"snapshot": target.snapshot, "schema": target.schema, "row_filter": row_filter}
+            args: dict[str, Any] = {
+                "snapshot": target.snapshot,
+                "schema": target.schema,
+                "row_filter": row_filter,
+            }
             fresh = plan_scan(md, **args)
             first = plan_scan(md, cache=cache, **args)
             again = plan_scan(md, cache=cache, **args)
