@@ -45,11 +45,11 @@ from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
 from iceduck.engine.deletes import PositionCache, deleted_positions, range_predicate
 from iceduck.engine.equality import equality_positions, key_columns
 from iceduck.engine.file_errors import file_error, io_error, scan_files
-from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
+from iceduck.engine.groups import Group, Grouper, ReadSpec, column_expr, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
 from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
-from iceduck.engine.projection import needs_layouts, output_fields, output_names, schema_map
+from iceduck.engine.projection import METADATA_COLUMNS, needs_layouts, output_fields, output_names, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.scan.tasks import FileScanTask, ScanPlan
@@ -249,6 +249,12 @@ def scan_sql(
         virtual = needs_virtual_columns(fields, g.has_positions or g.has_equality)
         if file_layouts is not None:
             names = plain_columns(g.entries, file_layouts[g.tasks[0].path], g.by_name, virtual)
+        if len(reads) == 1 and bitmaps is None and names is not None and not virtual:
+            options = cardinality_option(g.tasks, deleted)
+            source = f"read_parquet({file_list}, hive_partitioning = false{options})"
+            folded = _one_plain_read(g, spec, names, source)
+            if folded is not None:
+                return ScanSql(folded, scan.variables)
         if names is not None:
             source = plain_source(file_list, g.entries, names, cardinality_option(g.tasks, deleted), virtual)
         else:
@@ -264,9 +270,29 @@ def scan_sql(
                 scan.variables.update(blobs)
             where = f" WHERE {ranges}"
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
+    if len(selects) == 1 and not reads[0][0].has_equality:  # its SELECT list is the scan's columns
+        return ScanSql(selects[0], scan.variables)
     columns = ", ".join(quote_identifier(name) for name in output_names(plan.schema, fields))
     union = " UNION ALL ".join(selects)
     return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
+
+
+def _one_plain_read(g: Group, spec: ReadSpec, names: dict[int, str], source: str) -> str | None:
+    """The whole scan as one SELECT over ``source`` when it is one group read plainly whose
+    columns are the files' own (no partition value filled in, no metadata column): each
+    file column named as the scan names it. The layers the general shape has (file names
+    -> read names -> the scan's names, then the union's) each cost DuckDB's binder and
+    optimizer, on every statement. None when some column needs more than its name."""
+    entries = {e.field_id: e for e in g.entries}
+    items = []
+    for f, name in zip(spec.fields, output_names(spec.schema, spec.fields), strict=True):
+        entry = entries.get(f.field_id)
+        if entry is None or f.field_id in METADATA_COLUMNS or f.field_id not in names:
+            return None
+        if column_expr(f, g, entries) != entry.expr:
+            return None
+        items.append(f"{quote_identifier(names[f.field_id])} AS {quote_identifier(name)}")
+    return f"SELECT {', '.join(items)} FROM {source}"
 
 
 def cardinality_option(tasks: Sequence[FileScanTask], deleted: dict[str, np.ndarray]) -> str:

@@ -102,8 +102,8 @@ def _tables_in(node: exp.Expr, tables: Collection[int] | None) -> list[exp.Table
         if isinstance(current, exp.Table) and (tables is None or id(current) in tables):
             found.append(current)
         if current is not node and (
-            isinstance(current, exp.Query) and not isinstance(current, exp.Subquery)
-            or isinstance(current, exp.Subquery) and isinstance(current.this, exp.Query)
+            (isinstance(current, exp.Query) and not isinstance(current, exp.Subquery))
+            or (isinstance(current, exp.Subquery) and isinstance(current.this, exp.Query))
         ):
             continue
         stack.extend(current.iter_expressions())
