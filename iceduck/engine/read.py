@@ -25,9 +25,11 @@ clash with DuckDB's virtual columns: :func:`iceduck.engine.groups.read_names`)::
 with as few groups as the files allow (:mod:`iceduck.engine.groups`), so a 2,000-file
 table without deletes is one ``read_parquet`` over its list. Equality deletes are turned
 into the positions they delete before the SQL is built (:mod:`iceduck.engine.equality`),
-so every deleted row goes through the same position filter. File lists travel as DuckDB
-variables (``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
-:func:`unregister_scan` drops them with the view.
+so every deleted row goes through the same position filter. A group of a few files lists
+them in the SQL (:data:`INLINE_FILES`); longer file lists travel as DuckDB variables
+(``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
+:func:`unregister_scan` drops them with the view. A group read plainly whose columns are the
+files' own is one ``SELECT "a" AS "a", ... FROM read_parquet([...])``, the whole scan.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import pyarrow as pa
 from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
 from iceduck.engine.deletes import PositionCache, deleted_positions, range_predicate
 from iceduck.engine.equality import equality_positions, key_columns
-from iceduck.engine.file_errors import file_error, io_error, scan_files
+from iceduck.engine.file_errors import file_error, io_error, note_scan_files, scan_files
 from iceduck.engine.groups import Group, Grouper, ReadSpec, column_expr, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
 from iceduck.engine.object_stores import duck_paths
@@ -65,6 +67,10 @@ AUX = "__"
 #: footers a scan reads (once per session: :class:`LayoutCache`) to prove a plain read
 #: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
 PLAIN_READ_FOOTERS = 256
+#: groups of at most this many files list them in the SELECT's text rather than in a variable:
+#: setting a variable is a DuckDB statement of its own (0.2-0.3 ms, a few per query), parsing
+#: a path in a list about 7 us (a 2,000-path list literal cost DuckDB's parser 13 ms)
+INLINE_FILES = 16
 #: the view name a remembered SELECT is written for (:func:`attach_scan`), replaced by each
 #: statement's own
 TEMPLATE = "__iceduck_template"
@@ -79,6 +85,8 @@ class ScanSql:
     #: parser 13 ms on every statement, a variable is set once in 2-3 ms; deletion bitmaps
     #: as BLOBs, see :mod:`iceduck.engine.bitmaps`)
     variables: dict[str, Any] = field(default_factory=dict)
+    #: the files the SELECT lists in its own text (groups of at most :data:`INLINE_FILES`)
+    files: list[str] = field(default_factory=list)
 
 
 def register_scan(
@@ -126,6 +134,8 @@ def attach_scan(
     scan = _remembered_scan(con, plan, prefix, field_ids, layouts, positions)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
+    if scan.files:
+        note_scan_files(con, scan.files)
     return scan.sql
 
 
@@ -158,7 +168,7 @@ def _renamed(template: ScanSql, prefix: str) -> ScanSql:
     old, new = opening.format(quote_string(TEMPLATE)[:-1]), opening.format(quote_string(prefix)[:-1])
     sql = template.sql.replace(old, new)
     variables = {prefix + name[len(TEMPLATE) :]: value for name, value in template.variables.items()}
-    return ScanSql(sql, variables)
+    return ScanSql(sql, variables, template.files)
 
 
 def _has_deletes(t: FileScanTask) -> bool:
@@ -242,9 +252,14 @@ def scan_sql(
         else:
             reads.append((g, None))
     for n, (g, bitmaps) in enumerate(reads):
-        files = f"{view_name}{AUX}f{n}"
-        scan.variables[files] = duck_paths(con, [t.path for t in g.tasks])
-        file_list = f"getvariable({quote_string(files)})"
+        paths = duck_paths(con, [t.path for t in g.tasks])
+        if len(paths) <= INLINE_FILES:
+            file_list = "[" + ", ".join(map(quote_string, paths)) + "]"
+            scan.files.extend(paths)
+        else:
+            files = f"{view_name}{AUX}f{n}"
+            scan.variables[files] = paths
+            file_list = f"getvariable({quote_string(files)})"
         names = None
         virtual = needs_virtual_columns(fields, g.has_positions or g.has_equality)
         if file_layouts is not None:
@@ -254,7 +269,7 @@ def scan_sql(
             source = f"read_parquet({file_list}, hive_partitioning = false{options})"
             folded = _one_plain_read(g, spec, names, source)
             if folded is not None:
-                return ScanSql(folded, scan.variables)
+                return ScanSql(folded, scan.variables, scan.files)
         if names is not None:
             source = plain_source(file_list, g.entries, names, cardinality_option(g.tasks, deleted), virtual)
         else:
@@ -271,10 +286,10 @@ def scan_sql(
             where = f" WHERE {ranges}"
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
     if len(selects) == 1 and not reads[0][0].has_equality:  # its SELECT list is the scan's columns
-        return ScanSql(selects[0], scan.variables)
+        return ScanSql(selects[0], scan.variables, scan.files)
     columns = ", ".join(quote_identifier(name) for name in output_names(plan.schema, fields))
     union = " UNION ALL ".join(selects)
-    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
+    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables, scan.files)
 
 
 def _one_plain_read(g: Group, spec: ReadSpec, names: dict[int, str], source: str) -> str | None:
