@@ -23,8 +23,10 @@ from typing import Any
 import duckdb
 
 BENCH_DIR = Path(__file__).resolve().parent
-#: cached data sets, one folder per shape (gitignored)
-WAREHOUSE_ROOT = BENCH_DIR / ".warehouse"
+#: cached data sets, one folder per shape (gitignored); resolved, so that a checkout whose
+#: ``.warehouse`` is a link to another's (a git worktree sharing the data sets) finds them
+#: cached under the same paths and writes the same paths into the tables it loads
+WAREHOUSE_ROOT = (BENCH_DIR / ".warehouse").resolve()
 PEER_VENV = BENCH_DIR / ".venv"
 SQL_PEER = BENCH_DIR / "duckdb_sql_peer.py"
 TIMEOUT = "timeout"

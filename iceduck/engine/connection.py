@@ -99,3 +99,9 @@ def query_progress(cursor: Duck) -> float | None:
 def close(handle: Duck) -> None:
     """Close a cursor (its views, variables and unread rows go) or the database."""
     handle.close()
+
+
+def abort(handle: Duck) -> None:
+    """Drop a cursor's pending result (rows a dropped result never read), keeping the cursor
+    and what it has prepared, so it can run its statement again."""
+    handle.abort()

@@ -21,12 +21,14 @@ the candidate files are read one at a time (:func:`find_damaged`) to find the br
 
 The files a statement's scans read are on its DuckDB cursor already: :mod:`iceduck.engine.read`
 hands each scan's file lists over as variables (``<view>__f<n>`` for data files,
-``<view>__e<n>`` for equality deletes), which :func:`scan_files` reads back.
+``<view>__e<n>`` for equality deletes), which :func:`scan_files` reads back, or writes a
+short list into the SQL itself and notes it here (:func:`note_scan_files`).
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -172,8 +174,19 @@ def reading_files(con: Duck, files: Sequence[str]) -> Iterator[None]:
         raise translated from e
 
 
+#: the files scans on a cursor read through lists written into their SQL (a cursor serves
+#: one statement: the notes go with it)
+_NOTED: weakref.WeakKeyDictionary[Duck, list[str]] = weakref.WeakKeyDictionary()
+
+
+def note_scan_files(con: Duck, files: Sequence[str]) -> None:
+    """Remember that a scan attached to cursor ``con`` reads ``files`` (for :func:`scan_files`)."""
+    _NOTED.setdefault(con, []).extend(files)
+
+
 def scan_files(con: Duck) -> list[str]:
     """The data and equality-delete files the scans attached to cursor ``con`` read."""
+    noted = list(_NOTED.get(con, ()))
     try:
         names = con.execute("SELECT name FROM duckdb_variables() ORDER BY name").fetchall()
         files: list[str] = []
@@ -183,9 +196,9 @@ def scan_files(con: Duck) -> list[str]:
                 # refuses any other work on the cursor (the statement's own cleanup)
                 ((value,),) = con.execute(f"SELECT getvariable({quote_string(name)})").fetchall()
                 files.extend(value or ())
-    except duckdb.Error:  # the cursor is unusable now (closed, interrupted): nothing to name
-        return []
-    return list(dict.fromkeys(files))
+    except duckdb.Error:  # the cursor is unusable now (closed, interrupted): only the noted
+        return list(dict.fromkeys(noted))
+    return list(dict.fromkeys([*noted, *files]))
 
 
 def find_damaged(con: Duck, paths: Sequence[str], budget: int = PROBE_BYTES) -> tuple[str, str] | None:

@@ -34,7 +34,6 @@ from iceduck.engine.projection import (
 from iceduck.engine.types import default_literal, quote_identifier, sql_literal
 from iceduck.errors import CorruptDataError
 from iceduck.scan.tasks import FileScanTask
-from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import LAST_UPDATED_SEQUENCE_NUMBER_ID, ROW_ID_ID, Schema
 from iceduck.spec.types import NestedField
 
@@ -169,7 +168,7 @@ def read_names(schema: Schema) -> dict[int, str]:
     helper columns (``__...``) could take it; those keep ``__r<id>``."""
     return {
         fid: name
-        for fid, name in sql_names(schema.fields).items()
+        for fid, name in schema.sql_names().items()
         if name.lower() not in VIRTUAL_COLUMNS and not name.startswith("__")
     }
 

@@ -42,7 +42,6 @@ from iceduck.engine.types import (
 )
 from iceduck.errors import CorruptDataError, UserError
 from iceduck.scan.tasks import FileScanTask
-from iceduck.spec.column_names import sql_names
 from iceduck.spec.schema import (
     FILE_PATH_ID,
     LAST_UPDATED_SEQUENCE_NUMBER_ID,
@@ -113,7 +112,7 @@ def output_fields(schema: Schema, field_ids: Sequence[int] | None) -> list[Neste
 def output_names(schema: Schema, fields: Sequence[NestedField]) -> list[str]:
     """The SQL names of the scan's columns: each field's name, unique without case across
     the whole schema (:mod:`iceduck.spec.column_names`), whichever columns are read."""
-    names = sql_names(schema.fields)
+    names = schema.sql_names()
     return [names.get(f.field_id, f.name) for f in fields]
 
 

@@ -25,9 +25,11 @@ clash with DuckDB's virtual columns: :func:`iceduck.engine.groups.read_names`)::
 with as few groups as the files allow (:mod:`iceduck.engine.groups`), so a 2,000-file
 table without deletes is one ``read_parquet`` over its list. Equality deletes are turned
 into the positions they delete before the SQL is built (:mod:`iceduck.engine.equality`),
-so every deleted row goes through the same position filter. File lists travel as DuckDB
-variables (``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
-:func:`unregister_scan` drops them with the view.
+so every deleted row goes through the same position filter. A group of a few files lists
+them in the SQL (:data:`INLINE_FILES`); longer file lists travel as DuckDB variables
+(``<name>__f<n>``), deletion bitmaps as BLOB variables (``<name>__b<n>_<k>``);
+:func:`unregister_scan` drops them with the view. A group read plainly whose columns are the
+files' own is one ``SELECT "a" AS "a", ... FROM read_parquet([...])``, the whole scan.
 """
 
 from __future__ import annotations
@@ -42,12 +44,12 @@ import duckdb
 from iceduck.engine.bitmaps import BitmapScan, bitmap_scans
 from iceduck.engine.deletes import PositionCache, deleted_positions, range_predicate
 from iceduck.engine.equality import equality_positions, key_columns
-from iceduck.engine.file_errors import file_error, io_error, scan_files
-from iceduck.engine.groups import Group, Grouper, ReadSpec, select_items
+from iceduck.engine.file_errors import file_error, io_error, note_scan_files, scan_files
+from iceduck.engine.groups import Group, Grouper, ReadSpec, column_expr, select_items
 from iceduck.engine.layout import LayoutCache, parse_name_mapping
 from iceduck.engine.object_stores import duck_paths, prefetch
 from iceduck.engine.plain_read import needs_virtual_columns, plain_columns, plain_source
-from iceduck.engine.projection import needs_layouts, output_fields, output_names, schema_map
+from iceduck.engine.projection import METADATA_COLUMNS, needs_layouts, output_fields, output_names, schema_map
 from iceduck.engine.types import quote_identifier, quote_string, typed_null
 from iceduck.errors import UnsupportedError, UserError
 from iceduck.scan.tasks import FileScanTask, ScanPlan
@@ -68,6 +70,13 @@ AUX = "__"
 #: footers a scan reads (once per session: :class:`LayoutCache`) to prove a plain read
 #: (:mod:`iceduck.engine.plain_read`); about 40 us each, so at most ~10 ms per statement
 PLAIN_READ_FOOTERS = 256
+#: groups of at most this many files list them in the SELECT's text rather than in a variable:
+#: setting a variable is a DuckDB statement of its own (0.2-0.3 ms, a few per query), parsing
+#: a path in a list about 7 us (a 2,000-path list literal cost DuckDB's parser 13 ms)
+INLINE_FILES = 16
+#: the view name a remembered SELECT is written for (:func:`attach_scan`), replaced by each
+#: statement's own
+TEMPLATE = "__iceduck_template"
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,8 @@ class ScanSql:
     #: parser 13 ms on every statement, a variable is set once in 2-3 ms; deletion bitmaps
     #: as BLOBs, see :mod:`iceduck.engine.bitmaps`)
     variables: dict[str, Any] = field(default_factory=dict)
+    #: the files the SELECT lists in its own text (groups of at most :data:`INLINE_FILES`)
+    files: list[str] = field(default_factory=list)
 
 
 def register_scan(
@@ -119,10 +130,17 @@ def attach_scan(
     """Set on ``con`` the variables the scan's SELECT names (``<prefix>__...``) and return
     the SELECT, for use as a derived table: unlike a view, DuckDB then binds the file list
     once per statement instead of twice. ``read_ahead=False``: the statement reads no rows
-    (an EXPLAIN), so the files are not fetched ahead."""
-    scan = scan_sql(con, plan, prefix, field_ids, layouts=layouts, positions=positions, read_ahead=read_ahead)
+    (an EXPLAIN), so the files are not fetched ahead.
+
+    A plan without deletes reads the same files in the same way every time, so with the
+    session's ``layouts`` its SELECT is written once per column set and kept on the plan
+    (:attr:`ScanPlan.derived`; a cached plan is shared by every statement reading that table
+    version), then renamed for ``prefix``: an unchanged table costs a dictionary look-up."""
+    scan = _remembered_scan(con, plan, prefix, field_ids, layouts, positions, read_ahead)
     for name, value in scan.variables.items():
         con.execute(f"SET VARIABLE {quote_identifier(name)} = ?", [value])
+    if scan.files:
+        note_scan_files(con, scan.files)
     return scan.sql
 
 
@@ -133,6 +151,50 @@ def scan_objects(tasks: Sequence[FileScanTask]) -> list[str]:
     for t in tasks:
         found.extend(d.path for d in (*t.position_deletes, *t.equality_deletes))
     return found
+
+
+def _remembered_scan(
+    con: Duck,
+    plan: ScanPlan,
+    prefix: str,
+    field_ids: Sequence[int] | None,
+    layouts: LayoutCache | None,
+    positions: PositionCache | None,
+    read_ahead: bool,
+) -> ScanSql:
+    """:func:`scan_sql` of ``plan``, written once per column set when it depends on nothing
+    but the plan (no deletes, whose positions are read per scan; footers known, so the
+    first scan of many files, which stays blind, is not kept) and renamed for ``prefix``.
+    The files are still fetched ahead for each statement (the bytes serve one statement)."""
+    if layouts is None or any(_has_deletes(t) for t in plan.tasks):
+        return scan_sql(
+            con, plan, prefix, field_ids, layouts=layouts, positions=positions, read_ahead=read_ahead
+        )
+    key = ("scan", None if field_ids is None else tuple(field_ids))
+    template: ScanSql | None = plan.derived.get(key)
+    if template is None:
+        template = scan_sql(
+            con, plan, TEMPLATE, field_ids, layouts=layouts, positions=positions, read_ahead=read_ahead
+        )
+        if not layouts.missing(t.path for t in plan.tasks):
+            plan.derived[key] = template
+    elif read_ahead and plan.tasks and "://" in plan.tasks[0].path:  # a local table: nothing to fetch
+        prefetch(con, scan_objects(plan.tasks))
+    return _renamed(template, prefix)
+
+
+def _renamed(template: ScanSql, prefix: str) -> ScanSql:
+    """``template`` (written for the view name :data:`TEMPLATE`) for the view ``prefix``: its
+    variables, named ``<view>__...`` and read by ``getvariable('<view>__...')``."""
+    opening = "getvariable({}"  # the string literal without its closing quote
+    old, new = opening.format(quote_string(TEMPLATE)[:-1]), opening.format(quote_string(prefix)[:-1])
+    sql = template.sql.replace(old, new)
+    variables = {prefix + name[len(TEMPLATE) :]: value for name, value in template.variables.items()}
+    return ScanSql(sql, variables, template.files)
+
+
+def _has_deletes(t: FileScanTask) -> bool:
+    return t.deletion_vector is not None or bool(t.position_deletes) or bool(t.equality_deletes)
 
 
 def unregister_scan(con: Duck, view_name: str) -> None:
@@ -217,13 +279,24 @@ def scan_sql(
         else:
             reads.append((g, None))
     for n, (g, bitmaps) in enumerate(reads):
-        files = f"{view_name}{AUX}f{n}"
-        scan.variables[files] = duck_paths(con, [t.path for t in g.tasks])
-        file_list = f"getvariable({quote_string(files)})"
+        paths = duck_paths(con, [t.path for t in g.tasks])
+        if len(paths) <= INLINE_FILES:
+            file_list = "[" + ", ".join(map(quote_string, paths)) + "]"
+            scan.files.extend(paths)
+        else:
+            files = f"{view_name}{AUX}f{n}"
+            scan.variables[files] = paths
+            file_list = f"getvariable({quote_string(files)})"
         names = None
         virtual = needs_virtual_columns(fields, g.has_positions or g.has_equality)
         if file_layouts is not None:
             names = plain_columns(g.entries, file_layouts[g.tasks[0].path], g.by_name, virtual)
+        if len(reads) == 1 and bitmaps is None and names is not None and not virtual:
+            options = cardinality_option(g.tasks, deleted)
+            source = f"read_parquet({file_list}, hive_partitioning = false{options})"
+            folded = _one_plain_read(g, spec, names, source)
+            if folded is not None:
+                return ScanSql(folded, scan.variables, scan.files)
         if names is not None:
             source = plain_source(file_list, g.entries, names, cardinality_option(g.tasks, deleted), virtual)
         else:
@@ -239,9 +312,29 @@ def scan_sql(
                 scan.variables.update(blobs)
             where = f" WHERE {ranges}"
         selects.append(f"SELECT {', '.join(select_items(g, spec, {}))} FROM {source}{where}")
+    if len(selects) == 1 and not reads[0][0].has_equality:  # its SELECT list is the scan's columns
+        return ScanSql(selects[0], scan.variables, scan.files)
     columns = ", ".join(quote_identifier(name) for name in output_names(plan.schema, fields))
     union = " UNION ALL ".join(selects)
-    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables)
+    return ScanSql(f"SELECT {columns} FROM ({union}) AS __s", scan.variables, scan.files)
+
+
+def _one_plain_read(g: Group, spec: ReadSpec, names: dict[int, str], source: str) -> str | None:
+    """The whole scan as one SELECT over ``source`` when it is one group read plainly whose
+    columns are the files' own (no partition value filled in, no metadata column): each
+    file column named as the scan names it. The layers the general shape has (file names
+    -> read names -> the scan's names, then the union's) each cost DuckDB's binder and
+    optimizer, on every statement. None when some column needs more than its name."""
+    entries = {e.field_id: e for e in g.entries}
+    items = []
+    for f, name in zip(spec.fields, output_names(spec.schema, spec.fields), strict=True):
+        entry = entries.get(f.field_id)
+        if entry is None or f.field_id in METADATA_COLUMNS or f.field_id not in names:
+            return None
+        if column_expr(f, g, entries) != entry.expr:
+            return None
+        items.append(f"{quote_identifier(names[f.field_id])} AS {quote_identifier(name)}")
+    return f"SELECT {', '.join(items)} FROM {source}"
 
 
 def cardinality_option(tasks: Sequence[FileScanTask], deleted: dict[str, np.ndarray]) -> str:

@@ -23,6 +23,12 @@ entries plus manifest-list rows) it holds, not by files, because a manifest's co
 (:data:`DEFAULT_MAX_ENTRIES`; ``iceduck.connect(..., manifest_cache_entries=N)``). Cached
 objects are shared by every plan: callers must treat them as read-only.
 
+The same cache keeps whole scan plans (:mod:`iceduck.scan.plan_cache`): a plan is a pure
+function of immutable inputs (a snapshot's manifests, the schema and specs it reads with,
+the filter), so a statement that reads an unchanged table again gets the plan it got
+before, weighed by its tasks against the same bound. One bound, one LRU, for everything
+planning derives from immutable files.
+
 Cold reads of many manifests can use threads (``workers``), but do not by default: on
 local files the time goes to decoding (fastavro and building the model), which holds the
 GIL, and measured on 2 cores a pool of 2 or 4 threads planned a cold full scan of 250 or
@@ -252,6 +258,8 @@ class ManifestCache:
         #: how many manifests / manifest lists were decoded (tests assert "parsed once")
         self.manifests_parsed = 0
         self.lists_parsed = 0
+        #: how many scan plans were made rather than found (:mod:`iceduck.scan.plan_cache`)
+        self.plans_made = 0
 
     @property
     def max_entries(self) -> int:
@@ -282,6 +290,16 @@ class ManifestCache:
             self._put(key, cached, max(weight(cached), 1), "manifests_parsed")
         return cast(T, cached)
 
+
+    def plan(self, key: tuple[Any, ...], make: Callable[[], T], weight: Callable[[T], int]) -> T:
+        """A scan plan (:mod:`iceduck.scan.plan_cache`) made once per ``key``; ``key`` starts
+        with ``"plan"``, so it cannot meet a manifest's or a list's. Counted in
+        :attr:`plans_made`, not as a parsed manifest."""
+        cached = self._items.get(key)
+        if cached is None:
+            cached = make()
+            self._put(key, cached, max(weight(cached), 1), "plans_made")
+        return cast(T, cached)
 
     @property
     def size(self) -> int:

@@ -48,6 +48,7 @@ from iceduck.errors import CorruptDataError
 from iceduck.scan.delete_index import DeleteIndex
 from iceduck.scan.manifest_cache import CachedManifest, ManifestCache
 from iceduck.scan.manifest_index import Bounds, FieldKey, ManifestListIndex, listed_files, required_bounds
+from iceduck.scan.plan_cache import plan_key
 from iceduck.scan.snapshots import schema_of_snapshot
 from iceduck.scan.tasks import MATCH_ALL, DeleteFile, FileScanTask, ScanPlan, ScanStats
 from iceduck.scan.trusted_metrics import FieldIdsOf, MetricsTrust
@@ -380,7 +381,9 @@ def plan_scan(
     which picks both); by default the current schema for the current snapshot, else the
     snapshot's own. ``row_filter`` is unbound (column names); it is bound here, so an
     unknown column raises :class:`~iceduck.errors.NotFoundError`. Pass the connection's
-    ``cache`` so manifests are parsed once per connection.
+    ``cache`` so manifests are parsed once per connection, and a plan is made once per
+    snapshot, schema and filter (:mod:`iceduck.scan.plan_cache`): the same arguments then
+    return the same (shared, immutable) plan.
 
     ``field_ids_of`` reads the field ids of data files (their footers through the name
     mapping): on a table with ``schema.name-mapping.default`` a file's metrics prune only
@@ -392,14 +395,42 @@ def plan_scan(
         schema = schema if schema is not None else metadata.schema()
     elif schema is None:
         schema = metadata.schema() if snapshot is None else schema_of_snapshot(metadata, snapshot)
-    bound = bind(schema, row_filter, case_sensitive)
     mapping = name_mapping(metadata)
     if snapshot is None:
-        return ScanPlan(schema, None, (), bound, ScanStats(), mapping)
-    trust = MetricsTrust(mapping is not None, field_ids_of)
-    planner = _Planner(
-        metadata, schema, bound, case_sensitive, cache if cache is not None else ManifestCache(), trust
+        return ScanPlan(schema, None, (), bind(schema, row_filter, case_sensitive), ScanStats(), mapping)
+    if cache is None:
+        return _plan(metadata, snapshot, schema, row_filter, case_sensitive, ManifestCache(), field_ids_of)
+    key = plan_key(
+        metadata, snapshot, schema, row_filter, case_sensitive, mapping, field_ids_of is not None
     )
+    return cache.plan(
+        key,
+        lambda: _plan(metadata, snapshot, schema, row_filter, case_sensitive, cache, field_ids_of),
+        _plan_weight,
+    )
+
+
+def _plan_weight(plan: ScanPlan) -> int:
+    """What a cached plan counts against the manifest cache's bound (entries): its tasks are
+    mostly the cached manifests' own objects, so it costs a reference per task plus the tasks
+    derived for residuals and deletes; an eighth of an entry per task."""
+    return len(plan.tasks) // 8 + 1
+
+
+def _plan(
+    metadata: TableMetadata,
+    snapshot: Snapshot,
+    schema: Schema,
+    row_filter: BooleanExpression,
+    case_sensitive: bool,
+    cache: ManifestCache,
+    field_ids_of: FieldIdsOf | None,
+) -> ScanPlan:
+    """The plan of one snapshot, made from the manifest index (see :func:`plan_scan`)."""
+    bound = bind(schema, row_filter, case_sensitive)
+    mapping = name_mapping(metadata)
+    trust = MetricsTrust(mapping is not None, field_ids_of)
+    planner = _Planner(metadata, schema, bound, case_sensitive, cache, trust)
     tasks = planner.plan(snapshot)
     return ScanPlan(
         schema, snapshot.snapshot_id, tasks, bound, planner.counters.stats(len(tasks)), mapping

@@ -110,3 +110,9 @@ class ScanPlan:
     stats: ScanStats = ScanStats()
     #: ``schema.name-mapping.default`` (JSON text) for files written without field ids
     name_mapping: str | None = None
+    #: what the engine derived from this plan alone, by what it asked (the SELECT it wrote
+    #: per column set, :func:`iceduck.engine.read.attach_scan`): a cached plan is shared by
+    #: the statements that read the same table version (:mod:`iceduck.scan.plan_cache`), and
+    #: so is what follows from it; not part of the plan's value, and not carried over by
+    #: ``dataclasses.replace`` (a plan with other tasks derives its own)
+    derived: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False, hash=False)

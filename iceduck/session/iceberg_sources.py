@@ -31,11 +31,10 @@ from iceduck.scan.planner import name_mapping, plan_scan
 from iceduck.scan.snapshots import ScanTarget, resolve
 from iceduck.scan.tasks import MATCH_ALL, ScanPlan
 from iceduck.session.name_resolution import not_found_message, resolve_table_name
-from iceduck.spec.column_names import sql_names
 from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
-from iceduck.sql.columns import names_used
+from iceduck.sql.columns import ColumnsUsed, columns_used
 from iceduck.sql.describe import described_table
 from iceduck.sql.parse import Statement
 from iceduck.sql.predicates import pushdown
@@ -198,14 +197,15 @@ def plan_sources(
         filters = pushdown(statement.tree, schemas, params, planning.timezone)
     named = metadata_columns_named(statement) if data else frozenset()
     prune = data and statement.kind != "DESCRIBE" and planning.prune_columns
-    used = names_used(statement.tree) if prune else None
+    used = columns_used(statement.tree, {id(s.ref.node) for s in data}) if prune else ColumnsUsed(None)
     planned: dict[tuple[Any, ...], Source] = {}
     for source in sources:
         if source.metadata_table is not None:
             _register_metadata_table(duck, source, planning)
             continue
         row_filter = filters[id(source.ref.node)]
-        field_ids = scan_columns(source.target.schema, named, used)
+        names = None if id(source.ref.node) in used.whole else used.names
+        field_ids = scan_columns(source.target.schema, named, names)
         key = (
             source.loaded.metadata_location,
             source.target.snapshot_id,
@@ -294,7 +294,7 @@ def scan_columns(
         for fid, f in METADATA_COLUMNS.items()
         if f.name in named and schema.find_field_or_none(f.name) is None
     ]
-    names = sql_names(schema.fields)  # as the scan names its columns: unique without case
+    names = schema.sql_names()  # as the scan names its columns: unique without case
     fields = [f.field_id for f in schema.fields if used is None or names[f.field_id].lower() in used]
     if not fields and not extra and schema.fields:  # count(*): a scan reads one column at least
         fields = [schema.fields[0].field_id]

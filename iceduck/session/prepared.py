@@ -132,7 +132,7 @@ class PreparedQuery:
             if holder is not None and not holder.closed:
                 return False
             if self.lent is not None:  # a result dropped unread may leave its rows pending
-                self.duck.abort()
+                engine.abort(self.duck)
             self.lent = weakref.ref(rows)
             return True
 

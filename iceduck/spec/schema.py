@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from iceduck.errors import NotFoundError
+from iceduck.spec.column_names import sql_names
 from iceduck.spec.types import IcebergType, ListType, MapType, NestedField, StructType
 
 #: Reserved field ids (spec: "Reserved Field IDs") -- metadata columns readers may project.
@@ -30,6 +31,9 @@ class Schema:
     _by_id: dict[int, NestedField] = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_name: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
     _parents: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: :meth:`sql_names` and :meth:`by_sql_name`, built on first use
+    _sql_names: dict[int, str] | None = field(default=None, init=False, repr=False, compare=False)
+    _by_sql_name: dict[str, NestedField] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", tuple(self.fields))
@@ -92,6 +96,26 @@ class Schema:
             if fid == field_id:
                 return name
         return None
+
+    def sql_names(self) -> dict[int, str]:
+        """The SQL name of each top-level field, by id (:func:`iceduck.spec.column_names.sql_names`),
+        computed once: every scan and pushed filter of every statement asks (shared: read-only)."""
+        names = self._sql_names
+        if names is None:
+            names = sql_names(self.fields)
+            object.__setattr__(self, "_sql_names", names)
+        return names
+
+    def by_sql_name(self, name: str) -> NestedField | None:
+        """The top-level field whose SQL name is ``name`` without case, as DuckDB resolves it."""
+        index = self._by_sql_name
+        if index is None:
+            visible = self.sql_names()
+            index = {}
+            for f in self.fields:
+                index.setdefault(visible[f.field_id].lower(), f)
+            object.__setattr__(self, "_by_sql_name", index)
+        return index.get(name.lower())
 
     def parent_id(self, field_id: int) -> int | None:
         """The id of the struct/list/map field that contains ``field_id`` (None at top level)."""

@@ -39,7 +39,6 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from iceduck.errors import IceduckError
-from iceduck.spec.column_names import sql_names
 from iceduck.spec.expressions.binding import bind
 from iceduck.spec.expressions.predicates import (
     AlwaysFalse,
@@ -184,8 +183,7 @@ def _field(schema: Schema, path: list[str]) -> tuple[str, NestedField] | None:
     """The field at ``path`` through structs only, matched without case as DuckDB does; a
     top-level column by the name the scan gives it (:mod:`iceduck.spec.column_names`), so a
     filter is pushed to the field DuckDB evaluates it on."""
-    visible = sql_names(schema.fields)
-    found = next((f for f in schema.fields if visible[f.field_id].lower() == path[0].lower()), None)
+    found = schema.by_sql_name(path[0])
     if found is None:
         return None
     names = [found.name]

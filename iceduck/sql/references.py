@@ -430,7 +430,13 @@ METADATA_COLUMN_NAMES = frozenset(
 
 
 def metadata_columns_named(statement: Statement) -> frozenset[str]:
-    """The metadata columns (``_row_id``, ``_file``, ...) the statement names anywhere."""
+    """The metadata columns (``_row_id``, ``_file``, ...) the statement names anywhere.
+
+    A name the text does not hold (without case) cannot be named: most statements are
+    answered by that test, without a walk of the tree on every execution."""
+    lowered = statement.text.lower()
+    if not any(name in lowered for name in METADATA_COLUMN_NAMES):
+        return frozenset()
     return frozenset(
         c.name for c in statement.tree.find_all(exp.Column) if c.name in METADATA_COLUMN_NAMES
     )

@@ -16,7 +16,7 @@ from iceduck.engine.file_errors import (
     scan_files,
     statement_file_error,
 )
-from iceduck.engine.read import attach_scan, scan_to_arrow
+from iceduck.engine.read import INLINE_FILES, attach_scan, scan_to_arrow
 from iceduck.errors import CorruptDataError, StorageError
 from iceduck.io.fileio import MissingFileError
 from iceduck.scan.tasks import ScanPlan
@@ -100,6 +100,21 @@ def test_scan_files_are_read_back_from_the_cursor(con: Any, tmp_path: Path) -> N
     # the equality delete was read while attaching (as the positions it deletes)
     assert sorted(scan_files(cursor)) == sorted([str(a), str(b)])
     assert cursor.execute("SELECT 42").fetchall() == [(42,)]  # nothing left unfinished
+
+
+@pytest.mark.parametrize("count", [1, INLINE_FILES, INLINE_FILES + 1])
+def test_scan_files_listed_in_the_sql_or_in_variables_are_read_back(
+    con: Any, tmp_path: Path, count: int
+) -> None:
+    """A few files are listed in the scan's SQL, more in a variable: both are the statement's."""
+    paths = [str(numbers(con, tmp_path / f"{n}.parquet", 2)) for n in range(count)]
+    cursor = con.cursor()
+    sql = attach_scan(
+        cursor, ScanPlan(SCHEMA, 1, tuple(data_task(con, Path(p)) for p in paths)), "__iceduck_8"
+    )
+    assert ("getvariable" in sql) == (count > INLINE_FILES)
+    assert sorted(scan_files(cursor)) == sorted(paths)
+    assert cursor.execute(f"SELECT count(*) FROM ({sql})").fetchall() == [(2 * count,)]
 
 
 def test_broken_data_file_in_a_statement_is_named(con: Any, tmp_path: Path) -> None:

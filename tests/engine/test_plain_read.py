@@ -138,6 +138,30 @@ def test_decimals_and_strings_read_plainly(con: Any, tmp_path: Path, read_mode: 
     assert ("schema = MAP" in scan_text(con, plan)) == (read_mode == "blind")
 
 
+def test_one_read_is_one_select(con: Any, tmp_path: Path, read_mode: str) -> None:
+    """One group of files is one SELECT over ``read_parquet``, however it is read: no layer
+    only to rename columns (each costs DuckDB's binder on every statement)."""
+    path = write_parquet(
+        con,
+        tmp_path / "f.parquet",
+        "SELECT i::BIGINT AS id, 'n' || i AS name FROM range(3) t(i)",
+        {"id": 1, "name": 2},
+    )
+    plan = ScanPlan(Schema(FIELDS), 1, (data_task(con, path),))
+    for field_ids, expected in (
+        ([2], [("n0",), ("n1",), ("n2",)]),
+        (None, [(0, "n0"), (1, "n1"), (2, "n2")]),
+    ):
+        sql = attach_scan(con, plan, "one", field_ids)
+        assert sql.count("SELECT") == 1, sql
+        result = con.execute(f"SELECT * FROM ({sql}) ORDER BY 1")
+        assert result.fetchall() == expected
+        assert [d[0] for d in result.description] == (
+            [f.name for f in FIELDS] if field_ids is None else ["name"]
+        )
+        unregister_scan(con, "one")
+
+
 # -- what DuckDB's planner gains -------------------------------------------------------------------
 
 

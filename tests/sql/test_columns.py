@@ -10,7 +10,7 @@ import pytest
 import sqlglot
 
 import iceduck
-from iceduck.sql.columns import names_used
+from iceduck.sql.columns import columns_used, names_used
 
 
 def used(sql: str) -> frozenset[str] | None:
@@ -38,7 +38,7 @@ def test_identifiers_anywhere_are_kept_case_insensitively() -> None:
         "UNPIVOT db.t ON a, b INTO NAME k VALUE v",
         "SELECT t FROM db.t AS t",
         "SELECT to_json(x) FROM db.t x",
-        "SELECT a FROM db.t WHERE EXISTS (SELECT * FROM db.u)",
+        "SELECT a FROM db.t WHERE k IN (SELECT * FROM db.u)",
     ],
 )
 def test_nothing_pruned_where_columns_are_used_unnamed(sql: str) -> None:
@@ -88,3 +88,53 @@ def test_a_scan_outputs_the_named_columns_only(con: Any) -> None:
 )
 def test_queries_that_use_columns_unnamed_see_them_all(con: Any, sql: str, expected: list[Any]) -> None:
     assert con.execute(sql).fetchall() == expected
+
+
+def tables_named(tree: Any, *names: str) -> set[int]:
+    return {id(t) for t in tree.find_all(sqlglot.exp.Table) if t.name in names}
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM (SELECT a FROM db.t) AS x",
+        "WITH c AS (SELECT a FROM db.t) SELECT * FROM c",
+        "SELECT k FROM db.t WHERE EXISTS (SELECT * FROM db.u WHERE u.k = t.k)",
+        "SELECT * FROM (SELECT a FROM db.t) AS x, (SELECT count(*) AS n FROM db.u) AS y",
+    ],
+)
+def test_a_star_over_derived_tables_prunes_the_tables_below(sql: str) -> None:
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    found = columns_used(tree, tables_named(tree, "t", "u"))
+    assert found.names is not None and not found.whole
+
+
+def test_a_star_reads_whole_only_the_tables_of_its_own_select() -> None:
+    tree = sqlglot.parse_one(
+        "SELECT x.a, u.c FROM (SELECT *, a AS b FROM db.t) AS x JOIN db.u ON x.k = u.k", read="duckdb"
+    )
+    found = columns_used(tree, tables_named(tree, "t", "u"))
+    assert found.whole == tables_named(tree, "t")
+    assert found.names is not None and {"a", "c", "k"} <= found.names
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT * FROM (SELECT k, a FROM db.t) AS x ORDER BY k", [(1, "one"), (2, "two")]),
+        ("SELECT * FROM (SELECT *, a AS n FROM db.t) AS x JOIN db.u USING (k) ORDER BY k", None),
+        ("SELECT k FROM db.t WHERE EXISTS (SELECT * FROM db.u WHERE u.c > 150 AND u.k = t.k)", [(2,)]),
+    ],
+)
+def test_stars_over_scans_see_every_column(con: Any, sql: str, expected: list[Any] | None) -> None:
+    rows = con.execute(sql).fetchall()
+    if expected is None:  # the inner star sees all of db.t: k, a, b, s, z, n, then u's a, c
+        assert rows[0][:6] == (1, "one", 1.5, {"x": 10, "y": "p"}, 7, "one") and len(rows[0]) == 8
+    else:
+        assert rows == expected
+
+
+def test_a_star_over_a_derived_table_prunes_the_scan_below(con: Any) -> None:
+    text = scanned(con, "SELECT * FROM (SELECT k, a FROM db.t) AS x")
+    assert '"k"' in text and '"a"' in text
+    assert '"b"' not in text and '"z"' not in text

@@ -10,6 +10,7 @@ from iceduck.sql.parse import parse_statement
 from iceduck.sql.references import (
     ResolvedName,
     TimeTravel,
+    metadata_columns_named,
     name_candidates,
     resolve_name,
     table_refs,
@@ -177,3 +178,16 @@ def test_names_read_in_the_current_namespace_after_the_name_as_written() -> None
         TableIdentifier(shop, "orders"), branch="dev"
     )
     assert resolve_name(("orders",), "iceduck", existing.__contains__) is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT a FROM db.t", set()),
+        ("SELECT _file, t._pos FROM db.t AS t WHERE _row_id > 3", {"_file", "_pos", "_row_id"}),
+        ("SELECT 'x_file' AS a, a AS _spec_ids FROM db.t", set()),  # in the text, not a column
+        ('SELECT "_spec_id" FROM db.t', {"_spec_id"}),
+    ],
+)
+def test_metadata_columns_named(sql: str, expected: set[str]) -> None:
+    assert metadata_columns_named(parse_statement(sql)) == expected
