@@ -91,12 +91,15 @@ def prepared_key(text: str, params: Any, is_table: Callable[[Any], bool]) -> Has
 
 
 def parameters_key(params: Any) -> Hashable | None:
-    """The parameters' values as part of a key (type and value: ``1`` and ``True`` and
-    ``1.0`` differ); None when a value cannot be a key (a list), so the query is not kept."""
+    """The parameters' values as part of a key (type, value and text: ``1`` and ``True`` and
+    ``1.0`` differ, and so do values Python calls equal that DuckDB binds or prints otherwise:
+    ``Decimal('1.0')`` and ``Decimal('1.00')`` (another scale), ``0.0`` and ``-0.0``, one
+    instant in two time zones); None when a value cannot be a key (a list), so the query is
+    not kept."""
     if params is None:
         return ()
     items = sorted(params.items()) if isinstance(params, dict) else list(enumerate(params))
-    key = tuple((name, type(value), value) for name, value in items)
+    key = tuple((name, type(value), value, repr(value)) for name, value in items)
     try:
         hash(key)
     except TypeError:

@@ -194,3 +194,24 @@ def test_what_kept_queries_hold_is_bounded(warehouse: Path) -> None:
         assert _answer(con, params=(30,)) == (70, sum(i * 10 for i in range(30, 100)))
         assert _answer(con, params=(30,)) == (70, sum(i * 10 for i in range(30, 100)))
         assert _kept(con) == 2 and prepared._files == 8
+
+
+def test_equal_values_of_another_scale_or_sign_are_another_query(warehouse: Path) -> None:
+    """``Decimal('1.0') == Decimal('1.00')`` and ``0.0 == -0.0`` in Python, but DuckDB types and
+    prints them differently: a kept query must not answer one with the other's binding."""
+    from decimal import Decimal
+
+    sql = "SELECT ? AS x, count(*) FROM db.t WHERE id >= 99"
+    with iceduck.connect(warehouse) as con:
+        for _ in range(2):
+            cur = con.cursor().execute(sql, (Decimal("1.0"),))
+            assert cur.fetchall() == [(Decimal("1.0"), 1)]
+            assert cur.description[0][1] == "DECIMAL(2,1)"
+            cur = con.cursor().execute(sql, (Decimal("1.00"),))
+            assert cur.description[0][1] == "DECIMAL(3,2)"
+            rows = cur.fetchall()
+            assert str(rows[0][0]) == "1.00", rows
+            cur = con.cursor().execute(sql, (-0.0,))
+            assert str(cur.fetchall()[0][0]) == "-0.0"
+            cur = con.cursor().execute(sql, (0.0,))
+            assert str(cur.fetchall()[0][0]) == "0.0"
