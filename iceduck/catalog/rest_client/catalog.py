@@ -314,7 +314,7 @@ class RestCatalog:
         table = self._loaded(reply.body, identifier)
         tag = reply.headers.get("etag")
         if tag:
-            vended = table_storage(reply.body, table.metadata.location)
+            vended = table_storage(reply.body, table.metadata.location, self.config.properties)
             self._etags.put(identifier, (tag, table, vended))
         return table
 
@@ -322,7 +322,7 @@ class RestCatalog:
         """A ``LoadTableResult`` as a table, its storage properties put in place for its
         locations (renewed through :meth:`load_credentials` when they expire)."""
         table = loaded_table(body, identifier, self.uri, self._parsed)
-        scoped = table_storage(body, table.metadata.location)
+        scoped = table_storage(body, table.metadata.location, self.config.properties)
         apply_table_storage(scoped, self._refresher(identifier, scoped))
         return table
 
@@ -344,15 +344,26 @@ class RestCatalog:
         if self.config.supports("GET", CREDENTIALS):
             reply = self._on_table("GET", CREDENTIALS, identifier, missing_ok=True)
             if reply.status == 200 and isinstance(reply.body, dict):
-                config = dict(known[2].get(known[1].metadata.location, {})) if known is not None else {}
-                fresh = credentials_storage(reply.body, config)
+                fresh = credentials_storage(reply.body, self._table_config(known))
         if fresh is None:
             reply = self._on_table("GET", TABLE, identifier, query={"snapshots": "refs"})
             table = loaded_table(reply.body, identifier, self.uri, self._parsed)
-            fresh = table_storage(reply.body, table.metadata.location)
+            fresh = table_storage(reply.body, table.metadata.location, self.config.properties)
         if known is not None:  # a load answered 304 later puts these back, not the expired ones
             self._etags.put(identifier, (known[0], known[1], {**known[2], **fresh}))
         return fresh
+
+    def _table_config(
+        self, known: tuple[str, LoadedTable, dict[str, dict[str, str]]] | None
+    ) -> dict[str, str]:
+        """The storage properties new credentials go over: the table's scope of its last
+        load (the longest prefix covering its location), else the catalog's own."""
+        if known is not None:
+            location = known[1].metadata.location
+            covering = [p for p in known[2] if location.startswith(p)]
+            if covering:
+                return dict(known[2][max(covering, key=len)])
+        return storage_only(self.config.properties)
 
     # -- tables: writes --------------------------------------------------------------------------
 
@@ -378,7 +389,7 @@ class RestCatalog:
         )
         # the table's files are written before the commit: with the credentials vended for it
         if isinstance(staged.body, dict):
-            scoped = table_storage(staged.body, metadata.location)
+            scoped = table_storage(staged.body, metadata.location, self.config.properties)
             apply_table_storage(scoped, None)
         try:
             return self._commit(identifier, None, metadata)

@@ -70,16 +70,34 @@ def loaded_table(
     return LoadedTable(identifier, location, metadata)
 
 
-def table_storage(body: Mapping[str, Any], table_location: str) -> dict[str, dict[str, str]]:
-    """The storage properties of a ``LoadTableResult`` by location prefix: its ``config`` for
-    the table's location, and each ``storage-credentials`` entry's ``config`` (over the
-    table's) for the entry's prefix. Catalog-only properties are left out."""
-    config = _strings(body.get("config"))
+def table_storage(
+    body: Mapping[str, Any], table_location: str, base: Mapping[str, str] | None = None
+) -> dict[str, dict[str, str]]:
+    """The storage properties of a ``LoadTableResult`` by location prefix: ``base`` (the
+    catalog's own properties: the client's, under the server's defaults and overrides) with
+    the answer's ``config`` over it for the table's location, and each
+    ``storage-credentials`` entry's ``config`` (over those) for the entry's prefix.
+    Catalog-only properties are left out.
+
+    The table's location gets a scope of its own even when the answer vends nothing, so its
+    files are read with this catalog's properties and never with a scope another connection
+    of the process left on the same bucket (a warehouse at the same path on another
+    endpoint). When a credential's prefix covers the table's location, that credential is
+    the table's scope, as Java's ``S3FileIO`` picks the credential whose prefix matches."""
+    config = {**storage_only(base or {}), **storage_only(_strings(body.get("config")))}
+    credentials = credentials_storage(body, config)
     scoped: dict[str, dict[str, str]] = {}
-    if storage_only(config):
-        scoped[table_location] = storage_only(config)
-    scoped.update(credentials_storage(body, config))
+    covered = any(table_location.startswith(prefix) for prefix in credentials)
+    if config and not covered and _in_object_store(table_location):
+        scoped[table_location] = config
+    scoped.update(credentials)
     return scoped
+
+
+def _in_object_store(location: str) -> bool:
+    from iceduck.io.object_store import is_object_store  # pyarrow loads only for a store
+
+    return is_object_store(location)
 
 
 def credentials_storage(body: Mapping[str, Any], config: Mapping[str, str]) -> dict[str, dict[str, str]]:
