@@ -41,7 +41,15 @@ def test_every_form_reads_every_row(stream_memory: Any, tmp_path: Path) -> None:
         assert 0 < figure["first_ms"] <= figure["total_ms"]
     assert [m.name for m in sec.measures] == [
         "SELECT * of lineitem SF0.01 via fetch_record_batch: time to the first batch",
+        "peak RSS of SELECT * of lineitem SF0.01 via fetch_record_batch",
         "SELECT * of lineitem SF0.01 via fetch_arrow_table: time",
+        "peak RSS of SELECT * of lineitem SF0.01 via fetch_arrow_table",
+    ]
+    # the peak memory rows carry their unit and the process's high-water marks
+    peaks = [m for m in sec.measures if m.unit == "MB"]
+    assert [(m.iceduck, m.limit) for m in peaks] == [
+        (figures["iceduck-reader"]["peak_mb"], figures["duckdb-reader"]["peak_mb"]),
+        (figures["iceduck-table"]["peak_mb"], figures["duckdb-table"]["peak_mb"]),
     ]
     # cached: a second build reuses the table
     assert stream_memory.build(0.01, tmp_path / "wh", source)[0] == tmp_path / "wh"
