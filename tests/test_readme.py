@@ -1,280 +1,64 @@
 """Every fenced sql, python and sh block of README.md runs as written, in order, on a fresh warehouse.
 
 A reader follows the README from the top, in a clone of the repository: the set-up block makes
-``./warehouse``, the tour adds to it, and the Python blocks use what the blocks before them made.
-So the blocks run in that order, in one temporary folder holding copies of ``sql/`` and
-``examples/``, sharing one warehouse (as sqlglot's and DuckDB's documentation tests run their
-examples), and a block that fails names its README line. Output the README shows is compared:
-the lines after a statement of the shell transcript, and the comment after a ``print(...)``.
-
-A block that cannot run here (installing packages, the test suite itself, starting Spark) is
-marked in the README by an HTML comment ``<!-- not run: why -->`` right before its fence, so the
-reader sees which ones are skipped; ``test_the_blocks_not_run_are_few_and_named`` keeps the list
-short and deliberate.
+``./warehouse``, the tour adds to it, and later blocks use what the blocks before them made. The
+runner (:mod:`tests.support.doc_blocks`) is shared with the pages of ``docs/``
+(``tests/test_docs.py``); a block that fails names its line, and the output the README shows is
+compared.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import io
-import os
 import re
-import shutil
-import subprocess
-import sys
-import tokenize
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.doc_blocks import LANGUAGES, ROOT, BlockFailed, clone_for_reader, page_blocks, run_blocks
+
 README = ROOT / "README.md"
-LANGUAGES = ("sql", "python", "sh")
-_NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->")
-
-
-@dataclass(frozen=True)
-class Block:
-    """One fenced block: its language, the README line of its first code line, its text."""
-
-    language: str
-    line: int
-    text: str
-    not_run: str | None  # the reason given in the README, when it is marked as not run
-
-
-class BlockFailed(AssertionError):
-    """A README block failed; the message starts with ``README.md:<line>``."""
-
-
-def readme_blocks(text: str) -> list[Block]:
-    """The fenced blocks in order; a fence in another language is an error, so none is missed."""
-    blocks: list[Block] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        fence = re.fullmatch(r"```(\S*)\s*", lines[i])
-        if fence is None:
-            i += 1
-            continue
-        language = fence.group(1)
-        if language not in LANGUAGES:
-            shown = language or "no language"
-            raise BlockFailed(f"README.md:{i + 1}: a fenced block in {shown!r}: use one of {LANGUAGES}")
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")), None)
-        if end is None:
-            raise BlockFailed(f"README.md:{i + 1}: the fenced block is never closed")
-        marker = _NOT_RUN.fullmatch(lines[i - 1].strip()) if i > 0 else None
-        body = "\n".join(lines[i + 1 : end]) + "\n"
-        blocks.append(Block(language, i + 2, body, marker.group(1) if marker else None))
-        i = end + 1
-    return blocks
-
-
-# -- sh ---------------------------------------------------------------------------------------
-
-
-def reader_environment(bin_dir: Path) -> dict[str, str]:
-    """PATH and PYTHONPATH as after ``pip install -e .``: ``iceduck`` and ``python3`` run this tree."""
-    bin_dir.mkdir(exist_ok=True)
-    python = f'"{sys.executable}"'
-    for name, command in (("iceduck", f"{python} -m iceduck.cli"), ("python3", python)):
-        script = bin_dir / name
-        script.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
-        script.chmod(0o755)
-    env = dict(os.environ)
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env["COLUMNS"] = "100"  # the output shown must not depend on the terminal the tests run in
-    return env
-
-
-def run_sh(block: Block, cwd: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", block.text],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    if done.returncode != 0:
-        failure = f"README.md:{block.line}: sh block exited {done.returncode}"
-        raise BlockFailed(f"{failure}:\n{done.stderr[-3000:]}")
-
-
-# -- sql: a shell transcript ------------------------------------------------------------------
-
-
-@dataclass
-class _Statement:
-    line: int
-    sql: str
-    shown: list[str]  # the output lines the README shows after it
-
-
-def transcript(block: Block) -> tuple[str, list[_Statement]]:
-    """The command of the ``$`` line (default ``iceduck warehouse``) and the statements typed."""
-    command = "iceduck warehouse"
-    statements: list[_Statement] = []
-    for offset, line in enumerate(block.text.splitlines()):
-        if line.startswith("$ "):
-            command = line[2:].strip()
-        elif line.startswith("iceduck> "):
-            statements.append(_Statement(block.line + offset, line[len("iceduck> ") :], []))
-        elif re.match(r"\s*\.\.\.> ", line) and statements:
-            statements[-1].sql += "\n" + line.split("...> ", 1)[1]
-        elif statements:
-            statements[-1].shown.append(line.rstrip())
-        elif line.strip():
-            statements.append(_Statement(block.line + offset, line, []))  # a plain SQL script
-    return command, statements
-
-
-def run_sql(block: Block, cwd: Path, env: dict[str, str]) -> None:
-    """The transcript's statements go to its command on stdin; shown output must follow, in order."""
-    command, statements = transcript(block)
-    script = "\n".join(s.sql for s in statements) + "\n"
-    done = subprocess.run(
-        ["bash", "-c", command], input=script, cwd=cwd, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
-    )  # fmt: skip
-    out = [line.rstrip() for line in done.stdout.splitlines()]
-    if done.returncode != 0:
-        failure = f"README.md:{block.line}: `{command}` exited {done.returncode}"
-        raise BlockFailed(f"{failure}:\n{done.stdout[-3000:]}")
-    position = 0
-    for statement in statements:
-        if not statement.shown:
-            continue
-        found = _find_lines(out, statement.shown, position)
-        if found is None:
-            raise BlockFailed(
-                f"README.md:{statement.line}: the output shown after this statement does not follow it:\n"
-                + "\n".join(statement.shown)
-                + "\n-- iceduck printed, from there on:\n"
-                + "\n".join(out[position : position + 40])
-            )
-        position = found + len(statement.shown)
-
-
-def _find_lines(out: list[str], wanted: list[str], start: int) -> int | None:
-    for i in range(start, len(out) - len(wanted) + 1):
-        if out[i : i + len(wanted)] == wanted:
-            return i
-    return None
-
-
-# -- python -----------------------------------------------------------------------------------
-
-
-def _comments(source: str) -> dict[int, str]:
-    """The comment at the end of each line of ``source``, by line number."""
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return {tok.start[0]: tok.string[1:].strip() for tok in tokens if tok.type == tokenize.COMMENT}
-
-
-def _is_print(statement: ast.stmt) -> bool:
-    return (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Call)
-        and isinstance(statement.value.func, ast.Name)
-        and statement.value.func.id == "print"
-    )
-
-
-def run_python(block: Block, namespace: dict[str, Any]) -> None:
-    """Statement by statement in ``namespace`` (shared by all blocks); a ``print(...)`` ending in a
-    comment must print exactly that comment."""
-    module = ast.parse(block.text)
-    comments = _comments(block.text)
-    for statement in module.body:
-        line = block.line + statement.lineno - 1
-        printed = io.StringIO()
-        code = compile(ast.Module(body=[statement], type_ignores=[]), f"README.md:{line}", "exec")
-        try:
-            with contextlib.redirect_stdout(printed):
-                exec(code, namespace)
-        except Exception as exc:  # the block's own error, whatever it is, is what the test reports
-            raise BlockFailed(f"README.md:{line}: {type(exc).__name__}: {exc}") from exc
-        expected = comments.get(statement.end_lineno or statement.lineno)
-        if _is_print(statement) and expected is not None and printed.getvalue().strip() != expected:
-            shown = printed.getvalue().strip()
-            raise BlockFailed(f"README.md:{line}: printed {shown!r}, the README shows {expected!r}")
-
-
-# -- the README, in order ---------------------------------------------------------------------
-
-
-def run_blocks(blocks: list[Block], cwd: Path) -> list[Block]:
-    """Runs every block not marked as not run, in order, in ``cwd``; returns the blocks run."""
-    env = reader_environment(cwd / ".bin")
-    namespace: dict[str, Any] = {"__name__": "__readme__"}
-    ran: list[Block] = []
-    old = Path.cwd()
-    os.chdir(cwd)  # the Python blocks open "warehouse", relative to the clone
-    try:
-        for block in blocks:
-            if block.not_run is not None:
-                continue
-            if block.language == "sh":
-                run_sh(block, cwd, env)
-            elif block.language == "sql":
-                run_sql(block, cwd, env)
-            else:
-                run_python(block, namespace)
-            ran.append(block)
-    finally:
-        os.chdir(old)
-        for value in namespace.values():  # connections the blocks opened
-            if type(value).__name__ == "Connection" and hasattr(value, "close"):
-                value.close()
-    return ran
-
-
-def clone_for_reader(tmp_path: Path) -> Path:
-    """What the README's commands need of a clone: the SQL scripts and the examples."""
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    (clone / "sql").mkdir()
-    for script in (ROOT / "sql").glob("*.sql"):
-        shutil.copy(script, clone / "sql")
-    shutil.copytree(ROOT / "examples", clone / "examples", ignore=shutil.ignore_patterns("__pycache__"))
-    return clone
+MAX_LINES = 300  # the front page: what it is, install, the tour, where to go next
 
 
 def test_every_readme_block_runs_in_order(tmp_path: Path) -> None:
     clone = clone_for_reader(tmp_path)
-    ran = run_blocks(readme_blocks(README.read_text()), clone)
-    assert {b.language for b in ran} == set(LANGUAGES)
+    ran = run_blocks(page_blocks(README.read_text()), clone)
+    assert {b.language for b in ran} >= {"sql", "sh"}
     assert (clone / "warehouse" / "catalog.db").is_file()
 
 
+def test_the_readme_is_a_short_front_page() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) < MAX_LINES, f"README.md has {len(lines)} lines: move detail into docs/"
+
+
 def test_the_blocks_not_run_are_few_and_named() -> None:
-    skipped = [b for b in readme_blocks(README.read_text()) if b.not_run is not None]
+    skipped = [b for b in page_blocks(README.read_text()) if b.not_run is not None]
     reasons = [b.not_run for b in skipped]
-    assert len(skipped) <= 6, reasons
+    assert len(skipped) <= 2, reasons
     assert all(re.search(r"install|test suite|Spark|server", reason or "") for reason in reasons), reasons
 
 
-def test_a_failing_block_names_its_readme_line(tmp_path: Path) -> None:
+def test_a_failing_block_names_its_line(tmp_path: Path) -> None:
     text = "# t\n\n```python\nx = 1\nprint(x + 1)  # 3\n```\n"
-    with pytest.raises(BlockFailed, match=r"README.md:5: printed '2', the README shows '3'"):
-        run_blocks(readme_blocks(text), tmp_path)
+    with pytest.raises(BlockFailed, match=r"README.md:5: printed '2', the page shows '3'"):
+        run_blocks(page_blocks(text), tmp_path)
     text = "```sh\ntrue\niceduck wh -c 'SELECT nope FROM nowhere.t;'\n```\n"
-    with pytest.raises(BlockFailed, match=r"README.md:2: sh block exited 1"):
-        run_blocks(readme_blocks(text), tmp_path)
+    with pytest.raises(BlockFailed, match=r"docs/x.md:2: sh block exited 1"):
+        run_blocks(page_blocks(text, "docs/x.md"), tmp_path)
 
 
 def test_transcript_output_is_compared(tmp_path: Path) -> None:
     text = "```sql\n$ iceduck wh --csv\niceduck> SELECT 1 + 1\n    ...> AS two;\ntwo\n3\n```\n"
     with pytest.raises(BlockFailed, match=r"README.md:3: the output shown after this statement"):
-        run_blocks(readme_blocks(text), tmp_path)
-    run_blocks(readme_blocks(text.replace("two\n3", "two\n2")), tmp_path)
+        run_blocks(page_blocks(text), tmp_path)
+    run_blocks(page_blocks(text.replace("two\n3", "two\n2")), tmp_path)
 
 
 def test_unmarked_fences_in_other_languages_are_refused() -> None:
     with pytest.raises(BlockFailed, match=r"README.md:3: a fenced block in 'text'"):
-        readme_blocks("a\n\n```text\nhello\n```\n")
-    assert readme_blocks("<!-- not run: installs packages -->\n```sh\npip install x\n```\n")[0].not_run == (
+        page_blocks("a\n\n```text\nhello\n```\n")
+    assert page_blocks("<!-- not run: installs packages -->\n```sh\npip install x\n```\n")[0].not_run == (
         "installs packages"
     )
+    assert set(LANGUAGES) == {"sql", "python", "sh"}
