@@ -223,8 +223,8 @@ def run_blocks(blocks: list[Block], cwd: Path) -> list[Block]:
     finally:
         os.chdir(old)
         for value in namespace.values():  # connections the blocks opened
-            if type(value).__name__ == "Connection" and hasattr(value, "close"):
-                value.close()
+            if type(value).__name__ == "Connection" and not getattr(value, "closed", True):
+                value.close()  # one the page closed itself is left alone (closing twice raises)
     return ran
 
 
