@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.doc_blocks import LANGUAGES, ROOT, BlockFailed, clone_for_reader, page_blocks, run_blocks
+from tests.support.doc_blocks import (
+    LANGUAGES,
+    ROOT,
+    BlockFailed,
+    clone_for_reader,
+    page_blocks,
+    run_blocks,
+    transcript,
+)
 
 README = ROOT / "README.md"
 MAX_LINES = 300  # the front page: what it is, install, the tour, where to go next
@@ -25,6 +33,21 @@ def test_every_readme_block_runs_in_order(tmp_path: Path) -> None:
     ran = run_blocks(page_blocks(README.read_text()), clone)
     assert {b.language for b in ran} >= {"sql", "sh"}
     assert (clone / "warehouse" / "catalog.db").is_file()
+
+
+def _statements(sql: str) -> list[str]:
+    """The statements of SQL text, comments dropped and white space made single spaces."""
+    text = "\n".join(re.sub(r"--.*$", "", line) for line in sql.splitlines())
+    return [" ".join(s.split()) for s in text.split(";") if s.strip()]
+
+
+def test_the_quickstart_script_is_the_tour() -> None:
+    """``sql/quickstart.sql`` is what the README calls it: the tour's statements, as a script."""
+    tour = next(b for b in page_blocks(README.read_text()) if b.language == "sql")
+    _, typed = transcript(tour)
+    script = (ROOT / "sql" / "quickstart.sql").read_text()
+    assert _statements(script) == _statements("\n".join(s.sql for s in typed))
+    assert any("shop.orders" in s for s in _statements(script))
 
 
 def test_the_readme_is_a_short_front_page() -> None:
