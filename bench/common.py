@@ -172,7 +172,7 @@ def fmt_ratio(r: float | None) -> str:
 
 @dataclass
 class Measure:
-    """One row of the README's performance table: a measure in ms for iceduck, the limit
+    """One row of the performance table (docs/performance.md): a measure in ms for iceduck, the limit
     (DuckDB on exactly the needed files, or the physical work a write cannot avoid), and the
     peers; a peer's cell is text when it did not run (why) or needs a unit."""
 
@@ -192,7 +192,8 @@ class Measure:
 
 @dataclass
 class Section:
-    """A section's printed lines, its rows for the README table, and its data for ``--json``."""
+    """A section's printed lines, its rows for the performance table (docs/performance.md), and
+    its data for ``--json``."""
 
     name: str
     lines: list[str] = field(default_factory=list)

@@ -171,8 +171,9 @@ def measure(
 
 
 def measures(latency_ms: float, results: list[ColdRuns]) -> list[Measure]:
-    """The README table's rows: iceduck's cold time against DuckDB 1.5.5's ``read_parquet`` of
-    the needed files (the limit), the ``iceberg_scan`` as the peer; round trips in the note."""
+    """The performance table's rows (docs/performance.md): iceduck's cold time against DuckDB
+    1.5.5's ``read_parquet`` of the needed files (the limit), the ``iceberg_scan`` as the peer;
+    round trips in the note."""
     by = {(r.query, r.engine.split(" (")[0].split(",")[0]): r for r in results if r.ms}
     rows = []
     for query, label in (("point", "cold point query"), ("full", "cold full scan")):

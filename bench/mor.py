@@ -388,7 +388,8 @@ def section(
 
 
 def _measure_cell(t: Timing | None, expected: tuple[Any, ...], why: str | None = None) -> float | str | None:
-    """The README cell: ms, or what went wrong (the peer's own failure when it never answered)."""
+    """The performance table's cell: ms, or what went wrong (the peer's own failure when it
+    never answered)."""
     if t is None:
         return "not run" if why is None else f"not run: {why[:80]}"
     if not t.ok:

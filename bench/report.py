@@ -1,7 +1,7 @@
 """The one command's output: the header (machine, versions, load), each section's lines, the
-README's performance table (``--markdown``) and the JSON document (``--json``).
+performance table of docs/performance.md (``--markdown``) and the JSON document (``--json``).
 
-Why generated: the README's table must be exactly what a run printed, so it is pasted from
+Why generated: the table of docs/performance.md must be exactly what a run printed, so it is pasted from
 ``python3 bench/run.py --all --markdown``, never edited by hand.
 """
 

@@ -3,7 +3,7 @@ Parquet files (the limit), DuckDB's Iceberg extension and PyIceberg, measured in
 
 Usage::
 
-    python3 bench/run.py --all [--markdown] [--json out.json]   # every section (README.md)
+    python3 bench/run.py --all [--markdown] [--json out.json]   # every section (docs/performance.md)
     python3 bench/run.py --only tpch,mor                         # some sections
     python3 bench/run.py [--scale small|full|10x] [--peers baseline,iceduck,duckdb-iceberg,pyiceberg]
 
@@ -20,7 +20,7 @@ Without ``--all``/``--only`` it is the events benchmark alone, as before:
 
 The table (the metadata-indexing post's shape, see events.py) is built once under
 ``bench/.warehouse/<scale>`` and reused. DuckDB's Iceberg extension runs in ``bench/.venv``
-(created on first use, see README.md). Prints one row per engine with cold and warm medians
+(created on first use, see bench/README.md). Prints one row per engine with cold and warm medians
 in milliseconds and their multiple of the baseline measured in the same run.
 """
 
@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite = p.add_argument_group("sections (--all / --only)")
     suite.add_argument("--all", action="store_true", help="run every section: " + ",".join(SECTIONS))
     suite.add_argument("--only", help="comma-separated sections to run: " + ",".join(SECTIONS))
-    suite.add_argument("--markdown", action="store_true", help="print the README's performance table")
+    suite.add_argument("--markdown", action="store_true", help="print docs/performance.md's table")
     suite.add_argument("--cache-dir", type=Path, default=WAREHOUSE_ROOT, help="data sets (bench/.warehouse)")
     suite.add_argument("--events-scales", default="full,10x", help="events scales (full = 1x, 10x, small)")
     suite.add_argument("--tpch-sf", type=float, default=1.0, help="TPC-H scale factor")
@@ -410,7 +410,7 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
 
 
 def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Namespace) -> Section:
-    """The events benchmark at one scale, as a section: its table, and README rows for the
+    """The events benchmark at one scale, as a section: its table, and performance-table rows for the
     point and full queries, cold and warm."""
     shape = events.SCALES[scale]
     table = events.build(cache / scale, shape, force=args.rebuild, quiet=True)
@@ -435,7 +435,7 @@ def events_section(scale: str, cache: Path, peers: list[str], args: argparse.Nam
 def add_repeated(
     sec: Section, table: events.EventsTable, point: events.PointQuery, warm: int, label: str
 ) -> None:
-    """The repeated point query (see repeated.py), printed with its target, and README rows:
+    """The repeated point query (see repeated.py), printed with its target, and performance-table rows:
     parameter sets that come back (a dashboard), and new values at every run (an ORM)."""
     import repeated
 
@@ -458,7 +458,7 @@ def add_repeated(
 
 
 def add_results(sec: Section, queries: list[Query], results: list[EngineResult], label: str) -> None:
-    """A section's answer checks and README rows from the events engines' results: every
+    """A section's answer checks and performance-table rows from the events engines' results: every
     engine's answers against ``results[0]`` (the baseline), and one row per query and
     cold/warm with iceduck, the baseline, DuckDB's extension and PyIceberg."""
     base = results[0]

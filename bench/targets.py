@@ -2,7 +2,7 @@
 
 Why here and not in the sections: a target is a promise of the project (an issue's "Done
 when"), not a property of a measurement; keeping them in one table makes ``run.py --all``
-say, at its end, which promises the run kept, and the README's table shows each row's
+say, at its end, which promises the run kept, and the table of docs/performance.md shows each row's
 target beside its figure. A target is met or missed on one run's figures, compared within
 that run (a ratio against the limit measured in the same run), never as a timed assertion
 in a test.
@@ -69,7 +69,7 @@ def verdict(m: Measure) -> str:
 
 
 def cell(m: Measure) -> str:
-    """The README table's target cell: the bound and whether this run kept it."""
+    """The performance table's target cell: the bound and whether this run kept it."""
     t = target_of(m)
     if t is None:
         return ""

@@ -381,7 +381,7 @@ def section(
     timeout: float,
     runs: int,
 ) -> Section:
-    """Per-query table, totals, worst queries, load times; README rows."""
+    """Per-query table, totals, worst queries, load times; performance-table rows."""
     title = f"{kind.title} SF{sf:g}"
     sec = Section(kind.name)
     built = "measured now" if not loaded.cached else f"measured when the tables were built, {loaded.built_at}"

@@ -115,7 +115,7 @@ def measure(rows: int, root: Path) -> tuple[list[WriteRow], float | str]:
 
 
 def run_section(rows: int, root: Path) -> Section:
-    """The statements as a section of run.py: one README row each (the limit only where a
+    """The statements as a section of run.py: one performance-table row each (the limit only where a
     plain-Parquet write does the same physical work)."""
     written, pyiceberg = measure(rows, root)
     sec = Section("writes")
