@@ -40,6 +40,7 @@ from sqlglot.tokens import TokenType
 from iceduck.errors import UserError
 from iceduck.sql.attach import Attach, Detach, parse_attach
 from iceduck.sql.call import CallStatement, parse_call
+from iceduck.sql.introspection import ShowTables, parse_introspection
 from iceduck.sql.parse import (
     QUERY_KINDS,
     Statement,
@@ -81,7 +82,7 @@ class Use:
 #: what a statement the session runs is
 Classified = (
     Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
-    | Attach | Detach
+    | Attach | Detach | ShowTables
 )
 
 
@@ -114,7 +115,11 @@ def classify(text: str) -> Classified:
         refuse_write_after_with(text)
     elif keyword == "USE":
         return parse_use(text)
-    elif keyword == "SHOW":
+    if keyword in ("SHOW", "PRAGMA"):  # DuckDB's SHOW ALL TABLES, PRAGMA table_info / show_tables
+        introspection = parse_introspection(text)
+        if introspection is not None:
+            return introspection
+    if keyword == "SHOW":
         show = parse_show(text)
         if show is not None:
             return show
