@@ -102,6 +102,12 @@ class ListedTable:
     schema: Schema | None = None
     comment: str | None = None
     estimated_size: int | None = None
+    #: each column's ``write-default`` as a SQL literal (None: no default), as DESCRIBE
+    #: shows it (:func:`iceduck.sql.describe.default_sql`)
+    defaults: tuple[str | None, ...] = ()
+
+    def default(self, index: int) -> str | None:
+        return self.defaults[index] if index < len(self.defaults) else None
 
 
 def oid(*names: str) -> int:
@@ -212,8 +218,9 @@ def create_table(t: ListedTable, spelled: dict[str, str], reserved: frozenset[st
     assert t.schema is not None
     columns = ", ".join(
         f"{printed_name(f.name, reserved)} {spelled[duckdb_type(f.field_type)]}"
+        + (f" DEFAULT({default})" if (default := t.default(i)) is not None else "")
         + (" NOT NULL" if f.required else "")
-        for f in t.schema.fields
+        for i, f in enumerate(t.schema.fields)
     )
     return f"CREATE TABLE {printed_name(t.namespace, reserved)}.{printed_name(t.name, reserved)}({columns});"
 
@@ -229,6 +236,7 @@ def column_rows(kind: str, tables: Sequence[ListedTable], spelled: dict[str, str
             precision, radix, scale = numeric if numeric is not None else (None, None, None)
             if kind == "pragma_table_info":
                 row: Row = {
+                    "dflt_value": t.default(index),
                     "cid": index,
                     "name": f.name,
                     "type": data_type,
@@ -242,6 +250,7 @@ def column_rows(kind: str, tables: Sequence[ListedTable], spelled: dict[str, str
                     "table_name": t.name,
                     "column_name": f.name,
                     "ordinal_position": index + 1,
+                    "column_default": t.default(index),
                     "is_nullable": "NO" if f.required else "YES",
                     "data_type": data_type,
                     "numeric_precision": precision,
@@ -257,6 +266,7 @@ def column_rows(kind: str, tables: Sequence[ListedTable], spelled: dict[str, str
                     "column_index": index + 1,
                     "comment": f.doc,
                     "internal": False,
+                    "column_default": t.default(index),
                     "is_nullable": not f.required,
                     "data_type": data_type,
                     "data_type_id": type_id,

@@ -32,6 +32,7 @@ from iceduck.session.iceberg_sources import Lookup
 from iceduck.session.name_resolution import all_namespaces, resolve_table_name
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.sql.classify import dotted_name
+from iceduck.sql.describe import default_sql
 from iceduck.sql.introspection import (
     DUCKDB_SCHEMAS,
     DUCKDB_TABLES,
@@ -143,6 +144,7 @@ def _iceberg(lookup: Lookup, identifier: TableIdentifier, schema: str, load: boo
     metadata = catalog.load_table(identifier).metadata
     snapshot = metadata.current_snapshot()
     total = snapshot.summary.get("total-records") if snapshot is not None else "0"
+    fields = metadata.schema().fields
     return ListedTable(
         catalog.name,
         schema,
@@ -150,6 +152,7 @@ def _iceberg(lookup: Lookup, identifier: TableIdentifier, schema: str, load: boo
         metadata.schema(),
         metadata.properties.get(COMMENT),
         int(total) if total is not None and total.isdigit() else None,
+        tuple(default_sql(f.field_type, f.write_default) for f in fields),
     )
 
 

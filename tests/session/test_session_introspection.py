@@ -331,3 +331,27 @@ def test_an_attached_paimon_warehouse_is_listed_under_its_alias(tmp_path: Path) 
             "WHERE table_catalog = 'lake' AND table_name = 'app' ORDER BY ordinal_position"
         ).fetchall()
         assert listed == [(row[0], row[1]) for row in described]
+
+
+def test_a_columns_default_is_its_write_default(tmp_path: Path) -> None:
+    """Defaults as DESCRIBE shows them, which for these literals is DuckDB's spelling too."""
+    db = duckdb.connect()
+    db.execute("ATTACH ':memory:' AS iceduck")
+    db.execute("CREATE SCHEMA iceduck.ns")
+    db.execute(
+        "CREATE TABLE iceduck.ns.t (k VARCHAR DEFAULT 'x', v DOUBLE NOT NULL DEFAULT 0.0, n INT DEFAULT 3)"
+    )
+    with iceduck.connect(str(tmp_path)) as con:
+        con.execute("CREATE NAMESPACE ns")
+        con.execute(
+            "CREATE TABLE ns.t (k string DEFAULT 'x', v double NOT NULL DEFAULT 0.0, n int DEFAULT 3) "
+            "TBLPROPERTIES ('format-version' = '3')"
+        )
+        for sql in [
+            "SELECT column_name, column_default FROM information_schema.columns WHERE table_schema = 'ns'",
+            "SELECT column_name, column_default FROM duckdb_columns() WHERE database_name = 'iceduck'",
+            "SELECT sql FROM duckdb_tables() WHERE database_name = 'iceduck'",
+            "SELECT * FROM pragma_table_info('iceduck.ns.t')",
+        ]:
+            assert con.execute(sql).fetchall() == db.execute(sql).fetchall(), sql
+    db.close()
