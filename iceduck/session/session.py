@@ -26,6 +26,9 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
    name may instead read a DataFrame or Arrow object (registered, or a variable of the
    calling code), registered on the cursor (:mod:`iceduck.session.python_objects`).
+   DuckDB's catalog views and table functions (``information_schema.tables``,
+   ``duckdb_columns()``...: :func:`iceduck.sql.introspection.system_refs`) read DuckDB's rows
+   followed by the catalog's tables, registered as Arrow (:mod:`iceduck.session.introspection`).
 5. :func:`iceduck.session.iceberg_sources.plan_sources` plans them: :func:`iceduck.sql.predicates.pushdown`
    turns the WHERE/ON clauses into an Iceberg row filter per table reference (only what is
    provably implied; the query keeps its WHERE).

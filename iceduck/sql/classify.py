@@ -10,6 +10,10 @@ the text, so each statement is parsed by exactly one parser:
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
+* DuckDB's ``SHOW ALL TABLES`` and ``PRAGMA table_info('t')``: the queries DuckDB runs for
+  them, a :class:`~iceduck.sql.parse.Statement` over its catalog views, which the session
+  answers with the Iceberg tables too; ``PRAGMA show_tables`` (DuckDB's ``SHOW TABLES``): a
+  :class:`~iceduck.sql.introspection.ShowTables` (:mod:`iceduck.sql.introspection`);
 * ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
   namespace, as in Spark and DuckDB);
 * ``ATTACH '<path>' AS p (TYPE paimon)`` / ``DETACH p``: an :class:`~iceduck.sql.attach.Attach`
