@@ -355,3 +355,11 @@ def test_a_columns_default_is_its_write_default(tmp_path: Path) -> None:
         ]:
             assert con.execute(sql).fetchall() == db.execute(sql).fetchall(), sql
     db.close()
+
+
+def test_an_unnamed_item_around_a_source_is_named_as_duckdb_names_it(con: iceduck.Connection) -> None:
+    result = con.execute("SELECT (SELECT count(*) FROM duckdb_tables WHERE database_name = 'iceduck')")
+    assert [d[0] for d in result.description] == [
+        "(SELECT count_star() FROM duckdb_tables WHERE (database_name = 'iceduck'))"
+    ]
+    assert result.fetchall() == [(2,)]
