@@ -161,7 +161,9 @@ def _paimon(warehouse: PaimonWarehouse, database: str, name: str, load: bool) ->
         return ListedTable(warehouse.alias, database, name)
     display = f"{warehouse.alias}.{database}.{name}"
     table = load_paimon_table(warehouse.table_location(database, name), display)
-    return ListedTable(warehouse.alias, database, name, iceberg_schema(table.schema), table.schema.comment)
+    size = 0 if table.snapshot is None else table.snapshot.total_record_count
+    schema = iceberg_schema(table.schema)
+    return ListedTable(warehouse.alias, database, name, schema, table.schema.comment, size)
 
 
 def _described(ref: SystemRef, lookup: Lookup, temporary: Callable[[str], bool]) -> ListedTable | None:

@@ -331,6 +331,8 @@ def test_an_attached_paimon_warehouse_is_listed_under_its_alias(tmp_path: Path) 
             "WHERE table_catalog = 'lake' AND table_name = 'app' ORDER BY ordinal_position"
         ).fetchall()
         assert listed == [(row[0], row[1]) for row in described]
+        sizes = con.execute("SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'app'").fetchall()
+        assert sizes == con.execute("SELECT count(*) FROM lake.db.app").fetchall()
 
 
 def test_a_columns_default_is_its_write_default(tmp_path: Path) -> None:
