@@ -105,6 +105,8 @@ class ListedTable:
     #: each column's ``write-default`` as a SQL literal (None: no default), as DESCRIBE
     #: shows it (:func:`iceduck.sql.describe.default_sql`)
     defaults: tuple[str | None, ...] = ()
+    #: whether iceduck writes the table (``is_insertable_into``): not a Paimon table's
+    insertable: bool = True
 
     def default(self, index: int) -> str | None:
         return self.defaults[index] if index < len(self.defaults) else None
@@ -188,7 +190,7 @@ def table_rows(
                 "table_schema": t.namespace,
                 "table_name": t.name,
                 "table_type": "BASE TABLE",
-                "is_insertable_into": "YES",
+                "is_insertable_into": "YES" if t.insertable else "NO",
                 "is_typed": "NO",
                 "table_comment": t.comment,
             }

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from iceduck.catalog.base import TableIdentifier
-from iceduck.catalog.paimon_warehouse import load_paimon_table
+from iceduck.catalog.paimon_warehouse import DB_SUFFIX, load_paimon_table
 from iceduck.engine import introspection as rows_of
 from iceduck.engine.introspection import ListedTable
 from iceduck.errors import UserError
@@ -78,7 +78,7 @@ def attach_system_sources(
             relations.append((ref.ref, _attach(duck, ref, rows, unique_name)))
             continue
         if ref.kind == TABLE_INFO:
-            table = _described(ref, lookup, temporary)
+            table = _described(ref, lookup, paimon, temporary)
             if table is not None:
                 spelled = rows_of.spelled_types(duck, [table])
                 rows = rows_of.column_rows(ref.kind, [table], spelled)
@@ -144,31 +144,34 @@ def _iceberg(lookup: Lookup, identifier: TableIdentifier, schema: str, load: boo
     metadata = catalog.load_table(identifier).metadata
     snapshot = metadata.current_snapshot()
     total = snapshot.summary.get("total-records") if snapshot is not None else "0"
-    fields = metadata.schema().fields
+    columns = metadata.schema()
     return ListedTable(
         catalog.name,
         schema,
         identifier.name,
-        metadata.schema(),
+        columns,
         metadata.properties.get(COMMENT),
         int(total) if total is not None and total.isdigit() else None,
-        tuple(default_sql(f.field_type, f.write_default) for f in fields),
+        tuple(default_sql(f.field_type, f.write_default) for f in columns.fields),
     )
 
 
 def _paimon(warehouse: PaimonWarehouse, database: str, name: str, load: bool) -> ListedTable:
+    """A Paimon table: iceduck reads it and never writes it, so it is no insertable table."""
     if not load:
-        return ListedTable(warehouse.alias, database, name)
+        return ListedTable(warehouse.alias, database, name, insertable=False)
     display = f"{warehouse.alias}.{database}.{name}"
     table = load_paimon_table(warehouse.table_location(database, name), display)
     size = 0 if table.snapshot is None else table.snapshot.total_record_count
     schema = iceberg_schema(table.schema)
-    return ListedTable(warehouse.alias, database, name, schema, table.schema.comment, size)
+    return ListedTable(warehouse.alias, database, name, schema, table.schema.comment, size, insertable=False)
 
 
-def _described(ref: SystemRef, lookup: Lookup, temporary: Callable[[str], bool]) -> ListedTable | None:
-    """The Iceberg table ``pragma_table_info('name')`` names, loaded; None for DuckDB's own
-    (a temporary table, a name the catalog does not have: DuckDB then says so)."""
+def _described(
+    ref: SystemRef, lookup: Lookup, paimon: Mapping[str, PaimonWarehouse], temporary: Callable[[str], bool]
+) -> ListedTable | None:
+    """The Iceberg or Paimon table ``pragma_table_info('name')`` names, loaded; None for
+    DuckDB's own (a temporary table, a name the catalog does not have: DuckDB then says so)."""
     assert ref.argument is not None
     try:
         parts = dotted_name(ref.argument, "pragma_table_info")
@@ -176,6 +179,11 @@ def _described(ref: SystemRef, lookup: Lookup, temporary: Callable[[str], bool])
         return None
     if len(parts) == 1 and temporary(parts[0]):
         return None
+    warehouse = paimon.get(parts[0].lower())
+    if warehouse is not None and len(parts) == 3:
+        location = warehouse.table_location(parts[1], parts[2])  # names matched as DuckDB does
+        folder, table = location.rstrip("/").rsplit("/", 2)[-2:]
+        return _paimon(warehouse, folder.removesuffix(DB_SUFFIX), table, load=True)
     catalog = lookup.catalog
     name = resolve_table_name(catalog, parts, lookup.namespace)
     if name is None or name != ResolvedName(name.identifier):

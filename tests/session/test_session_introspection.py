@@ -331,6 +331,12 @@ def test_an_attached_paimon_warehouse_is_listed_under_its_alias(tmp_path: Path) 
             "WHERE table_catalog = 'lake' AND table_name = 'app' ORDER BY ordinal_position"
         ).fetchall()
         assert listed == [(row[0], row[1]) for row in described]
+        info = con.execute("PRAGMA table_info('LAKE.db.APP')").fetchall()
+        assert [(r[1], r[2]) for r in info] == listed
+        insertable = (
+            "SELECT DISTINCT is_insertable_into FROM information_schema.tables WHERE table_catalog = 'lake'"
+        )
+        assert con.execute(insertable).fetchall() == [("NO",)]  # iceduck reads Paimon tables, never writes
         sizes = con.execute("SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'app'").fetchall()
         assert sizes == con.execute("SELECT count(*) FROM lake.db.app").fetchall()
 
