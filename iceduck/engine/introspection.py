@@ -161,6 +161,24 @@ def printed_name(name: str, reserved: frozenset[str]) -> str:
 Row = dict[str, Any]
 
 
+def database_rows(name: str, kind: str, path: str | None, readonly: bool) -> list[Row]:
+    """The ``duckdb_databases()`` row of a catalog: ``type`` as DuckDB's extensions name an
+    attached lake's (``iceberg``), ``path`` its warehouse location."""
+    return [
+        {
+            "database_name": name,
+            "database_oid": oid(name),
+            "path": path,
+            "tags": {},
+            "internal": False,
+            "type": kind,
+            "readonly": readonly,
+            "encrypted": False,
+            "options": {},
+        }
+    ]
+
+
 def schema_rows(kind: str, catalog: str, namespaces: Sequence[str]) -> list[Row]:
     """``information_schema.schemata`` / ``duckdb_schemas()`` rows of a catalog's namespaces
     (DuckDB names every schema's owner ``duckdb``)."""

@@ -34,6 +34,7 @@ from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.sql.classify import dotted_name
 from iceduck.sql.describe import default_sql
 from iceduck.sql.introspection import (
+    DUCKDB_DATABASES,
     DUCKDB_SCHEMAS,
     DUCKDB_TABLES,
     SCHEMATA,
@@ -67,6 +68,12 @@ def attach_system_sources(
     relations: list[tuple[TableRef, str]] = []
     for ref in refs:
         names = ref.filter if pruning else NameFilter()
+        if ref.kind == DUCKDB_DATABASES:
+            rows = [
+                row for database in _databases(lookup, paimon) for row in rows_of.database_rows(*database)
+            ]
+            relations.append((ref.ref, _attach(duck, ref, rows, unique_name)))
+            continue
         if ref.kind in (SCHEMATA, DUCKDB_SCHEMAS):
             rows = [
                 row
@@ -103,6 +110,19 @@ def _attach(
     with_own: bool = True,
 ) -> str:
     return rows_of.attach_rows(duck, ref.own, rows, unique_name("catalog"), with_own)
+
+
+def _databases(
+    lookup: Lookup, paimon: Mapping[str, PaimonWarehouse]
+) -> list[tuple[str, str, str | None, bool]]:
+    """(name, type, path, read-only) of the Iceberg catalog and each attached Paimon
+    warehouse (read only: iceduck never writes Paimon tables)."""
+    catalog = lookup.catalog
+    location = getattr(catalog, "warehouse", None)  # the catalogs that have one say where
+    path = str(location) if location else None
+    found = [(catalog.name, "iceberg", path, bool(getattr(catalog, "read_only", False)))]
+    found.extend((w.alias, "paimon", w.location, True) for w in paimon.values())
+    return found
 
 
 def _namespaces(lookup: Lookup, paimon: Mapping[str, PaimonWarehouse]) -> list[tuple[str, list[str]]]:

@@ -8,7 +8,8 @@ found here (:func:`system_refs`) and the session replaces each by DuckDB's rows 
 the Iceberg catalog's (:mod:`iceduck.session.introspection`):
 
 * views ``information_schema.tables|columns|schemata`` (also led by ``system.``);
-* table functions ``duckdb_tables()``, ``duckdb_columns()``, ``duckdb_schemas()`` (also
+* table functions ``duckdb_databases()``, ``duckdb_schemas()``, ``duckdb_tables()``,
+  ``duckdb_columns()`` (also
   written without parentheses, as DuckDB allows) and ``pragma_table_info('name')``;
 * statements ``SHOW ALL TABLES`` and ``PRAGMA table_info('name')`` -- the queries DuckDB
   expands them to, over the sources above (:func:`parse_introspection`) -- and
@@ -41,12 +42,13 @@ SCHEMATA = "schemata"
 DUCKDB_TABLES = "duckdb_tables"
 DUCKDB_COLUMNS = "duckdb_columns"
 DUCKDB_SCHEMAS = "duckdb_schemas"
+DUCKDB_DATABASES = "duckdb_databases"
 TABLE_INFO = "pragma_table_info"
 
 #: ``information_schema.<view>`` -> kind
 _VIEWS = {TABLES: TABLES, COLUMNS: COLUMNS, SCHEMATA: SCHEMATA}
 #: table functions -> kind
-_FUNCTIONS = frozenset({DUCKDB_TABLES, DUCKDB_COLUMNS, DUCKDB_SCHEMAS, TABLE_INFO})
+_FUNCTIONS = frozenset({DUCKDB_TABLES, DUCKDB_COLUMNS, DUCKDB_SCHEMAS, DUCKDB_DATABASES, TABLE_INFO})
 
 #: the columns (lower case) whose values need a table's metadata, by kind: every row of a
 #: column listing is a column, so all of them; a table's comment, size, column count and
@@ -55,6 +57,7 @@ METADATA_COLUMNS: dict[str, frozenset[str] | None] = {
     TABLES: frozenset({"table_comment"}),
     SCHEMATA: frozenset(),
     DUCKDB_SCHEMAS: frozenset(),
+    DUCKDB_DATABASES: frozenset(),
     DUCKDB_TABLES: frozenset({"comment", "estimated_size", "column_count", "sql"}),
     COLUMNS: None,
     DUCKDB_COLUMNS: None,

@@ -193,6 +193,30 @@ def test_the_done_when_a_tool_lists_tables_in_duckdbs_own_sql(con: iceduck.Conne
     assert con.execute(sql).fetchall() == [("ops", "runs", 2), ("sales", "events", 14)]
 
 
+def test_a_catalog_tree_joined_by_oids_is_duckdbs(
+    con: iceduck.Connection, oracle: duckdb.DuckDBPyConnection
+) -> None:
+    """What a DuckDB IDE (harlequin) walks: databases, their schemas, tables and columns,
+    joined by oid -- Iceberg objects have stable oids of their own that join alike."""
+    sql = """
+        SELECT d.database_name, d.type, s.schema_name, t.table_name, count(*) AS columns
+        FROM duckdb_databases() d JOIN duckdb_schemas() s USING (database_oid)
+        JOIN duckdb_tables() t ON t.schema_oid = s.oid JOIN duckdb_columns() c USING (table_oid)
+        GROUP BY ALL ORDER BY ALL"""
+    ours = con.execute(sql).fetchall()
+    theirs = oracle.execute(sql).fetchall()
+    assert [r for r in ours if r[0] != "iceduck"] == [r for r in theirs if r[0] != "iceduck"]
+    assert [r for r in ours if r[0] == "iceduck"] == [
+        ("iceduck", "iceberg", "ops", "runs", 2),
+        ("iceduck", "iceberg", "sales", "events", 14),
+    ]
+    assert [(r[0], *r[2:]) for r in ours if r[0] == "iceduck"] == [
+        (r[0], *r[2:]) for r in theirs if r[0] == "iceduck"
+    ]
+    columns = "SELECT * FROM duckdb_databases() LIMIT 0"
+    assert con.execute(columns).description == oracle.execute(columns).description
+
+
 def test_a_star_over_a_system_view_in_a_join_reads_the_iceberg_table_too(con: iceduck.Connection) -> None:
     rows = con.execute(
         "SELECT t.table_name, e.id FROM information_schema.tables t, sales.events e "
@@ -331,6 +355,14 @@ def test_an_attached_paimon_warehouse_is_listed_under_its_alias(tmp_path: Path) 
             "WHERE table_catalog = 'lake' AND table_name = 'app' ORDER BY ordinal_position"
         ).fetchall()
         assert listed == [(row[0], row[1]) for row in described]
+        databases = (
+            "SELECT database_name, type, readonly FROM duckdb_databases() WHERE NOT internal ORDER BY 1"
+        )
+        assert con.execute(databases).fetchall() == [
+            ("iceduck", "iceberg", False),
+            ("lake", "paimon", True),
+            ("memory", "duckdb", False),
+        ]
         info = con.execute("PRAGMA table_info('LAKE.db.APP')").fetchall()
         assert [(r[1], r[2]) for r in info] == listed
         insertable = (

@@ -72,6 +72,7 @@ def test_pragma_table_info_takes_a_string() -> None:
         ("SELECT table_name, table_comment FROM information_schema.tables", True),
         ("SELECT * FROM information_schema.schemata", False),
         ("SELECT * FROM duckdb_schemas()", False),
+        ("SELECT * FROM duckdb_databases()", False),
         ("SELECT database_name, table_name, temporary FROM duckdb_tables()", False),
         ("SELECT table_name, column_count FROM duckdb_tables()", True),
         ("SELECT table_name FROM duckdb_tables() WHERE estimated_size > 0", True),
