@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.base import Catalog, TableIdentifier
 from iceduck.catalog.paimon_warehouse import DB_SUFFIX, load_paimon_table
 from iceduck.engine import introspection as rows_of
 from iceduck.engine.introspection import ListedTable
@@ -61,17 +61,19 @@ def attach_system_sources(
     temporary: Callable[[str], bool],
     unique_name: Callable[[str], str],
     pruning: bool = True,
+    opened: Catalog | None = None,
 ) -> list[tuple[TableRef, str]]:
     """The relation of each reference in ``refs``, its Iceberg rows registered on ``duck``;
     ``temporary`` says whether a one-part name is a session's temporary table (whose
-    ``pragma_table_info`` stays DuckDB's). ``pruning`` off lists every table."""
+    ``pragma_table_info`` stays DuckDB's). ``pruning`` off lists every table. ``opened`` is
+    the catalog as opened (``lookup.catalog`` may be a transaction in front of it), whose
+    warehouse and read-only flag ``duckdb_databases()`` shows."""
     relations: list[tuple[TableRef, str]] = []
     for ref in refs:
         names = ref.filter if pruning else NameFilter()
         if ref.kind == DUCKDB_DATABASES:
-            rows = [
-                row for database in _databases(lookup, paimon) for row in rows_of.database_rows(*database)
-            ]
+            databases = _databases(opened or lookup.catalog, paimon)
+            rows = [row for database in databases for row in rows_of.database_rows(*database)]
             relations.append((ref.ref, _attach(duck, ref, rows, unique_name)))
             continue
         if ref.kind in (SCHEMATA, DUCKDB_SCHEMAS):
@@ -113,11 +115,10 @@ def _attach(
 
 
 def _databases(
-    lookup: Lookup, paimon: Mapping[str, PaimonWarehouse]
+    catalog: Catalog, paimon: Mapping[str, PaimonWarehouse]
 ) -> list[tuple[str, str, str | None, bool]]:
     """(name, type, path, read-only) of the Iceberg catalog and each attached Paimon
     warehouse (read only: iceduck never writes Paimon tables)."""
-    catalog = lookup.catalog
     location = getattr(catalog, "warehouse", None)  # the catalogs that have one say where
     path = str(location) if location else None
     found = [(catalog.name, "iceberg", path, bool(getattr(catalog, "read_only", False)))]

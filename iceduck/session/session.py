@@ -786,8 +786,9 @@ class Session:
             )
         if system:  # answered with the catalog's tables too (:mod:`iceduck.session.introspection`)
             own = self.session_objects
+            names, base = self.unique_name, self.base_catalog
             relations = attach_system_sources(
-                duck, system, lookup, self.paimon, own.is_table, self.unique_name, own.pruning
+                duck, system, lookup, self.paimon, own.is_table, names, own.pruning, base
             )
             python.extend(relations)
         return sources, python, paimon

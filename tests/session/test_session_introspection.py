@@ -403,3 +403,13 @@ def test_an_unnamed_item_around_a_source_is_named_as_duckdb_names_it(con: iceduc
         "(SELECT count_star() FROM duckdb_tables WHERE (database_name = 'iceduck'))"
     ]
     assert result.fetchall() == [(2,)]
+
+
+def test_the_catalogs_database_row_says_where_and_whether_read_only(warehouse: Path) -> None:
+    databases = "SELECT path, readonly FROM duckdb_databases() WHERE database_name = 'iceduck'"
+    with iceduck.connect(str(warehouse), read_only=True) as con:
+        assert con.execute(databases).fetchall() == [(str(warehouse), True)]
+    with iceduck.connect(str(warehouse)) as con:
+        con.execute("BEGIN")  # the transaction in front of the catalog changes neither
+        assert con.execute(databases).fetchall() == [(str(warehouse), False)]
+        con.execute("ROLLBACK")
