@@ -26,6 +26,9 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
    name may instead read a DataFrame or Arrow object (registered, or a variable of the
    calling code), registered on the cursor (:mod:`iceduck.session.python_objects`).
+   DuckDB's catalog views and table functions (``information_schema.tables``,
+   ``duckdb_columns()``...: :func:`iceduck.sql.introspection.system_refs`) read DuckDB's rows
+   followed by the catalog's tables, registered as Arrow (:mod:`iceduck.session.introspection`).
 5. :func:`iceduck.session.iceberg_sources.plan_sources` plans them: :func:`iceduck.sql.predicates.pushdown`
    turns the WHERE/ON clauses into an Iceberg row filter per table reference (only what is
    provably implied; the query keeps its WHERE).
@@ -109,6 +112,7 @@ from iceduck.session.iceberg_sources import (
     plan_sources,
     resolve_source,
 )
+from iceduck.session.introspection import attach_system_sources
 from iceduck.session.name_resolution import (
     missing_relation,
     new_identifier,
@@ -124,6 +128,7 @@ from iceduck.sql.attach import Attach, Detach
 from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
 from iceduck.sql.describe import described_table
+from iceduck.sql.introspection import ShowTables, show_tables_query, system_refs
 from iceduck.sql.item_names import unnamed_items
 from iceduck.sql.parameters import parameters_left
 from iceduck.sql.parse import Statement, require_valid_parameters, split_statements
@@ -471,6 +476,14 @@ class Session:
     ) -> Result:
         return answers.show_table(duck, text, statement, self.lookup())
 
+    def _show_duckdb_tables(
+        self, duck: Duck, text: str, statement: ShowTables, params: Any, objects: StatementObjects
+    ) -> Result:
+        """``PRAGMA show_tables``: DuckDB's SHOW TABLES, with the current namespace's tables."""
+        namespace = ".".join(self.namespace) if self.namespace else None
+        query = self._parsed(self._queries, show_tables_query(self.catalog.name, namespace), parse_query)
+        return self._query(duck, query, params, objects, prune_columns=True)
+
     def _use(self, duck: Duck, text: str, statement: Use, params: Any, objects: StatementObjects) -> Result:
         namespace = self.use(statement.name)
         shown = f"namespace {'.'.join(namespace)}" if namespace else "no namespace"
@@ -688,7 +701,7 @@ class Session:
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
         more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
-        items = unnamed_items(statement, [r.span for r in refs])
+        items = unnamed_items(statement, [*(r.span for r in refs), *(r.span for r, _ in python)])
         texts = [statement.text[a:b] for a, b in items]
         names = queries.item_names(duck, texts, self._item_names) if items else []
         more += [((b, b), f" AS {quote_identifier(n)}") for (_, b), n in zip(items, names, strict=True) if n]
@@ -726,10 +739,12 @@ class Session:
         sources: list[Source] = []
         python: list[tuple[TableRef, str]] = []
         paimon: list[PaimonSource] = []
+        system = system_refs(statement, params)  # information_schema.tables, duckdb_tables()...
+        claimed = {id(s.ref.node) for s in system}
         for ref in table_refs(
             statement, self.timezone, params, lambda text: queries.epoch_ms(duck, text), bare_names=True
         ):
-            if ref.node is skip:
+            if ref.node is skip or id(ref.node) in claimed:
                 continue
             if refs is not None:
                 refs.append(ref)
@@ -769,6 +784,13 @@ class Session:
                 *caches,
                 pruning=self.session_objects.pruning,
             )
+        if system:  # answered with the catalog's tables too (:mod:`iceduck.session.introspection`)
+            own = self.session_objects
+            names, base = self.unique_name, self.base_catalog
+            relations = attach_system_sources(
+                duck, system, lookup, self.paimon, own.is_table, names, own.pruning, base
+            )
+            python.extend(relations)
         return sources, python, paimon
 
     def lookup(self) -> Lookup:
@@ -800,6 +822,7 @@ Handler: TypeAlias = "Callable[[Session, Duck, str, Any, Any, StatementObjects],
 _BY_KIND: dict[type, Handler] = {
     Show: Session._show,
     ShowTable: Session._show_table,
+    ShowTables: Session._show_duckdb_tables,
     Use: Session._use,
     Attach: Session._attach,
     Detach: Session._attach,

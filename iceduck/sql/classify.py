@@ -10,6 +10,10 @@ the text, so each statement is parsed by exactly one parser:
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
+* DuckDB's ``SHOW ALL TABLES`` and ``PRAGMA table_info('t')``: the queries DuckDB runs for
+  them, a :class:`~iceduck.sql.parse.Statement` over its catalog views, which the session
+  answers with the Iceberg tables too; ``PRAGMA show_tables`` (DuckDB's ``SHOW TABLES``): a
+  :class:`~iceduck.sql.introspection.ShowTables` (:mod:`iceduck.sql.introspection`);
 * ``USE [NAMESPACE|SCHEMA|DATABASE] [catalog.]ns``: a :class:`Use` (the session's current
   namespace, as in Spark and DuckDB);
 * ``ATTACH '<path>' AS p (TYPE paimon)`` / ``DETACH p``: an :class:`~iceduck.sql.attach.Attach`
@@ -40,6 +44,7 @@ from sqlglot.tokens import TokenType
 from iceduck.errors import UserError
 from iceduck.sql.attach import Attach, Detach, parse_attach
 from iceduck.sql.call import CallStatement, parse_call
+from iceduck.sql.introspection import ShowTables, parse_introspection
 from iceduck.sql.parse import (
     QUERY_KINDS,
     Statement,
@@ -81,7 +86,7 @@ class Use:
 #: what a statement the session runs is
 Classified = (
     Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
-    | Attach | Detach
+    | Attach | Detach | ShowTables
 )
 
 
@@ -114,7 +119,11 @@ def classify(text: str) -> Classified:
         refuse_write_after_with(text)
     elif keyword == "USE":
         return parse_use(text)
-    elif keyword == "SHOW":
+    if keyword in ("SHOW", "PRAGMA"):  # DuckDB's SHOW ALL TABLES, PRAGMA table_info / show_tables
+        introspection = parse_introspection(text)
+        if introspection is not None:
+            return introspection
+    if keyword == "SHOW":
         show = parse_show(text)
         if show is not None:
             return show
