@@ -103,7 +103,7 @@ from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.session import answers, paimon_attach
+from iceduck.session import answers, paimon_attach, spark_answers
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
 from iceduck.session.iceberg_sources import (
     Lookup,
@@ -140,6 +140,7 @@ from iceduck.sql.references import (
 from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.session_statements import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
+from iceduck.sql.spark_describe import TableInfo
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 from iceduck.sql.transaction import TransactionStatement
@@ -475,6 +476,11 @@ class Session:
         self, duck: Duck, text: str, statement: ShowTable, params: Any, objects: StatementObjects
     ) -> Result:
         return answers.show_table(duck, text, statement, self.lookup())
+
+    def _table_info(
+        self, duck: Duck, text: str, statement: TableInfo, params: Any, objects: StatementObjects
+    ) -> Result:
+        return spark_answers.table_info(duck, text, statement, self.lookup(), self.manifests)
 
     def _show_duckdb_tables(
         self, duck: Duck, text: str, statement: ShowTables, params: Any, objects: StatementObjects
@@ -823,6 +829,7 @@ _BY_KIND: dict[type, Handler] = {
     Show: Session._show,
     ShowTable: Session._show_table,
     ShowTables: Session._show_duckdb_tables,
+    TableInfo: Session._table_info,
     Use: Session._use,
     Attach: Session._attach,
     Detach: Session._attach,

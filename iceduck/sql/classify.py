@@ -10,6 +10,8 @@ the text, so each statement is parsed by exactly one parser:
 * ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
+  Spark's ``DESCRIBE EXTENDED t``, ``SHOW COLUMNS FROM t``, ``SHOW PARTITIONS t``: a
+  :class:`~iceduck.sql.spark_describe.TableInfo`; any other SHOW is refused, naming those run;
 * DuckDB's ``SHOW ALL TABLES`` and ``PRAGMA table_info('t')``: the queries DuckDB runs for
   them, a :class:`~iceduck.sql.parse.Statement` over its catalog views, which the session
   answers with the Iceberg tables too; ``PRAGMA show_tables`` (DuckDB's ``SHOW TABLES``): a
@@ -53,7 +55,8 @@ from iceduck.sql.parse import (
     require_supported,
     tokenize,
 )
-from iceduck.sql.show import ShowTable, parse_show_table
+from iceduck.sql.show import ShowTable, parse_show_table, unsupported_show
+from iceduck.sql.spark_describe import TableInfo, parse_table_info
 from iceduck.sql.statements import WriteStatement
 from iceduck.sql.syntax import unknown_statement
 from iceduck.sql.transaction import TransactionStatement, parse_transaction
@@ -86,8 +89,8 @@ class Use:
 #: what a statement the session runs is
 Classified = (
     Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
-    | Attach | Detach | ShowTables
-)
+    | Attach | Detach | ShowTables | TableInfo
+)  # fmt: skip
 
 
 def classify(text: str) -> Classified:
@@ -123,10 +126,15 @@ def classify(text: str) -> Classified:
         introspection = parse_introspection(text)
         if introspection is not None:
             return introspection
+    if keyword in ("SHOW", "DESCRIBE", "DESC"):  # Spark's DESCRIBE EXTENDED, SHOW COLUMNS|PARTITIONS
+        info = parse_table_info(text)
+        if info is not None:
+            return info
     if keyword == "SHOW":
         show = parse_show(text)
-        if show is not None:
-            return show
+        if show is None:
+            raise unsupported_show(text)
+        return show
     if keyword in ("DESCRIBE", "DESC"):
         from iceduck.sql.describe import parse_describe
 

@@ -53,6 +53,12 @@ class _Parser(DuckDBParser):
         self.at_end = not token and current is None
         super().raise_error(message, token)
 
+    def _warn_unsupported(self) -> None:
+        """sqlglot logs a warning when it reads a statement it does not know as a ``Command``;
+        iceduck refuses such a statement by name (:func:`require_supported`), so the warning
+        would only repeat the refusal on stderr."""
+
+
 #: the first word after leading white space and comments
 _LEADING_WORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z_]+)", re.DOTALL)
 

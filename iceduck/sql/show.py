@@ -21,6 +21,7 @@ from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import UnsupportedError
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.sql.create_statement import create_table_sql, shown_properties
+from iceduck.sql.parse import tokenize
 
 CREATE = "CREATE TABLE"
 TBLPROPERTIES = "TBLPROPERTIES"
@@ -75,3 +76,17 @@ def show_table_columns(
         return {"key": list(properties), "value": list(properties.values())}
     missing = f"Table {catalog}.{identifier} does not have property: {show.key}"
     return {"key": [show.key], "value": [properties.get(show.key, missing)]}
+
+
+#: the SHOW statements iceduck runs, named when it refuses another
+SHOW_STATEMENTS = (
+    "SHOW TABLES, SHOW NAMESPACES, SHOW CREATE TABLE, SHOW TBLPROPERTIES, SHOW COLUMNS, "
+    "SHOW PARTITIONS and DuckDB's SHOW ALL TABLES"
+)
+
+
+def unsupported_show(text: str) -> UnsupportedError:
+    """The refusal of a SHOW iceduck does not run, naming it and those it runs."""
+    words = [t.text.upper() for t in tokenize(text.strip().rstrip(";"))[1:3]]
+    shown = " ".join(["SHOW", *words[:1]])
+    return UnsupportedError(f"{shown} is not supported: iceduck runs {SHOW_STATEMENTS}")
