@@ -92,6 +92,9 @@ _SIMPLE: dict[type, str] = {
     FixedType: "binary",
 }
 
+#: Spark's ``spark.sql.debug.maxToStringFields`` (default 25): a wider struct's type is cut short
+MAX_TO_STRING_FIELDS = 25
+
 #: Iceberg's metadata columns as ``SparkTable.metadataColumns()`` lists them (after
 #: ``_partition``, whose type is the table's)
 _METADATA_HEAD = (("_spec_id", "int"),)
@@ -191,11 +194,16 @@ def qualified(name: tuple[str, ...], namespace: tuple[str, ...]) -> tuple[str, .
 
 def spark_simple_type(t: IcebergType) -> str:
     """The type as Spark's ``DataType.simpleString`` writes it: ``bigint``, ``decimal(9,2)``,
-    ``array<string>``, ``map<string,int>``, ``struct<x:int,y:string>``."""
+    ``array<string>``, ``map<string,int>``, ``struct<x:int,y:string>``; a struct of more than
+    :data:`MAX_TO_STRING_FIELDS` fields shows the first 24 and ``... <n> more fields``."""
     if isinstance(t, DecimalType):
         return f"decimal({t.precision},{t.scale})"
     if isinstance(t, StructType):
-        return "struct<" + ",".join(f"{f.name}:{spark_simple_type(f.field_type)}" for f in t.fields) + ">"
+        fields = [f"{f.name}:{spark_simple_type(f.field_type)}" for f in t.fields]
+        if len(fields) > MAX_TO_STRING_FIELDS:  # Spark's truncatedString
+            kept = MAX_TO_STRING_FIELDS - 1
+            fields = [*fields[:kept], f"... {len(fields) - kept} more fields"]
+        return "struct<" + ",".join(fields) + ">"
     if isinstance(t, ListType):
         return f"array<{spark_simple_type(t.element_type)}>"
     if isinstance(t, MapType):

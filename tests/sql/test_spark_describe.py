@@ -195,3 +195,14 @@ def test_show_partitions_of_an_evolved_table_and_errors(con: Connection) -> None
     con.execute("CREATE TABLE db.plain (a int)")
     with pytest.raises(UserError, match=r"^SHOW PARTITIONS: table iceduck.db.plain is not partitioned$"):
         con.execute("SHOW PARTITIONS db.plain")
+
+
+def test_a_wide_struct_is_cut_short_as_spark_prints_it(con: Connection) -> None:
+    """Spark's ``truncatedString`` with ``spark.sql.debug.maxToStringFields`` = 25."""
+    wide = ", ".join(f"f{i}: int" for i in range(27))
+    narrow = ", ".join(f"f{i}: int" for i in range(25))
+    con.execute(f"CREATE TABLE db.wide (s struct<{wide}>, t struct<{narrow}>)")
+    rows = con.execute("DESCRIBE EXTENDED db.wide").fetchall()
+    kept = ",".join(f"f{i}:int" for i in range(24))
+    assert rows[0] == ("s", f"struct<{kept},... 3 more fields>", None)
+    assert rows[1] == ("t", f"struct<{kept},f24:int>", None)
