@@ -222,8 +222,8 @@ def run_blocks(blocks: list[Block], cwd: Path) -> list[Block]:
             ran.append(block)
     finally:
         os.chdir(old)
-        for value in namespace.values():  # connections the blocks opened
-            if type(value).__name__ == "Connection" and hasattr(value, "close"):
+        for value in namespace.values():  # connections the blocks opened and left open
+            if type(value).__name__ == "Connection" and not getattr(value, "closed", False):
                 value.close()
     return ran
 
