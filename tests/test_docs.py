@@ -27,7 +27,9 @@ def _relative(page: Path) -> str:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
-def test_the_page_runs_on_its_own(page: Path, tmp_path: Path) -> None:
+def test_the_page_runs_on_its_own(page: Path, tmp_path: Path, object_store_restored: None) -> None:
+    """A page's object-store settings are the process's; they are put back after it, so the
+    next page starts from none, as a reader's new process would."""
     clone = clone_for_reader(tmp_path)
     run_blocks(page_blocks(page.read_text(), _relative(page)), clone)
 

@@ -222,9 +222,9 @@ def run_blocks(blocks: list[Block], cwd: Path) -> list[Block]:
             ran.append(block)
     finally:
         os.chdir(old)
-        for value in namespace.values():  # connections the blocks opened
-            if type(value).__name__ == "Connection" and not getattr(value, "closed", True):
-                value.close()  # one the page closed itself is left alone (closing twice raises)
+        for value in namespace.values():  # connections the blocks opened and left open
+            if type(value).__name__ == "Connection" and not getattr(value, "closed", False):
+                value.close()
     return ran
 
 
