@@ -86,6 +86,9 @@ KEYWORDS = (
     "DESCRIBE",
     "SHOW TABLES",
     "SHOW NAMESPACES",
+    "SHOW COLUMNS FROM",
+    "SHOW PARTITIONS",
+    "DESCRIBE EXTENDED",
     "INSERT INTO",
     "INSERT OVERWRITE",
     "VALUES",
@@ -134,7 +137,9 @@ _WORD = re.compile(r'[\w."$]*$')
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: a dotted name and the alias after it: ``ns.t e``, ``ns.t AS e``
 #: the keyword before a word that must name a table (``FROM sho`` -> ``shop.orders``)
-_TABLE_CONTEXT = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE|DESCRIBE|USING)\s+$", re.IGNORECASE)
+_TABLE_CONTEXT = re.compile(
+    r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE|DESCRIBE|USING|EXTENDED|FORMATTED|PARTITIONS)\s+$", re.IGNORECASE
+)
 _REFERENCE = re.compile(r'([\w"]+(?:\.[\w"]+)+)(?:\s+(?:AS\s+)?([A-Za-z_]\w*))?', re.IGNORECASE)
 
 

@@ -39,6 +39,15 @@ def test_tables_namespaces_and_keywords(completer: SqlCompleter) -> None:
     assert complete(completer, "SEL") == ["SELECT"]
 
 
+def test_spark_introspection_statements_complete_table_names(completer: SqlCompleter) -> None:
+    assert complete(completer, "DESCRIBE EXTENDED ord") == ["shop.orders"]
+    assert complete(completer, "desc formatted ord") == ["shop.orders"]
+    assert complete(completer, "SHOW PARTITIONS ord") == ["shop.orders"]
+    assert complete(completer, "SHOW COLUMNS FROM ord") == ["shop.orders"]
+    assert "show partitions" in complete(completer, "sho")
+    assert "describe extended" in complete(completer, "desc")
+
+
 def test_columns_and_metadata_tables(completer: SqlCompleter) -> None:
     assert "snapshots" in complete(completer, "SELECT * FROM shop.orders.")
     assert complete(completer, "SELECT * FROM shop.orders.ma") == ["manifests"]
