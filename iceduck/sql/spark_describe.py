@@ -115,6 +115,9 @@ REDACTED = "*********(redacted)"
 
 Rows = dict[str, list[str | None]]
 
+#: words after DESCRIBE EXTENDED's table name that are no column name (a syntax error)
+_AFTER_NAME = frozenset({"VERSION", "TIMESTAMP", "FOR", "AS", "AT"})
+
 
 @dataclass(frozen=True)
 class TableInfo:
@@ -152,11 +155,14 @@ def parse_table_info(text: str) -> TableInfo | None:
                 "DESCRIBE EXTENDED ... PARTITION (...) is not supported: Spark refuses it "
                 "for Iceberg tables; SHOW PARTITIONS lists a table's partitions"
             )
-        if not c.done():
+        if not c.done() and c.word() not in _AFTER_NAME:
+            c.name("a column name")
+            c.end()  # DESCRIBE EXTENDED t col: Spark's description of one column
             raise UnsupportedError(
                 "DESCRIBE EXTENDED of a column is not supported: DESCRIBE EXTENDED t "
                 "describes the table, its columns included"
             )
+        c.end()
         return TableInfo(EXTENDED, name)
     if not c.accept("SHOW"):
         return None
@@ -185,7 +191,9 @@ def qualified(name: tuple[str, ...], namespace: tuple[str, ...]) -> tuple[str, .
     qualified one must be in it already (Spark: "SHOW COLUMNS with conflicting namespaces")."""
     if len(name) == 1:
         return (*namespace, *name)
-    if [p.lower() for p in name[-1 - len(namespace) : -1]] != [p.lower() for p in namespace]:
+    shared = min(len(name) - 1, len(namespace))  # a leading catalog name on either side
+    written = [p.lower() for p in name[-1 - shared : -1]]
+    if written != [p.lower() for p in namespace[len(namespace) - shared :]]:
         raise UserError(
             f"SHOW COLUMNS with conflicting namespaces: {'.'.join(namespace)} != {'.'.join(name[:-1])}"
         )

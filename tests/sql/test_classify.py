@@ -110,8 +110,12 @@ def test_spark_introspection_statements() -> None:
     assert classify("SHOW PARTITIONS ns.t") == TableInfo(PARTITIONS, ("ns", "t"))
     with pytest.raises(UserError, match=r"^SHOW COLUMNS with conflicting namespaces: other != ns$"):
         classify("SHOW COLUMNS FROM ns.t IN other")
+    assert classify("SHOW COLUMNS FROM ns.t IN iceduck.ns") == TableInfo(COLUMNS, ("ns", "t"))
+    assert classify("SHOW COLUMNS FROM iceduck.ns.t IN ns") == TableInfo(COLUMNS, ("iceduck", "ns", "t"))
     with pytest.raises(UnsupportedError, match="DESCRIBE EXTENDED of a column"):
         classify("DESCRIBE EXTENDED ns.t id")
+    with pytest.raises(UserError, match="expected the end of the statement"):
+        classify("DESCRIBE EXTENDED ns.t VERSION AS OF 1")
     with pytest.raises(UnsupportedError, match=r"SHOW PARTITIONS \.\.\. PARTITION"):
         classify("SHOW PARTITIONS ns.t PARTITION (cat = 'a')")
     with pytest.raises(UserError, match="expected FROM or IN after SHOW COLUMNS"):
