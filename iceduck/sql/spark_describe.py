@@ -274,7 +274,8 @@ def table_details(
         ("Name", f"{catalog}.{identifier}"),
         ("Type", "EXTERNAL" if "external" in stored else "MANAGED"),
     ]
-    details += [(k.capitalize(), reserved[k]) for k in _RESERVED if k in reserved]
+    # ``external`` is said by ``Type`` alone: Spark's addTableDetails filters it out of these rows
+    details += [(k.capitalize(), reserved[k]) for k in _RESERVED if k in reserved and k != "external"]
     shown = [f"{k}={redacted(k, v)}" for k, v in shown_properties(metadata).items()]
     details.append(("Table Properties", "[" + ",".join(shown) + "]"))
     return details

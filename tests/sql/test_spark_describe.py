@@ -206,3 +206,13 @@ def test_a_wide_struct_is_cut_short_as_spark_prints_it(con: Connection) -> None:
     kept = ",".join(f"f{i}:int" for i in range(24))
     assert rows[0] == ("s", f"struct<{kept},... 3 more fields>", None)
     assert rows[1] == ("t", f"struct<{kept},f24:int>", None)
+
+
+def test_an_external_table_says_so_in_its_type_only(con: Connection) -> None:
+    """Spark's ``DescribeTableExec.addTableDetails`` turns the ``external`` property into
+    ``Type EXTERNAL`` and skips it among the reserved properties' own rows."""
+    con.execute("CREATE TABLE db.ext (a int) TBLPROPERTIES ('external'='TRUE')")
+    rows = con.execute("DESCRIBE EXTENDED db.ext").fetchall()
+    details = rows[rows.index(("# Detailed Table Information", "", "")) + 1 :]
+    assert [r[0] for r in details] == ["Name", "Type", "Location", "Provider", "Table Properties"]
+    assert details[1] == ("Type", "EXTERNAL", "")
