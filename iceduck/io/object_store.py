@@ -34,7 +34,9 @@ scopes (:mod:`iceduck.io.store_scopes`): the properties of one location prefix, 
 catalog vends them for a table (:func:`configure_scope`), or as a connection gives them for
 its warehouse. Each file operation takes the filesystem of the longest scope its location
 starts with (:func:`filesystem`), so two tables in two buckets with two sets of keys are
-read side by side in one process, and credentials about to expire are renewed first.
+read side by side in one process, and credentials about to expire are renewed first. A
+scope registered for an owner (a connection's REST catalog) is removed when that owner is
+released (:func:`release`), leaving the scope another owner holds on the same prefix.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING
 from iceduck.errors import NotFoundError, UserError
 from iceduck.io.object_errors import object_error
 from iceduck.io.store_options import adls_options, gcs_options, s3_options
-from iceduck.io.store_scopes import Refresher, Scope, longest
+from iceduck.io.store_scopes import Refresher, Scope, ScopeOwner, longest
 
 # pyarrow.fs is imported when a filesystem is built: a local warehouse never needs it
 if TYPE_CHECKING:
@@ -70,8 +72,8 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 
 _lock = threading.RLock()
 _properties: dict[str, str] = {}
-#: the scoped properties, by canonical prefix
-_scopes: dict[str, Scope] = {}
+#: the scoped properties, by canonical prefix: one per owner, the last registered in effect
+_scopes: dict[str, list[Scope]] = {}
 #: built filesystems, by (store, ADLS account, the prefix of the scope they serve or "")
 _filesystems: dict[tuple[str, str, str], pafs.FileSystem] = {}
 #: bumped by each change of the configuration, so holders of a filesystem (DuckDB's) see it
@@ -102,24 +104,66 @@ def configure(properties: Mapping[str, str], *, replace: bool = False) -> None:
         _generation += 1
 
 
-def configure_scope(prefix: str, properties: Mapping[str, str], refresh: Refresher | None = None) -> None:
+def configure_scope(
+    prefix: str,
+    properties: Mapping[str, str],
+    refresh: Refresher | None = None,
+    owner: ScopeOwner | None = None,
+) -> None:
     """Make ``properties`` apply, over the base configuration, to every location under
     ``prefix`` (``s3a://b/p`` and ``s3://b/p`` are one prefix); ``refresh`` renews them
-    when they are about to expire. An unchanged scope costs nothing (a table loaded again
-    with the same credentials keeps its filesystem)."""
+    when they are about to expire. The scope is ``owner``'s (None: the process's), in
+    place of what the owner had there, and in effect until :func:`release` of the owner
+    (then the scope another owner registered on the prefix is again). An unchanged scope
+    costs nothing (a table loaded again with the same credentials keeps its filesystem)."""
     global _generation
     canonical = same_location(prefix) if is_object_store(prefix) else prefix
-    scope = Scope(canonical, {str(k): str(v) for k, v in properties.items()}, refresh)
+    scope = Scope(canonical, {str(k): str(v) for k, v in properties.items()}, refresh, owner)
     with _lock:
-        current = _scopes.get(canonical)
-        if current is not None and current.properties == scope.properties:
+        entries = _scopes.setdefault(canonical, [])
+        current = entries[-1] if entries else None
+        if current is not None and current.owner is owner and current.properties == scope.properties:
             if refresh is not None and current.refresh is None:
-                _scopes[canonical] = scope
+                entries[-1] = scope
             return
-        _scopes[canonical] = scope
-        for key in [k for k in _filesystems if k[2] == canonical]:
-            del _filesystems[key]
-        _generation += 1
+        entries[:] = [s for s in entries if s.owner is not owner]
+        entries.append(scope)
+        if current is None or current.properties != scope.properties:
+            _drop_filesystems(canonical)
+            _generation += 1
+
+
+def release(owner: ScopeOwner) -> None:
+    """Remove every scope ``owner`` registered (its connection closed); on a prefix another
+    owner also scoped, that owner's scope is in effect again."""
+    global _generation
+    with _lock:
+        changed = False
+        for prefix in list(_scopes):
+            entries = _scopes[prefix]
+            kept = [s for s in entries if s.owner is not owner]
+            if len(kept) == len(entries):
+                continue
+            if kept:
+                _scopes[prefix] = kept
+            else:
+                del _scopes[prefix]
+            if not kept or kept[-1].properties != entries[-1].properties:
+                _drop_filesystems(prefix)
+                changed = True
+        if changed:
+            _generation += 1
+
+
+def _drop_filesystems(prefix: str) -> None:
+    """Forget the filesystems built for the scope of ``prefix`` (under :data:`_lock`)."""
+    for key in [k for k in _filesystems if k[2] == prefix]:
+        del _filesystems[key]
+
+
+def _in_effect() -> list[Scope]:
+    """The scope in effect on each prefix (under :data:`_lock`)."""
+    return [entries[-1] for entries in _scopes.values()]
 
 
 def properties() -> dict[str, str]:
@@ -141,13 +185,13 @@ def scopes() -> list[Scope]:
     are made of them)."""
     refresh_due()
     with _lock:
-        return list(_scopes.values())
+        return _in_effect()
 
 
 def refresh_due() -> None:
     """Renew every scope whose credentials expire within the margin."""
     with _lock:
-        due = [s for s in _scopes.values() if s.due(now_ms())]
+        due = [s for s in _in_effect() if s.due(now_ms())]
     for scope in due:
         _renew(scope)
 
@@ -160,11 +204,11 @@ def generation() -> int:
 def _scope_of(location: str) -> Scope | None:
     canonical = same_location(location) if is_object_store(location) else location
     with _lock:
-        scope = longest(_scopes.values(), canonical)
+        scope = longest(_in_effect(), canonical)
     if scope is not None and scope.due(now_ms()):
         _renew(scope)
         with _lock:
-            scope = longest(_scopes.values(), canonical)
+            scope = longest(_in_effect(), canonical)
     return scope
 
 
@@ -173,11 +217,12 @@ def _renew(scope: Scope) -> None:
     assert scope.refresh is not None
     with _refreshing:
         with _lock:
-            if _scopes.get(scope.prefix) is not scope:  # another thread renewed it meanwhile
+            entries = _scopes.get(scope.prefix)
+            if not entries or entries[-1] is not scope:  # renewed (or released) meanwhile
                 return
         fresh = scope.refresh()
         for prefix, values in fresh.items():
-            configure_scope(prefix, values, scope.refresh)
+            configure_scope(prefix, values, scope.refresh, scope.owner)
 
 
 def store_of(location: str) -> str | None:

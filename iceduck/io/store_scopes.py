@@ -15,6 +15,12 @@ Expiry is read from the properties Iceberg Java names for it: S3's
 credentials expire within :data:`REFRESH_MARGIN_MS` and that knows how to ask for new ones
 (its ``refresh``) is renewed before it is used again.
 
+Several connections of a process may scope the same prefix (two connections to one REST
+catalog are vended the same warehouse): each scope has an ``owner`` (a :class:`ScopeOwner`,
+the connection's catalog's), the one registered last is in effect, and an owner's scopes
+are released when it closes, as Java closes a table's ``FileIO`` with its catalog, so the
+credentials a connection was vended do not outlive it while another's stay.
+
 Pure: nothing here does I/O; :mod:`iceduck.io.object_store` keeps the scopes and calls the
 refreshers.
 """
@@ -39,6 +45,14 @@ EXPIRY_PROPERTIES = ("s3.session-token-expires-at-ms", "gcs.oauth2.token-expires
 ADLS_EXPIRY_PREFIX = "adls.sas-token-expires-at-ms."
 
 
+class ScopeOwner:
+    """Who registered a scope (a connection's catalog): its scopes go when it is released
+    (:func:`iceduck.io.object_store.release`). Compared by identity."""
+
+    def __repr__(self) -> str:
+        return f"ScopeOwner({id(self):#x})"
+
+
 @dataclass(frozen=True)
 class Scope:
     """Properties for every location under ``prefix`` (canonical: ``s3://bucket/key``)."""
@@ -47,6 +61,8 @@ class Scope:
     properties: Mapping[str, str]
     #: asks the catalog for new credentials; None: these cannot be renewed
     refresh: Refresher | None = field(default=None, compare=False)
+    #: who registered it; None: the process (never released)
+    owner: ScopeOwner | None = field(default=None, compare=False)
 
     def expires_at_ms(self) -> int | None:
         """When the earliest of the scope's credentials expires, or None."""

@@ -232,6 +232,7 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
     if definition.query_sql is None:
         ctx.catalog.create_table(identifier, metadata)
         return OpResult(message=f"created table {identifier}")
+    _stage(ctx, identifier, metadata)
     with WrittenFiles() as written:
         files = written.add(
             write_data_files(
@@ -246,6 +247,15 @@ def _create_table(ctx: OpContext, stmt: CreateTable, identifier: TableIdentifier
         create(ctx.catalog, identifier, pending.metadata, cleanup_on_failure=written.take())
     rows = sum(f.record_count for f in files)
     return OpResult(rowcount=rows, message=f"created table {identifier} with {row_count(rows)}")
+
+
+def _stage(ctx: OpContext, identifier: TableIdentifier, metadata: TableMetadata) -> None:
+    """Let a catalog that vends each table its storage properties (REST's ``stage-create``)
+    vend the new table's before its data files are written: they are written before the
+    catalog knows the table. A catalog without ``stage_create`` needs nothing."""
+    stage = getattr(ctx.catalog, "stage_create", None)
+    if stage is not None:
+        stage(identifier, metadata)
 
 
 def _with_rows(

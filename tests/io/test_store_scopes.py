@@ -9,7 +9,7 @@ import pytest
 
 from iceduck.errors import UserError
 from iceduck.io import object_store
-from iceduck.io.store_scopes import REFRESH_MARGIN_MS, Scope, expires_at_ms, longest
+from iceduck.io.store_scopes import REFRESH_MARGIN_MS, Scope, ScopeOwner, expires_at_ms, longest
 
 
 @pytest.fixture
@@ -82,3 +82,24 @@ def test_a_due_scope_is_renewed_once_and_its_filesystem_rebuilt(
     [scope] = [s for s in object_store.scopes() if s.prefix == "s3://b/t"]
     object_store.configure_scope("s3a://b/t", scope.properties, refresh)
     assert object_store.generation() == generation  # the same credentials again change nothing
+
+
+def test_an_owners_scopes_go_when_it_is_released_and_anothers_on_the_prefix_stay(restored: None) -> None:
+    first, second = ScopeOwner(), ScopeOwner()
+    object_store.configure({"s3.access-key-id": "base"})
+    object_store.configure_scope("s3://b/wh", {"s3.access-key-id": "first"}, owner=first)
+    object_store.configure_scope("s3://b/wh/t", {"s3.access-key-id": "first-t"}, owner=first)
+    object_store.configure_scope("s3://b/wh", {"s3.access-key-id": "second"}, owner=second)
+    assert object_store.properties_for("s3://b/wh/u/f")["s3.access-key-id"] == "second"  # the last registered
+    generation = object_store.generation()
+    object_store.release(second)
+    assert object_store.generation() > generation  # DuckDB's secrets are made again
+    assert object_store.properties_for("s3://b/wh/u/f")["s3.access-key-id"] == "first"
+    assert object_store.properties_for("s3://b/wh/t/f")["s3.access-key-id"] == "first-t"
+    object_store.configure_scope("s3://b/wh", {"s3.access-key-id": "first-again"}, owner=first)
+    object_store.release(first)
+    assert object_store.properties_for("s3://b/wh/t/f")["s3.access-key-id"] == "base"
+    assert object_store.scopes() == []
+    object_store.configure_scope("s3://b/wh", {"s3.access-key-id": "process"})  # no owner: the process's
+    object_store.release(ScopeOwner())
+    assert object_store.properties_for("s3://b/wh/f")["s3.access-key-id"] == "process"

@@ -54,7 +54,7 @@ from iceduck.errors import (
     StorageError,
     UserError,
 )
-from iceduck.io.store_scopes import Refresher
+from iceduck.io.store_scopes import Refresher, ScopeOwner
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 from iceduck.table_updates.commit_request import commit_request
@@ -112,6 +112,8 @@ class RestCatalog:
         self._etags: LRUCache[TableIdentifier, tuple[str, LoadedTable, dict[str, dict[str, str]]]] = LRUCache(
             PARSED_METADATA
         )
+        #: owns the scopes of the storage properties vended to this catalog: released on close
+        self.scope_owner = ScopeOwner()
         self._headers = {"X-Iceberg-Access-Delegation": "vended-credentials"}
         self._headers.update(
             {k[len(HEADER_PREFIX) :]: v for k, v in user.items() if k.startswith(HEADER_PREFIX)}
@@ -125,6 +127,16 @@ class RestCatalog:
 
     def __repr__(self) -> str:
         return f"RestCatalog({self.name!r}, {self.uri!r})"
+
+    def close(self) -> None:
+        """Forget the storage properties vended to this catalog (its connection closed), as
+        Java closes each table's ``FileIO`` with its catalog: a later connection on the same
+        locations, with settings of its own, must not be served by them; another open
+        catalog's scopes on the same prefixes stay. Then close this thread's HTTP connection."""
+        from iceduck.io import object_store  # pyarrow's filesystems load only when a store is used
+
+        object_store.release(self.scope_owner)
+        self.transport.close()
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -309,7 +321,7 @@ class RestCatalog:
             "GET", TABLE, identifier, ok=(200, 304), query={"snapshots": "all"}, headers=headers
         )
         if reply.status == 304 and known is not None:
-            apply_table_storage(known[2], self._refresher(identifier, known[2]))
+            apply_table_storage(known[2], self._refresher(identifier, known[2]), self.scope_owner)
             return known[1]
         table = self._loaded(reply.body, identifier)
         tag = reply.headers.get("etag")
@@ -323,7 +335,7 @@ class RestCatalog:
         locations (renewed through :meth:`load_credentials` when they expire)."""
         table = loaded_table(body, identifier, self.uri, self._parsed)
         scoped = table_storage(body, table.metadata.location, self.config.properties)
-        apply_table_storage(scoped, self._refresher(identifier, scoped))
+        apply_table_storage(scoped, self._refresher(identifier, scoped), self.scope_owner)
         return table
 
     def _refresher(
@@ -369,7 +381,8 @@ class RestCatalog:
 
     def default_table_location(self, identifier: TableIdentifier) -> str:
         """The server's own choice, asked with a ``stage-create`` of an empty table: it
-        creates nothing (spec: "the table is created when the transaction is committed")."""
+        creates nothing (spec: "the table is created when the transaction is committed");
+        the storage it vends is put in place by :meth:`stage_create` of the table itself."""
         request = {
             "name": identifier.name,
             "schema": {"type": "struct", "schema-id": 0, "fields": []},
@@ -378,19 +391,31 @@ class RestCatalog:
         body = self._on_table("POST", f"{NS}/tables", identifier, body=request).body
         return metadata_of(body, self.uri, _table_about(identifier))[0].location
 
+    def stage_create(self, identifier: TableIdentifier, metadata: TableMetadata) -> None:
+        """Stage the new table (``stage-create``: checks the name and namespace, creates
+        nothing) and put in place the storage properties the answer vends for its location:
+        its data files are written before the commit that creates it, as Java's create
+        transaction writes them through the staged table's ``FileIO``. ``CREATE TABLE ...
+        AS SELECT`` calls it before writing (an explicit ``LOCATION`` too)."""
+        self._writable()
+        request = create_request(identifier.name, metadata, stage=True)
+        staged = self._on_table("POST", f"{NS}/tables", identifier, body=request)
+        self._stage_storage(staged.body, metadata.location)
+
+    def _stage_storage(self, body: Any, location: str) -> None:
+        """Put in place the storage properties a ``stage-create`` answer vends for a table
+        not created yet (not renewable: ``loadCredentials`` needs the table to exist)."""
+        if isinstance(body, dict):
+            scoped = table_storage(body, location, self.config.properties)
+            apply_table_storage(scoped, None, self.scope_owner)
+
     def create_table(self, identifier: TableIdentifier, metadata: TableMetadata) -> LoadedTable:
         self._writable()
         if says_only_a_create(metadata):
             request = create_request(identifier.name, metadata, stage=False)
             reply = self._on_table("POST", f"{NS}/tables", identifier, body=request)
             return self._loaded(reply.body, identifier)
-        staged = self._on_table(
-            "POST", f"{NS}/tables", identifier, body=create_request(identifier.name, metadata, stage=True)
-        )
-        # the table's files are written before the commit: with the credentials vended for it
-        if isinstance(staged.body, dict):
-            scoped = table_storage(staged.body, metadata.location, self.config.properties)
-            apply_table_storage(scoped, None)
+        self.stage_create(identifier, metadata)
         try:
             return self._commit(identifier, None, metadata)
         except CommitConflictError as e:  # assert-create failed: created meanwhile

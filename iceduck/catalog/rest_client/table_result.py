@@ -22,7 +22,7 @@ from iceduck.catalog.base import LoadedTable, TableIdentifier
 from iceduck.errors import CorruptDataError, StorageError
 from iceduck.formats.metadata_json import table_metadata_from_json
 from iceduck.formats.schema_json import partition_spec_to_json, schema_to_json, sort_order_to_json
-from iceduck.io.store_scopes import Refresher
+from iceduck.io.store_scopes import Refresher, ScopeOwner
 from iceduck.lru import LRUCache
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -146,15 +146,18 @@ def apply_storage_properties(properties: Mapping[str, str]) -> None:
         object_store.configure(properties)
 
 
-def apply_table_storage(scoped: Mapping[str, Mapping[str, str]], refresh: Refresher | None) -> None:
+def apply_table_storage(
+    scoped: Mapping[str, Mapping[str, str]], refresh: Refresher | None, owner: ScopeOwner
+) -> None:
     """Make each prefix's properties a scope of the object stores (``refresh`` renews
-    them); an unchanged scope costs nothing."""
+    them), ``owner``'s (the catalog's: released when it closes); an unchanged scope costs
+    nothing."""
     if not scoped:
         return
     from iceduck.io import object_store  # pyarrow's filesystems load only when a store is used
 
     for prefix, values in scoped.items():
-        object_store.configure_scope(prefix, values, refresh)
+        object_store.configure_scope(prefix, values, refresh, owner)
 
 
 def create_request(name: str, metadata: TableMetadata, stage: bool) -> dict[str, Any]:

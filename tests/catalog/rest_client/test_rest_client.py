@@ -25,6 +25,7 @@ from iceduck.errors import (
     UserError,
 )
 from iceduck.io import object_store
+from iceduck.io.store_scopes import ScopeOwner
 from iceduck.spec.partition import UNPARTITIONED
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import UNSORTED
@@ -306,11 +307,14 @@ def test_storage_credentials_are_scoped_by_prefix_and_the_longest_wins() -> None
     before = object_store.properties()
     try:
         object_store.configure({"s3.access-key-id": "base"}, replace=True)
-        apply_table_storage(scoped, None)
+        owner = ScopeOwner()
+        apply_table_storage(scoped, None, owner)
         assert object_store.properties_for("s3://bucket/wh/db/t/data/f.parquet")["s3.access-key-id"] == "long"
         assert object_store.properties_for("s3a://bucket/x")["s3.access-key-id"] == "short"
         assert object_store.properties_for("s3://other/y")["s3.access-key-id"] == "other"
         assert object_store.properties_for("s3://third/z")["s3.access-key-id"] == "base"
+        object_store.release(owner)  # its catalog closed
+        assert object_store.properties_for("s3://bucket/wh/db/t/data/f.parquet")["s3.access-key-id"] == "base"
     finally:
         object_store.configure(before, replace=True)
 

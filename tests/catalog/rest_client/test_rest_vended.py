@@ -26,6 +26,7 @@ from tests.support.s3 import (
     bucket_user,
     client,
     moto_missing,
+    moto_server,
     new_key,
     user_of,
 )
@@ -53,9 +54,12 @@ def keyless(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, object_store_restor
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", nowhere)
 
 
-def _serve(tmp_path: Path, s3: S3Server, *options: str) -> tuple[subprocess.Popen[str], str, str]:
-    """``iceduck serve`` over a fresh S3 warehouse; the process, its URL and the warehouse."""
-    warehouse = f"s3://{AUTH_BUCKET}/wh-{uuid.uuid4().hex[:8]}"
+def _serve(
+    tmp_path: Path, s3: S3Server, *options: str, bucket: str = AUTH_BUCKET
+) -> tuple[subprocess.Popen[str], str, str]:
+    """``iceduck serve`` over a fresh S3 warehouse in ``bucket``; the process, its URL and
+    the warehouse."""
+    warehouse = f"s3://{bucket}/wh-{uuid.uuid4().hex[:8]}"
     catalog = f"sqlite:///{tmp_path}/c.db"
     process = subprocess.Popen(
         [
@@ -148,6 +152,85 @@ def test_a_scope_another_connection_left_does_not_take_the_clients_tables(
         assert object_store.properties_for(f"{warehouse}/v/t/data/f.parquet")["s3.endpoint"] == (
             checked_s3.properties["s3.endpoint"]
         )
+    finally:
+        _stop(process)
+
+
+def test_create_table_as_select_on_a_fresh_connection_writes_with_the_vended_keys(
+    tmp_path: Path, checked_s3: S3Server, keyless: None
+) -> None:
+    """CTAS writes its data files before the commit that creates the table, so before any
+    load vended the table's keys: the ``stage-create`` before the writing vends them, for
+    the server's location of the table and for an explicit ``LOCATION``."""
+    process, url, warehouse = _serve(tmp_path, checked_s3, "--vend-credentials")
+    try:
+        con = iceduck.connect(catalog_uri=url)  # nothing loaded before the CTAS
+        con.execute("CREATE NAMESPACE v")
+        con.execute("CREATE TABLE v.c AS SELECT 7 AS id")
+        con.execute(f"CREATE TABLE v.d LOCATION '{warehouse}/placed/d' AS SELECT id + 1 AS id FROM v.c")
+        assert con.execute("SELECT (SELECT id FROM v.c), (SELECT id FROM v.d)").fetchall() == [(7, 8)]
+        con.close()
+        keys = _keys(checked_s3, warehouse.removeprefix(f"s3://{AUTH_BUCKET}/"))
+        assert [k for k in keys if "/placed/d/data/" in k and k.endswith(".parquet")], keys
+    finally:
+        _stop(process)
+
+
+def _bucket(s3: S3Server, name: str) -> None:
+    """``name`` on ``s3`` (moto's servers in this process share their buckets)."""
+    s3_client = client(s3.endpoint_url)
+    if name not in [b["Name"] for b in s3_client.list_buckets()["Buckets"]]:
+        s3_client.create_bucket(Bucket=name)
+
+
+def test_vended_keys_go_with_their_connection(tmp_path: Path, keyless: None) -> None:
+    """A keyless connection closes, and the S3 its server vended is gone; a connection on
+    the same location with settings of its own (another endpoint) must not be served by the
+    vended scopes (found writing docs/serving.md: "the store cannot be reached")."""
+    bucket = f"lake-{uuid.uuid4().hex[:8]}"
+    with moto_server() as first:
+        _bucket(first, bucket)
+        process, url, warehouse = _serve(tmp_path, first, "--vend-credentials", bucket=bucket)
+        try:
+            vended = iceduck.connect(catalog_uri=url)
+            vended.execute("CREATE NAMESPACE v")
+            vended.execute("CREATE TABLE v.t (id bigint)")
+            vended.execute("INSERT INTO v.t VALUES (1)")
+            vended.close()
+        finally:
+            _stop(process)
+    assert object_store.scopes() == []
+    with moto_server() as second:
+        _bucket(second, bucket)
+        (tmp_path / "own").mkdir()
+        own = iceduck.connect(  # the served warehouse's location
+            warehouse, catalog_uri=f"sqlite:///{tmp_path}/own/c.db", properties=second.properties
+        )
+        own.execute("CREATE NAMESPACE w")
+        own.execute("CREATE TABLE w.t AS SELECT 2 AS id")
+        assert own.execute("SELECT id FROM w.t").fetchall() == [(2,)]
+        own.close()
+
+
+def test_closing_one_connection_leaves_anothers_vended_keys(
+    tmp_path: Path, checked_s3: S3Server, keyless: None
+) -> None:
+    """Two connections to one server are vended the same prefixes: the scopes are each
+    connection's, so the one still open reads and writes on when the other closes, and
+    none is left when both have."""
+    process, url, warehouse = _serve(tmp_path, checked_s3, "--vend-credentials")
+    try:
+        one = iceduck.connect(catalog_uri=url)
+        one.execute("CREATE NAMESPACE v")
+        one.execute("CREATE TABLE v.t (id bigint)")
+        one.execute("INSERT INTO v.t VALUES (1), (2)")
+        other = iceduck.connect(catalog_uri=url)
+        assert other.execute("SELECT sum(id) FROM v.t").fetchall() == [(3,)]  # the same prefixes
+        other.close()
+        one.execute("INSERT INTO v.t VALUES (3)")
+        assert one.execute("SELECT sum(id) FROM v.t").fetchall() == [(6,)]
+        one.close()
+        assert "s3.access-key-id" not in object_store.properties_for(f"{warehouse}/v/t/data/f.parquet")
     finally:
         _stop(process)
 
