@@ -174,10 +174,15 @@ class IceduckDialect(PGDialect):
             return {"text": None}
         return {"text": catalog.table_comment(connection, schema, table_name)}
 
+    @reflection.cache
     def get_pk_constraint(
         self, connection: Connection, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        return {"constrained_columns": [], "name": None}
+        schema = self._schema(connection, schema)
+        if schema == catalog.SESSION_SCHEMA:
+            return {"constrained_columns": [], "name": None}
+        fields = catalog.identifier_fields(connection, self.identifier_preparer, schema, table_name)
+        return {"constrained_columns": fields, "name": None}
 
     def get_foreign_keys(
         self, connection: Connection, table_name: str, schema: str | None = None, **kw: Any

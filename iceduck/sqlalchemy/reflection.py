@@ -5,8 +5,10 @@ Names are cheap: ``SHOW NAMESPACES [IN ns]`` and ``SHOW TABLES IN ns`` list the 
 load no table metadata. A table's columns come from ``DESCRIBE ns.t`` -- its current schema,
 read from the table metadata, with the field's doc as the comment and ``required`` as NOT
 NULL -- and its comment from ``information_schema.tables`` filtered to that one table (the
-``comment`` table property; iceduck loads only the table the filter names). Iceberg has no
-foreign keys, indexes or check constraints; the dialect reports none.
+``comment`` table property; iceduck loads only the table the filter names). The primary key
+is the schema's identifier fields, which ``SHOW TBLPROPERTIES`` reports as Iceberg's Spark
+tables do (``identifier-fields`` = ``[id,region]``). Iceberg has no foreign keys, indexes or
+check constraints; the dialect reports none.
 
 The session's own objects (temporary tables and views, which ``SHOW TABLES`` lists with an
 empty namespace) are the default schema ``main``'s, as in DuckDB.
@@ -92,3 +94,18 @@ def table_comment(connection: Connection, schema: str, table: str) -> str | None
         (schema, table),
     ).first()
     return row[0] if row is not None and row[0] else None
+
+
+def identifier_fields(
+    connection: Connection, preparer: IdentifierPreparer, schema: str, table: str
+) -> list[str]:
+    """The table's identifier fields when all are top-level columns, else none. Spec,
+    "Identifier Field IDs": "the set of primitive fields that identify rows in a table";
+    "Identifier fields may be nested in structs" -- and a nested field is no column a
+    primary key could name. Iceberg does not enforce uniqueness; neither does a reflected key."""
+    rows = connection.exec_driver_sql(f"SHOW TBLPROPERTIES {quote_name(preparer, schema, table)}")
+    listed = {str(row[0]): row[1] for row in rows}.get("identifier-fields")
+    if not listed or not listed.startswith("[") or not listed.endswith("]"):
+        return []
+    names = [name.strip() for name in listed[1:-1].split(",") if name.strip()]
+    return [] if any("." in name for name in names) else names

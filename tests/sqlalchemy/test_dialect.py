@@ -50,6 +50,15 @@ def test_metadata_reflects_a_nested_namespace(engine: sa.Engine) -> None:
         assert conn.execute(sa.select(table.c.id)).scalars().all() == [7]
 
 
+def test_the_primary_key_is_the_identifier_fields(engine: sa.Engine, warehouse: Path) -> None:
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE TABLE sales.customers (region STRING NOT NULL, id BIGINT NOT NULL, name STRING)")
+        con.execute("ALTER TABLE sales.customers SET IDENTIFIER FIELDS region, id")
+    customers = sa.Table("customers", sa.MetaData(), schema="sales", autoload_with=engine)
+    assert [c.name for c in customers.primary_key] == ["region", "id"]
+    assert sa.inspect(engine).get_pk_constraint("orders", "sales")["constrained_columns"] == []
+
+
 def test_a_missing_table_is_no_such_table(engine: sa.Engine) -> None:
     with pytest.raises(sa.exc.NoSuchTableError):
         sa.Table("missing", sa.MetaData(), schema="sales", autoload_with=engine)
