@@ -80,6 +80,9 @@ def test_the_namespace_argument_is_the_default_schema(warehouse: Path) -> None:
     engine = sa.create_engine(f"iceduck:///{warehouse}?namespace=sales")
     assert sa.inspect(engine).default_schema_name == "sales"
     assert sa.inspect(engine).get_table_names() == ["orders"]
+    pd.DataFrame({"x": [1, 2]}).to_sql("unqualified", engine, index=False)
+    assert sa.inspect(engine).get_table_names("sales") == ["orders", "unqualified"]
+    assert pd.read_sql_table("unqualified", engine)["x"].tolist() == [1, 2]
     engine.dispose()
 
 
