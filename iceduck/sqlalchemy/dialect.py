@@ -18,18 +18,41 @@ Connections keep iceduck's autocommit: each statement commits on its own, so SQL
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import exc
 from sqlalchemy.dialects.postgresql.base import PGDialect, PGIdentifierPreparer
-from sqlalchemy.engine import Connection, reflection
+from sqlalchemy.engine import Connection
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.engine.url import URL
 
 from iceduck.sqlalchemy import reflection as catalog
 from iceduck.sqlalchemy.types import IceduckTypeCompiler
 from iceduck.sqlalchemy.url import connect_arguments
+
+T = TypeVar("T")
+
+
+def _cached(method: Callable[..., T]) -> Callable[..., T]:
+    """SQLAlchemy's ``reflection.cache``: an answer kept in the Inspector's ``info_cache`` for
+    the Inspector's life. Written out because 1.4's decorator cannot rebuild a method whose
+    annotations are strings (``from __future__ import annotations``)."""
+
+    @functools.wraps(method)
+    def cached(self: Any, connection: Connection, *args: Any, **kw: Any) -> T:
+        info_cache = kw.get("info_cache")
+        if info_cache is None:
+            return method(self, connection, *args, **kw)
+        options = tuple(sorted((k, v) for k, v in kw.items() if isinstance(v, str | int | None)))
+        key = (method.__name__, args, options)
+        if key not in info_cache:
+            info_cache[key] = method(self, connection, *args, **kw)
+        return info_cache[key]
+
+    return cached
 
 
 class IceduckIdentifierPreparer(PGIdentifierPreparer):
@@ -51,6 +74,7 @@ class IceduckDialect(PGDialect):
     supports_sane_rowcount = False
     supports_sane_multi_rowcount = False
     supports_server_side_cursors = False
+    supports_native_decimal = True  # DECIMAL columns come back as Decimal
     postfetch_lastrowid = False
     implicit_returning = False
     insert_returning = False
@@ -62,12 +86,18 @@ class IceduckDialect(PGDialect):
     supports_native_enum = False
     preparer = IceduckIdentifierPreparer
     type_compiler_cls = IceduckTypeCompiler
+    type_compiler = IceduckTypeCompiler  # SQLAlchemy 1.4's name
 
     @classmethod
     def import_dbapi(cls) -> ModuleType:
         import iceduck
 
         return iceduck
+
+    @classmethod
+    def dbapi(cls) -> ModuleType:  # type: ignore[override]
+        """SQLAlchemy 1.4's name of :meth:`import_dbapi` (2.x calls the latter when defined)."""
+        return cls.import_dbapi()
 
     def create_connect_args(self, url: URL) -> tuple[list[Any], dict[str, Any]]:
         return [], connect_arguments(url.database, url.query)
@@ -80,7 +110,8 @@ class IceduckDialect(PGDialect):
         return (9, 6)  # the PostgreSQL features iceduck's SQL shares (no pg_catalog queries follow)
 
     def _get_default_schema_name(self, connection: Connection) -> str:
-        namespace = connection.connection.dbapi_connection.namespace  # type: ignore[union-attr]
+        raw: Any = connection.connection  # SQLAlchemy's wrapper (2.x), or iceduck's own (1.4, initialize)
+        namespace = getattr(raw, "dbapi_connection", raw).namespace
         return str(namespace) if namespace else catalog.SESSION_SCHEMA
 
     def get_default_isolation_level(self, dbapi_conn: Any) -> Literal["AUTOCOMMIT"]:
@@ -103,7 +134,7 @@ class IceduckDialect(PGDialect):
     def _schema(self, connection: Connection, schema: str | None) -> str:
         return schema if schema is not None else str(self._get_default_schema_name(connection))
 
-    @reflection.cache
+    @_cached
     def get_schema_names(self, connection: Connection, **kw: Any) -> list[str]:
         return catalog.namespaces(connection, self.identifier_preparer)
 
@@ -111,14 +142,14 @@ class IceduckDialect(PGDialect):
         # SQLAlchemy's Dialect names the argument schema_name, PGDialect schema: both are positional
         return schema_name in self.get_schema_names(connection, **kw)
 
-    @reflection.cache
+    @_cached
     def get_table_names(self, connection: Connection, schema: str | None = None, **kw: Any) -> list[str]:
         schema = self._schema(connection, schema)
         if schema == catalog.SESSION_SCHEMA:
             return catalog.session_objects(connection)[0]
         return catalog.catalog_tables(connection, self.identifier_preparer, schema)
 
-    @reflection.cache
+    @_cached
     def get_view_names(self, connection: Connection, schema: str | None = None, **kw: Any) -> list[str]:
         if self._schema(connection, schema) == catalog.SESSION_SCHEMA:
             return catalog.session_objects(connection)[1]
@@ -152,7 +183,7 @@ class IceduckDialect(PGDialect):
         names = self.get_table_names(connection, schema, **kw) + self.get_view_names(connection, schema, **kw)
         return table_name in names
 
-    @reflection.cache
+    @_cached
     def get_columns(
         self, connection: Connection, table_name: str, schema: str | None = None, **kw: Any
     ) -> list[Any]:
@@ -174,7 +205,7 @@ class IceduckDialect(PGDialect):
             return {"text": None}
         return {"text": catalog.table_comment(connection, schema, table_name)}
 
-    @reflection.cache
+    @_cached
     def get_pk_constraint(
         self, connection: Connection, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
@@ -215,15 +246,16 @@ class IceduckDialect(PGDialect):
         return {}
 
     # SQLAlchemy's own loops over the per-table methods above (PostgreSQL's query pg_catalog);
-    # the Inspector calls them with keywords only, which PGDialect's stubs spell positionally
-    get_multi_columns = DefaultDialect.get_multi_columns  # type: ignore[assignment]
-    get_multi_pk_constraint = DefaultDialect.get_multi_pk_constraint  # type: ignore[assignment]
-    get_multi_foreign_keys = DefaultDialect.get_multi_foreign_keys  # type: ignore[assignment]
-    get_multi_indexes = DefaultDialect.get_multi_indexes  # type: ignore[assignment]
-    get_multi_unique_constraints = DefaultDialect.get_multi_unique_constraints  # type: ignore[assignment]
-    get_multi_check_constraints = DefaultDialect.get_multi_check_constraints  # type: ignore[assignment]
-    get_multi_table_options = DefaultDialect.get_multi_table_options  # type: ignore[assignment]
-    get_multi_table_comment = DefaultDialect.get_multi_table_comment  # type: ignore[assignment]
+    # the Inspector calls them with keywords only, which PGDialect's stubs spell positionally.
+    # SQLAlchemy 1.4 (which Superset 6.1 pins) has none and calls the per-table methods.
+    get_multi_columns = getattr(DefaultDialect, "get_multi_columns", None)  # type: ignore[assignment]
+    get_multi_pk_constraint = getattr(DefaultDialect, "get_multi_pk_constraint", None)  # type: ignore[assignment]
+    get_multi_foreign_keys = getattr(DefaultDialect, "get_multi_foreign_keys", None)  # type: ignore[assignment]
+    get_multi_indexes = getattr(DefaultDialect, "get_multi_indexes", None)  # type: ignore[assignment]
+    get_multi_unique_constraints = getattr(DefaultDialect, "get_multi_unique_constraints", None)  # type: ignore[assignment]
+    get_multi_check_constraints = getattr(DefaultDialect, "get_multi_check_constraints", None)  # type: ignore[assignment]
+    get_multi_table_options = getattr(DefaultDialect, "get_multi_table_options", None)  # type: ignore[assignment]
+    get_multi_table_comment = getattr(DefaultDialect, "get_multi_table_comment", None)  # type: ignore[assignment]
 
 
 dialect = IceduckDialect

@@ -17,7 +17,12 @@ from typing import Any
 from sqlalchemy import types as sqltypes
 from sqlalchemy.dialects.postgresql.base import PGTypeCompiler
 
-_SIMPLE: dict[str, type[sqltypes.TypeEngine]] = {
+#: SQLAlchemy 2's names; 1.4 (which Superset 6.1 pins) has neither, and its Float and String
+#: are what those columns read as there
+_DOUBLE: type[sqltypes.TypeEngine[Any]] = getattr(sqltypes, "Double", sqltypes.Float)
+_UUID: type[sqltypes.TypeEngine[Any]] = getattr(sqltypes, "Uuid", sqltypes.String)
+
+_SIMPLE: dict[str, type[sqltypes.TypeEngine[Any]]] = {
     "BOOLEAN": sqltypes.Boolean,
     "TINYINT": sqltypes.SmallInteger,
     "SMALLINT": sqltypes.SmallInteger,
@@ -26,12 +31,12 @@ _SIMPLE: dict[str, type[sqltypes.TypeEngine]] = {
     "HUGEINT": sqltypes.Numeric,
     "FLOAT": sqltypes.Float,
     "REAL": sqltypes.Float,
-    "DOUBLE": sqltypes.Double,
+    "DOUBLE": _DOUBLE,
     "DATE": sqltypes.Date,
     "TIME": sqltypes.Time,
     "VARCHAR": sqltypes.String,
     "BLOB": sqltypes.LargeBinary,
-    "UUID": sqltypes.Uuid,
+    "UUID": _UUID,
     "INTERVAL": sqltypes.Interval,
 }
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
 from iceduck.errors import UserError
 from iceduck.sqlalchemy.dialect import IceduckDialect
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def arguments(url: str) -> dict[str, object]:
-    return IceduckDialect().create_connect_args(sa.make_url(url))[1]
+    return IceduckDialect().create_connect_args(make_url(url))[1]
 
 
 def test_the_path_is_the_warehouse() -> None:
@@ -75,4 +76,4 @@ def test_the_entry_point_names_the_dialect() -> None:
     target = pyproject["project"]["entry-points"]["sqlalchemy.dialects"]["iceduck"]
     module, _, name = target.partition(":")
     assert getattr(importlib.import_module(module), name) is IceduckDialect
-    assert pyproject["project"]["optional-dependencies"]["sqlalchemy"] == ["sqlalchemy>=2"]
+    assert pyproject["project"]["optional-dependencies"]["sqlalchemy"] == ["sqlalchemy>=1.4"]
