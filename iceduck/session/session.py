@@ -103,7 +103,7 @@ from iceduck.ops import dispatch
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
-from iceduck.session import answers, paimon_attach, spark_answers
+from iceduck.session import answers, paimon_attach
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
 from iceduck.session.iceberg_sources import (
     Lookup,
@@ -112,7 +112,6 @@ from iceduck.session.iceberg_sources import (
     plan_sources,
     resolve_source,
 )
-from iceduck.session.introspection import attach_system_sources
 from iceduck.session.name_resolution import (
     missing_relation,
     new_identifier,
@@ -480,6 +479,8 @@ class Session:
     def _table_info(
         self, duck: Duck, text: str, statement: TableInfo, params: Any, objects: StatementObjects
     ) -> Result:
+        from iceduck.session import spark_answers  # partitions metadata: not on a cold SELECT's path
+
         return spark_answers.table_info(duck, text, statement, self.lookup(), self.manifests)
 
     def _show_duckdb_tables(
@@ -793,6 +794,8 @@ class Session:
         if system:  # answered with the catalog's tables too (:mod:`iceduck.session.introspection`)
             own = self.session_objects
             names, base = self.unique_name, self.base_catalog
+            from iceduck.session.introspection import attach_system_sources  # Paimon too: lazy
+
             relations = attach_system_sources(
                 duck, system, lookup, self.paimon, own.is_table, names, own.pruning, base
             )
