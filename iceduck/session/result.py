@@ -60,6 +60,9 @@ class Result:
     scans: list[ScanExplanation] = field(default_factory=list)
     #: set for write statements: what the operation reported
     written: OpResult | None = None
+    #: what the user should know besides the rows, e.g. why a ``CALL`` rewrote nothing (its
+    #: result columns are Spark's, all zeros then); the shell prints it under the rows
+    notice: str | None = None
 
     @property
     def description(self) -> list[tuple[Any, ...]] | None:

@@ -508,9 +508,12 @@ class Session:
         from iceduck.ops.procedures.call import call as call_procedure
 
         self._enter_transaction(text, statement)
-        rows = call_procedure(self.op_context(duck, params, objects), statement)
+        ctx = self.op_context(duck, params, objects)
+        rows = call_procedure(ctx, statement)
         working = lambda: self._working(duck)  # noqa: E731
-        return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+        result = answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+        result.notice = "\n".join(ctx.notices) or None
+        return result
 
     def _write_statement(
         self, duck: Duck, text: str, statement: WriteStatement, params: Any, objects: StatementObjects

@@ -173,6 +173,9 @@ class Runner:
                 self.error(outcome)
                 return False
             ok = self._show(cursor, outcome, explain)
+            notice = cursor.result.notice if cursor.result is not None else None
+            if ok and notice:
+                self.note(notice)  # under the rows (why a CALL did nothing)
             if self.settings.timer:
                 self.note(f"Run Time: {time.monotonic() - started:.3f} s")
             return ok

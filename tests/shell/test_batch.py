@@ -94,3 +94,10 @@ def test_stdin_and_exit_status_on_error(warehouse: Path) -> None:
     assert debug.stderr.rstrip().endswith("Error: table shop.missing not found in catalog 'iceduck'")
     missing = iceduck(str(warehouse), "-f", str(warehouse / "no-such.sql"))
     assert missing.returncode == 1 and missing.stderr.startswith("Error: cannot read ")
+
+
+def test_a_call_that_rewrites_nothing_says_why_under_its_rows(warehouse: Path) -> None:
+    run = iceduck(str(warehouse), "-c", "CALL system.rewrite_data_files('shop.orders')")
+    assert run.returncode == 0, run.stderr
+    assert "rewritten_data_files_count" in run.stdout
+    assert run.stderr.startswith("nothing rewritten: ") and "rewrite-all" in run.stderr
