@@ -36,8 +36,6 @@ import glob
 import logging
 import os
 import threading
-import urllib.error
-import urllib.request
 
 import duckdb
 
@@ -230,6 +228,9 @@ def repository_unreachable(repository: str, seconds: float) -> str | None:
     repository needs no network."""
     if "://" not in repository or repository.startswith("file://"):
         return None
+    import urllib.error  # here: http.client loads ssl, which a local query never needs
+    import urllib.request
+
     try:
         with urllib.request.urlopen(urllib.request.Request(repository + "/", method="HEAD"), timeout=seconds):
             return None
