@@ -32,9 +32,20 @@ from iceduck.shell.render import MODES
 from iceduck.shell.state import DEFAULT_MAXROWS, Settings
 from iceduck.version import __version__
 
+#: what ``iceduck --help`` says of the subcommands (:func:`main` dispatches them before
+#: parsing, so argparse does not list them itself)
+SUBCOMMANDS = """subcommands:
+  iceduck serve [WAREHOUSE] [--port PORT]
+                        serve the lake as an Iceberg REST catalog (iceduck serve --help)"""
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="iceduck", description="SQL shell for Apache Iceberg tables.")
+    p = argparse.ArgumentParser(
+        prog="iceduck",
+        description="SQL shell for Apache Iceberg tables.",
+        epilog=SUBCOMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "warehouse",
         nargs="?",
