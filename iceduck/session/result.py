@@ -36,7 +36,8 @@ class Result:
 
     A write statement has no rows: its ``rowcount`` is the number of rows it changed
     (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``
-    (the PEP 249 cursor raises instead, as the standard asks).
+    (the PEP 249 cursor answers as DuckDB's does instead: one ``Count`` row,
+    :func:`iceduck.dbapi.write_answer`).
 
     Rows come out as tuples (``fetch*``), or as Arrow without a detour through Python
     objects: ``to_arrow_table``, ``fetch_record_batch`` (a stream), ``df`` (pandas), ``pl``
