@@ -32,9 +32,25 @@ from iceduck.shell.render import MODES
 from iceduck.shell.state import DEFAULT_MAXROWS, Settings
 from iceduck.version import __version__
 
+#: what ``iceduck --help`` says of the subcommands (:func:`main` dispatches them before
+#: parsing, so argparse does not list them itself)
+SUBCOMMANDS = """subcommands:
+  iceduck serve [WAREHOUSE] [--port PORT]
+                        serve the lake as an Iceberg REST catalog (iceduck serve --help)"""
+
+
+#: said when the shell is left (EOF, .quit, exit, the end of a script) inside BEGIN ... with
+#: no COMMIT: closing the connection rolled the transaction back, as psql and DuckDB do
+ROLLED_BACK = "Warning: the open transaction was rolled back on leaving (COMMIT keeps its changes)."
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="iceduck", description="SQL shell for Apache Iceberg tables.")
+    p = argparse.ArgumentParser(
+        prog="iceduck",
+        description="SQL shell for Apache Iceberg tables.",
+        epilog=SUBCOMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "warehouse",
         nargs="?",
@@ -162,10 +178,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         settings.set_output(None)
+        open_transaction = not connection.closed and connection.in_transaction
         try:
             connection.close()
         except Exception as e:  # leaving anyway: say why the close failed, in one line
             print(error_line(e), file=sys.stderr)
+        else:
+            if open_transaction:  # closing rolls it back: never without a word
+                print(ROLLED_BACK, file=sys.stderr)
 
 
 def _lake(args: argparse.Namespace) -> Lake:

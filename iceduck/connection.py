@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from iceduck import dbapi
-from iceduck.dbapi import InterfaceError, ProgrammingError, dbapi_error
+from iceduck.dbapi import InterfaceError, ProgrammingError, dbapi_error, write_answer
 from iceduck.errors import IceduckError
 from iceduck.session.caller_scope import PythonScope, Registry
 
@@ -292,6 +292,8 @@ class Cursor:
         self.connection = connection
         self.arraysize = 1
         self._result: Result | None = None
+        #: after a write statement: the rows of DuckDB's answer not fetched yet
+        self._written_rows: list[tuple[Any, ...]] | None = None
         self._rowcount: int | None = None
         self._closed = False
         #: objects registered on this cursor only (``register``), as on a DuckDB cursor
@@ -314,16 +316,22 @@ class Cursor:
             raise ProgrammingError("no statement has been executed on this cursor")
         return self._result
 
-    def _rows(self) -> Result:
-        """The result to fetch from; PEP 249 asks for an error when the statement had no rows."""
+    def _rows(self) -> Result | list[tuple[Any, ...]]:
+        """The result to fetch from; after a write statement, the rows left of DuckDB's
+        answer to it (:func:`iceduck.dbapi.write_answer`: the count of rows changed)."""
         result = self._result_of_last()
         if result.written is not None:
-            raise ProgrammingError("the last statement returned no rows (it was not a query)")
+            if self._written_rows is None:
+                self._written_rows = write_answer(result.statement, result.rowcount)[1]
+            return self._written_rows
         return result
 
     @property
     def description(self) -> list[tuple[Any, ...]] | None:
-        """7-tuples per column; the type code compares equal to ``iceduck.STRING`` and co."""
+        """7-tuples per column; the type code compares equal to ``iceduck.STRING`` and co.
+        After a write statement, DuckDB's: ``Count`` (DML, CREATE) or ``Success``."""
+        if self._result is not None and self._result.written is not None:
+            return write_answer(self._result.statement, self._result.rowcount)[0]
         return None if self._result is None else self._result.description
 
     @property
@@ -409,15 +417,25 @@ class Cursor:
 
     def fetchone(self) -> tuple[Any, ...] | None:
         result = self._rows()
+        if isinstance(result, list):
+            return result.pop(0) if result else None
         return _call(result.fetchone)
 
     def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
         result = self._rows()
         count = self.arraysize if size is None else size
+        if isinstance(result, list):
+            taken = result[:count]
+            del result[:count]
+            return taken
         return _call(lambda: result.fetchmany(count))
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         result = self._rows()
+        if isinstance(result, list):
+            taken = list(result)
+            result.clear()
+            return taken
         return _call(result.fetchall)
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
@@ -464,6 +482,7 @@ class Cursor:
 
     def _release(self) -> None:
         self._rowcount = None
+        self._written_rows = None
         if self._result is not None:
             self._result.close()
             self._result = None

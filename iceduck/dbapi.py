@@ -198,3 +198,16 @@ def describe_column(name: str, duck_type: Any) -> tuple[Any, ...]:
         params = dict(duck_type.children)
         precision, scale = int(params["precision"]), int(params["scale"])
     return (name, str(duck_type), None, None, precision, scale, None)
+
+
+def write_answer(statement: str, rowcount: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """What a cursor describes and fetches after a statement without rows of its own, as
+    DuckDB's Python API answers (checked against DuckDB 2.0.1): INSERT, UPDATE, DELETE, MERGE
+    and CREATE TABLE AS give one ``Count`` BIGINT row, the rows changed; another CREATE
+    gives the ``Count`` column and no row; any other statement (DROP, ALTER, USE, BEGIN...)
+    a ``Success`` BOOLEAN column and no row."""
+    if rowcount >= 0:
+        return [describe_column("Count", "BIGINT")], [(rowcount,)]
+    if statement.lstrip().upper().startswith("CREATE"):
+        return [describe_column("Count", "BIGINT")], []
+    return [describe_column("Success", "BOOLEAN")], []

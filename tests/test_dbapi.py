@@ -87,7 +87,37 @@ def test_rowcount_of_dml_ddl_and_queries(con: Connection) -> None:
     cur.execute("DELETE FROM db.t WHERE id > 0")
     assert cur.rowcount == 2
     cur.execute("ALTER TABLE db.t ADD COLUMN extra int")
-    assert cur.rowcount == -1 and cur.description is None
+    assert cur.rowcount == -1 and cur.description == [("Success", "BOOLEAN", None, None, None, None, None)]
+
+
+def test_a_write_fetches_duckdbs_answer(con: Connection) -> None:
+    """As ``duckdb.connect().execute(...)``: DML (and CREATE TABLE AS) fetch one ``Count``
+    BIGINT row, the rows changed; CREATE describes ``Count`` and fetches nothing; other DDL
+    ``Success`` BOOLEAN, nothing. Checked against DuckDB itself, statement by statement."""
+    import duckdb
+
+    duck = duckdb.connect()
+    statements = [
+        "CREATE TABLE db.w (id bigint, s string)",
+        "INSERT INTO db.w VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "UPDATE db.w SET s = 'z' WHERE id < 3",
+        "DELETE FROM db.w WHERE id = 3",
+        "MERGE INTO db.w USING (SELECT 1 AS id UNION ALL SELECT 9) s ON w.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET s = 'm' WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'n')",
+        "CREATE TABLE db.w2 AS SELECT * FROM db.w",
+        "ALTER TABLE db.w ADD COLUMN x int",
+        "DROP TABLE db.w2",
+    ]
+    pairs = [(sql, sql.replace("db.", "")) for sql in statements]
+    for ours_sql, duck_sql in pairs:
+        ours, theirs = con.execute(ours_sql), duck.execute(duck_sql)
+        described = [(d[0], str(d[1])) for d in theirs.description]
+        assert [(d[0], d[1]) for d in ours.description] == described, ours_sql
+        assert ours.rowcount == theirs.rowcount, ours_sql
+        assert ours.fetchall() == theirs.fetchall(), ours_sql
+        assert ours.fetchall() == [] and ours.fetchone() is None
+    cur = con.execute("INSERT INTO db.w (id) VALUES (5), (6)")
+    assert cur.fetchone() == (2,) and cur.fetchone() is None
 
 
 def test_qmark_and_named_parameters_in_reads_and_writes(con: Connection) -> None:
@@ -180,8 +210,7 @@ def test_errors_are_pep249_classes_and_iceduck_kinds(con: Connection) -> None:
     with pytest.raises(iceduck.ProgrammingError) as syntax:
         con.execute("SELEC 1")
     assert isinstance(syntax.value, UserError)
-    with pytest.raises(iceduck.ProgrammingError, match="returned no rows"):
-        con.execute("INSERT INTO db.t (id) VALUES (1)").fetchone()
+    assert con.execute("INSERT INTO db.t (id) VALUES (1)").fetchone() == (1,)  # DuckDB's Count
     with pytest.raises(iceduck.ProgrammingError, match="no statement"):
         con.cursor().fetchall()
     assert con.Error is iceduck.Error and con.NotSupportedError is iceduck.NotSupportedError

@@ -14,6 +14,14 @@ the database is given a way to read it, chosen by the property ``iceduck.duckdb-
 * ``auto`` (the default): httpfs for S3 when it loads, fsspec otherwise. A failure to
   load httpfs is remembered for the process, so it is tried once.
 
+httpfs installed already (or from the ``duckdb-extension-httpfs`` wheel) loads offline, without
+a word. Otherwise ``INSTALL`` downloads a binary, which is never done silently: a one-line
+notice on the ``iceduck`` logger (Python's logging prints a warning to stderr when nothing is
+configured) says so. Before it, the extension repository is asked for one answer within
+:data:`PROBE_SECONDS` (:func:`repository_unreachable`): DuckDB's own download has no timeout
+before httpfs is loaded, so behind a firewall it can hang. Unreachable, ``auto`` falls back to
+fsspec and says so, once per process.
+
 Paths go to DuckDB in their canonical scheme (``s3a://`` and ``s3n://`` become ``s3://``):
 a registered filesystem answers only to its protocol names, and the file names DuckDB
 reports back must compare equal to the locations the manifests hold.
@@ -25,6 +33,7 @@ locally and uploads the finished files (see there for why).
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import threading
 
@@ -39,6 +48,13 @@ from iceduck.io.store_scopes import Scope
 #: the property choosing how DuckDB reads object stores
 DUCKDB_IO = "iceduck.duckdb-io"
 MODES = ("auto", "httpfs", "fsspec")
+
+#: where DuckDB downloads extensions from unless ``custom_extension_repository`` says otherwise
+DEFAULT_REPOSITORY = "http://extensions.duckdb.org"
+#: how long the extension repository gets to answer before ``auto`` gives up on httpfs
+PROBE_SECONDS = 3.0
+
+log = logging.getLogger("iceduck.io")
 
 _lock = threading.Lock()
 #: why httpfs did not load in this process (tried once), or None
@@ -140,6 +156,12 @@ def _use_httpfs(con: Duck, required: bool) -> bool:
                 f"set {DUCKDB_IO}=fsspec (or auto) to read object stores through pyarrow"
             ) from e
         _httpfs_failure.append(reason)
+        log.warning(
+            "iceduck: DuckDB's httpfs extension cannot be loaded (%s); reading S3 through "
+            "pyarrow (%s=fsspec) in this process",
+            reason,
+            DUCKDB_IO,
+        )
         return False
     for (old,) in current:
         con.execute(f"DROP SECRET IF EXISTS {old}")
@@ -177,8 +199,46 @@ def _load_httpfs(con: Duck) -> None:
             return
     except (ImportError, duckdb.Error):
         pass
+    repository = _repository(con)
+    why = repository_unreachable(repository, PROBE_SECONDS)
+    if why is not None:
+        raise duckdb.IOException(f"not installed, and its repository {repository} cannot be reached: {why}")
+    log.warning(
+        "iceduck: installing DuckDB's httpfs extension from %s (once per machine; %s=fsspec avoids it)",
+        repository,
+        DUCKDB_IO,
+    )
     con.execute("INSTALL httpfs")
     con.execute("LOAD httpfs")
+
+
+def _repository(con: Duck) -> str:
+    """The extension repository ``INSTALL`` downloads from (DuckDB's setting, else its default)."""
+    try:
+        row = con.execute("SELECT current_setting('custom_extension_repository')").fetchone()
+    except duckdb.Error:
+        row = None
+    return str(row[0]).rstrip("/") if row and row[0] else DEFAULT_REPOSITORY
+
+
+def repository_unreachable(repository: str, seconds: float) -> str | None:
+    """Why ``repository`` gives no HTTP answer within ``seconds`` (refused, timed out, no
+    route), or None when it answers at all: any status will do, the question being only
+    whether ``INSTALL`` would hang or fail for want of a network. A local folder as the
+    repository needs no network."""
+    if "://" not in repository or repository.startswith("file://"):
+        return None
+    import urllib.error  # here: http.client loads ssl, which a local query never needs
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(repository + "/", method="HEAD"), timeout=seconds):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answered
+    except (OSError, ValueError) as e:
+        reason = getattr(e, "reason", None) or e
+        return str(reason) or type(reason).__name__
 
 
 def s3_secret_sql(props: dict[str, str], name: str = "iceduck_s3", scope: str | None = None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
@@ -100,6 +100,9 @@ class OpContext:
     #: how far a long operation (a ``CALL`` procedure) is, in percent: the session's
     #: :meth:`~iceduck.session.session.Session.progress`, which the shell shows as a progress bar
     report_progress: Callable[[float], None] = lambda percent: None
+    #: lines for the user besides the rows (why a ``CALL`` did nothing): the statement's
+    #: :attr:`~iceduck.session.result.Result.notice`, which the shell prints under the rows
+    notices: list[str] = field(default_factory=list)
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

@@ -227,6 +227,47 @@ class BinPackPlanner:
                     out.append(group)
         return out
 
+    def why_none(self, tasks: Sequence[FileScanTask]) -> str:
+        """Why :meth:`groups` of ``tasks`` found nothing to rewrite, and the option that would
+        (a CALL that returns zeros says so: Spark's result columns cannot)."""
+        if not tasks:
+            return "nothing rewritten: no data file to rewrite"
+        candidates = [t for t in tasks if self.is_candidate(t)]
+        if not candidates:
+            s = self.settings
+            return (
+                f"nothing rewritten: every data file is between {MIN_FILE_SIZE}={s.min_file_size} "
+                f"and {MAX_FILE_SIZE}={s.max_file_size}, in the current partition spec, "
+                f"without deletes past the thresholds; options => map('{REWRITE_ALL}','true') rewrites them"
+            )
+        return why_no_group(self.groups_of(candidates), self.settings.min_input_files)
+
+    def groups_of(self, candidates: Sequence[FileScanTask]) -> list[int]:
+        """The number of files in each group ``candidates`` pack into, rewritten or not."""
+        by_partition: dict[tuple[int, tuple[Any, ...]], list[FileScanTask]] = {}
+        for t in candidates:
+            by_partition.setdefault((t.spec_id, t.partition), []).append(t)
+        return [
+            len(b) for members in by_partition.values() for b in _pack(members, self.settings.max_group_size)
+        ]
+
+
+def why_no_group(sizes: Sequence[int], min_input_files: int) -> str:
+    """Why groups of ``sizes`` files (candidates all) were not rewritten: none reached
+    ``min-input-files`` (the rule that leaves a table of many small partitions alone)."""
+    largest = max(sizes, default=0)
+    shown = f"{largest} file" if largest == 1 else f"{largest} files"
+    if largest <= 1:
+        return (
+            f"nothing rewritten: no partition has more than one file to rewrite (a lone file is left "
+            f"alone); options => map('{REWRITE_ALL}','true') rewrites them"
+        )
+    return (
+        f"nothing rewritten: no file group reached {MIN_INPUT_FILES}={min_input_files} "
+        f"(largest group: {shown}); options => map('{MIN_INPUT_FILES}','{largest}') or "
+        f"map('{REWRITE_ALL}','true') rewrites them"
+    )
+
 
 def _pack(tasks: Sequence[FileScanTask], limit: int) -> list[list[FileScanTask]]:
     """Tasks in bins of at most ``limit`` bytes (a file larger than the limit is alone)."""

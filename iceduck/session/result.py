@@ -36,7 +36,8 @@ class Result:
 
     A write statement has no rows: its ``rowcount`` is the number of rows it changed
     (-1 for DDL), ``description`` is None and fetching returns nothing, as in ``sqlite3``
-    (the PEP 249 cursor raises instead, as the standard asks).
+    (the PEP 249 cursor answers as DuckDB's does instead: one ``Count`` row,
+    :func:`iceduck.dbapi.write_answer`).
 
     Rows come out as tuples (``fetch*``), or as Arrow without a detour through Python
     objects: ``to_arrow_table``, ``fetch_record_batch`` (a stream), ``df`` (pandas), ``pl``
@@ -60,6 +61,9 @@ class Result:
     scans: list[ScanExplanation] = field(default_factory=list)
     #: set for write statements: what the operation reported
     written: OpResult | None = None
+    #: what the user should know besides the rows, e.g. why a ``CALL`` rewrote nothing (its
+    #: result columns are Spark's, all zeros then); the shell prints it under the rows
+    notice: str | None = None
 
     @property
     def description(self) -> list[tuple[Any, ...]] | None:

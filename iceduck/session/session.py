@@ -76,6 +76,7 @@ step 4's catalog load of each table it reads shows the version it was planned on
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
@@ -230,8 +231,9 @@ class Session:
         self._changes = 0
         #: the DuckDB cursors of statements running now: what :meth:`interrupt` stops
         self._running: set[Duck] = set()
-        #: percent done that long operations report, by the cursor of their statement
-        self._reported: dict[Duck, float] = {}
+        #: percent done that long operations report, by the cursor of their statement (None:
+        #: an operation that has reported nothing yet -- see :func:`statement_progress`)
+        self._reported: dict[Duck, float | None] = {}
         #: have DuckDB track each statement's progress, for :meth:`progress` (the shell's spinner)
         self.track_progress = False
         self.closed = False
@@ -383,10 +385,13 @@ class Session:
         procedure reports (``OpContext.report_progress``); None if unknown."""
         with self._lock:
             running = list(self._running)
-            reported = list(self._reported.values())
-        done = [value for duck in running if (value := engine.query_progress(duck)) is not None]
-        done.extend(reported)
-        return max(done) if done else None
+            reported = dict(self._reported)
+        done = []
+        for duck in {*running, *reported}:
+            ask_duckdb = functools.partial(engine.query_progress, duck)
+            done.append(statement_progress(duck in reported, reported.get(duck), ask_duckdb))
+        known = [value for value in done if value is not None]
+        return max(known) if known else None
 
     def _report(self, duck: Duck, percent: float) -> None:
         """A long operation's own progress on ``duck`` (until the statement ends)."""
@@ -509,9 +514,14 @@ class Session:
         from iceduck.ops.procedures.call import call as call_procedure
 
         self._enter_transaction(text, statement)
-        rows = call_procedure(self.op_context(duck, params, objects), statement)
+        with self._lock:  # its progress is its own, whatever DuckDB says of its steps
+            self._reported.setdefault(duck, None)
+        ctx = self.op_context(duck, params, objects)
+        rows = call_procedure(ctx, statement)
         working = lambda: self._working(duck)  # noqa: E731
-        return answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+        result = answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
+        result.notice = "\n".join(ctx.notices) or None
+        return result
 
     def _write_statement(
         self, duck: Duck, text: str, statement: WriteStatement, params: Any, objects: StatementObjects
@@ -849,3 +859,16 @@ def _handler(kind: type) -> Handler:
         if found is not None:
             return found
     raise UserError(f"internal: no handler for a statement of kind {kind.__name__}")
+
+
+def statement_progress(
+    operation: bool, reported: float | None, duckdb_percent: Callable[[], float | None]
+) -> float | None:
+    """Percent done of one running statement, or None (the shell then shows no bar).
+
+    A query's is DuckDB's. An operation (a ``CALL``) runs many DuckDB statements on its
+    cursor, each going from 0 to 100% (a ``COPY`` sits at 100% while it writes its files),
+    so DuckDB's figure says nothing of the whole: only what the operation reports counts."""
+    if operation:
+        return reported
+    return duckdb_percent()

@@ -115,9 +115,27 @@ def is_fixed(duck_type: str) -> bool:
     return duck_type.upper().startswith(_FIXED)
 
 
-def _cell(value: Any) -> str:
-    """A grid cell: one line (newlines and tabs shown escaped)."""
-    return format_value(value).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+def _cell(value: Any, lines: bool = False) -> str:
+    """A grid cell: one line (newlines and tabs shown escaped); with ``lines`` (box mode, as
+    DuckDB's CLI), a multi-line value (``SHOW CREATE TABLE``) keeps its newlines and is
+    printed as lines of the cell."""
+    text = format_value(value).replace("\t", "\\t")
+    if lines:
+        return text.replace("\r\n", "\n").replace("\r", "\\r")
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _text_width(text: str) -> int:
+    """The width of a cell: of its longest line."""
+    return max(len(line) for line in text.split("\n")) if "\n" in text else len(text)
+
+
+def _cell_lines(cells: Sequence[str]) -> list[list[str]]:
+    """A row whose cells may hold several lines as that many lines of cells (shorter cells
+    padded with empty lines)."""
+    parts = [c.split("\n") for c in cells]
+    height = max((len(p) for p in parts), default=1)
+    return [[p[k] if k < len(p) else "" for p in parts] for k in range(height)]
 
 
 def _fit(text: str, width: int) -> str:
@@ -250,7 +268,7 @@ class _GridWriter(Writer):
 
     def _layout(self, border: int, with_types: bool) -> tuple[list[int], list[bool], bool]:
         natural = [
-            max(len(c), len(t) if with_types else 0, *(len(r[i]) for r in self._cells))
+            max(len(c), len(t) if with_types else 0, *(_text_width(r[i]) for r in self._cells))
             for i, (c, t) in enumerate(zip(self.columns, self.types, strict=True))
         ]
         fixed = [is_fixed(t) for t in self.types]
@@ -270,6 +288,10 @@ class _GridWriter(Writer):
 class BoxWriter(_GridWriter):
     """DuckDB's box mode: names and types over the rows, the row count under them."""
 
+    def rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self._cells.extend([_cell(v, lines=True) for v in row] for row in rows)
+        self.count += len(rows)
+
     def finish(self, more: bool = False, total: int | None = None) -> None:
         widths, right, dropped = self._layout(border=3, with_types=True)
         cols = len(widths)
@@ -284,7 +306,7 @@ class BoxWriter(_GridWriter):
         lines = [bar("┌", "┬", "┐"), row(self._line(names, widths, right, True))]
         lines.append(row(self._line(types, widths, right, True)))
         lines.append(bar("├", "┼", "┤"))
-        lines.extend(row(self._line(r, widths, right, False)) for r in rows)
+        lines.extend(row(self._line(line, widths, right, False)) for r in rows for line in _cell_lines(r))
         lines.append(bar("└", "┴", "┘"))
         lines.append(
             footer(self.count, more, total)

@@ -173,6 +173,9 @@ class Runner:
                 self.error(outcome)
                 return False
             ok = self._show(cursor, outcome, explain)
+            notice = cursor.result.notice if cursor.result is not None else None
+            if ok and notice:
+                self.note(notice)  # under the rows (why a CALL did nothing)
             if self.settings.timer:
                 self.note(f"Run Time: {time.monotonic() - started:.3f} s")
             return ok
@@ -183,7 +186,7 @@ class Runner:
         """On the worker: run ``sql`` and fetch the first rows (all a limited result shows;
         every line of a plan)."""
         cursor.execute(sql)
-        if cursor.description is None:
+        if _is_write(cursor):
             return []
         if explain:
             return cursor.fetchall()
@@ -247,7 +250,7 @@ class Runner:
 
     def _show(self, cursor: Cursor, first: list[tuple[Any, ...]], explain: bool = False) -> bool:
         description = cursor.description
-        if description is None:  # a write or DDL statement
+        if description is None or _is_write(cursor):  # a write or DDL statement: its message
             result = cursor.result
             message = result.message if result is not None else None
             if message is None:
@@ -291,6 +294,12 @@ class Runner:
         w.finish()
         out.flush()
         return True
+
+
+def _is_write(cursor: Cursor) -> bool:
+    """Whether the statement ``cursor`` ran was a write or DDL (the shell prints its message;
+    the DB-API cursor describes DuckDB's ``Count`` row instead)."""
+    return cursor.result is not None and cursor.result.written is not None
 
 
 def _on_sigint(handler: Any) -> Any:

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from iceduck.errors import CorruptDataError, UserError
+from iceduck.scan.compaction import why_no_group
 from iceduck.scan.planner import SpecFilter
 from iceduck.scan.tasks import DeleteFile
 from iceduck.spec.expressions.binding import bind
@@ -174,6 +175,36 @@ def plan_groups(files: Sequence[DeleteFile], options: RewriteOptions) -> list[li
             if options.rewrite_all or _worth_it(group, options):
                 groups.append(group)
     return groups
+
+
+def why_no_groups(files: Sequence[DeleteFile], options: RewriteOptions) -> str:
+    """Why :func:`plan_groups` of ``files`` found nothing to rewrite, and the option that
+    would (the procedure's zeros cannot say)."""
+    by_partition: dict[PartitionKey, list[DeleteFile]] = {}
+    for f in files:
+        if not f.is_deletion_vector and f.content is FileContent.POSITION_DELETES:
+            by_partition.setdefault((f.spec_id, tuple(f.partition)), []).append(f)
+    if not by_partition:
+        return "nothing rewritten: no position delete file to rewrite (deletion vectors are not rewritten)"
+    sizes = [
+        len(group)
+        for members in by_partition.values()
+        for group in _pack(
+            [
+                f
+                for f in members
+                if not options.min_file_size <= f.file_size_in_bytes <= options.max_file_size
+            ],
+            options.max_group_size,
+        )
+    ]
+    if not sizes:
+        return (
+            f"nothing rewritten: every position delete file is between min-file-size-bytes="
+            f"{options.min_file_size} and max-file-size-bytes={options.max_file_size}; "
+            "options => map('rewrite-all','true') rewrites them"
+        )
+    return why_no_group(sizes, options.min_input_files)
 
 
 def _pack(files: list[DeleteFile], limit: int) -> list[list[DeleteFile]]:

@@ -59,7 +59,8 @@ def test_a_temporary_table_reads_and_is_written_with_iceberg_tables(con: Connect
     for sql in statements:
         ours = con.execute(sql)
         [(count,)] = duck.execute(sql.replace("db.t", "t")).fetchall()
-        assert ours.rowcount == count and ours.description is None
+        assert ours.rowcount == count and [d[0] for d in ours.description] == ["Count"]
+        assert ours.fetchall() == [(count,)]
     assert both(con, duck, "SELECT * FROM tmp ORDER BY id")[0] == (1, "changed", 1)
     assert both(con, duck, "SELECT count(*) FROM tmp JOIN db.t USING (id)") == [(6,)]
     con.execute("DROP TABLE tmp")

@@ -94,3 +94,22 @@ def test_stdin_and_exit_status_on_error(warehouse: Path) -> None:
     assert debug.stderr.rstrip().endswith("Error: table shop.missing not found in catalog 'iceduck'")
     missing = iceduck(str(warehouse), "-f", str(warehouse / "no-such.sql"))
     assert missing.returncode == 1 and missing.stderr.startswith("Error: cannot read ")
+
+
+def test_a_call_that_rewrites_nothing_says_why_under_its_rows(warehouse: Path) -> None:
+    run = iceduck(str(warehouse), "-c", "CALL system.rewrite_data_files('shop.orders')")
+    assert run.returncode == 0, run.stderr
+    assert "rewritten_data_files_count" in run.stdout
+    assert run.stderr.startswith("nothing rewritten: ") and "rewrite-all" in run.stderr
+
+
+def test_leaving_inside_a_transaction_says_it_was_rolled_back(warehouse: Path) -> None:
+    run = iceduck(str(warehouse), "-c", "BEGIN; INSERT INTO shop.orders VALUES (77, 'tx', 0);")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        "Warning: the open transaction was rolled back on leaving (COMMIT keeps its changes)."
+    )
+    after = iceduck(str(warehouse), "--csv", "-c", "SELECT count(*) FROM shop.orders WHERE id = 77")
+    assert after.stdout.splitlines()[-1] == "0"  # rolled back indeed
+    committed = iceduck(str(warehouse), "-c", "BEGIN; SELECT 1; COMMIT;")
+    assert "rolled back" not in committed.stderr

@@ -118,9 +118,21 @@ def test_values() -> None:
     assert json_value(dt.datetime(2024, 1, 2, 3, 4, 5)) == '"2024-01-02 03:04:05"'
 
 
-def test_newlines_in_grid_cells_are_escaped() -> None:
-    text = render("box", ["s"], ["VARCHAR"], [("a\nb",)])
-    assert "│ a\\nb    │" in text
+def test_box_prints_a_multi_line_value_as_lines_of_its_cell() -> None:
+    """As DuckDB's CLI box mode: SHOW CREATE TABLE reads as the statement, not ``\\n``."""
+    rows = [("CREATE TABLE t (\r\n  id bigint)", 7), ("x\ty", 8)]
+    text = render("box", ["s", "n"], ["VARCHAR", "BIGINT"], rows)
+    assert text.splitlines()[4:8] == [
+        "│ CREATE TABLE t ( │      7 │",
+        "│   id bigint)     │        │",
+        "│ x\\ty             │      8 │",
+        "└──────────────────┴────────┘",
+    ]
+
+
+def test_markdown_cells_stay_one_line() -> None:
+    text = render("markdown", ["s"], ["VARCHAR"], [("a\nb",)])
+    assert "| a\\nb |" in text
 
 
 NO_ROWS = {

@@ -43,7 +43,12 @@ from iceduck.spec.expressions.predicates import AlwaysFalse
 from iceduck.spec.manifest import DataFile, ManifestContent
 from iceduck.spec.snapshot import Operation
 from iceduck.txn.manifest_ops import live_data_files
-from iceduck.txn.position_delete_rewrite import RewriteOptions, in_matching_partitions, plan_groups
+from iceduck.txn.position_delete_rewrite import (
+    RewriteOptions,
+    in_matching_partitions,
+    plan_groups,
+    why_no_groups,
+)
 from iceduck.txn.snapshot import SnapshotChanges
 
 _WHO = "rewrite_position_delete_files"
@@ -75,6 +80,7 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
         implied = where_filter(ctx, target, plan_target(ctx, target, AlwaysFalse()), args["where"], _WHO)
     head = metadata.current_snapshot()
     if head is None:
+        ctx.notices.append("nothing rewritten: the table has no snapshot")
         return [(0, 0, 0, 0)]
     specs = metadata.specs_by_id()
     manifests = ctx.manifests.snapshot_manifests(head, metadata.format_version)
@@ -88,6 +94,7 @@ def rewrite_position_delete_files(ctx: OpContext, args: Arguments) -> Rows:
         candidates = in_matching_partitions(candidates, specs, metadata.schema(), implied)
     groups = plan_groups(candidates, options)
     if not groups:
+        ctx.notices.append(why_no_groups(candidates, options))
         return [(0, 0, 0, 0)]
     if metadata.format_version >= 3:
         rewritten_v3, added_dvs = convert_to_deletion_vectors(ctx, WriteTarget(table), groups)

@@ -159,14 +159,17 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     max_failed = long_option(options, MAX_FAILED_COMMITS, max_commits)
     starting_seq = bool_option(options, USE_STARTING_SEQUENCE_NUMBER, True)
     if metadata.current_snapshot_id is None:
+        ctx.notices.append("nothing rewritten: the table has no snapshot")
         return [Outcome().row()]
     plan = plan_target(ctx, target)
     candidates = plan.tasks
     if "where" in args:
         candidates = _matching(ctx, target, plan, args["where"])
-    groups = BinPackPlanner(settings, metadata.default_spec_id).groups(candidates)
+    planner = BinPackPlanner(settings, metadata.default_spec_id)
+    groups = planner.groups(candidates)
     outcome = Outcome()
     if not groups:
+        ctx.notices.append(planner.why_none(candidates))
         return [outcome.row()]
     snapshot = metadata.snapshot_for_ref(target.branch)
     sequence = (

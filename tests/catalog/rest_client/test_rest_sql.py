@@ -69,7 +69,7 @@ STEPS: list[tuple[str, str | None]] = [
 def _run(con: iceduck.Connection, sql: str, params_query: str | None) -> Any:
     params = [con.cursor().execute(params_query).fetchone()[0]] if params_query else None  # type: ignore[index]
     cur = con.cursor().execute(sql, params)
-    if cur.description is None:
+    if cur.result is not None and cur.result.written is not None:  # a write: its count
         return cur.rowcount
     return iceduck_rows(con, sql) if params is None else sorted(cur.fetchall(), key=repr)
 

@@ -253,3 +253,33 @@ def test_progress_is_reported_per_group(con: Connection, monkeypatch: pytest.Mon
     )
     call(con, "'db.t'")
     assert len(reported) == 3 and reported == sorted(reported) and reported[-1] == 100.0
+
+
+def test_nothing_rewritten_says_why(con: Connection) -> None:
+    """Spark's columns stay all zeros; the result's notice (printed by the shell under the
+    rows) names the rule that held the files back and the option that rewrites them."""
+    make_table(con, 2, PARTITIONING["identity"], inserts=3)
+    cur = con.execute("CALL system.rewrite_data_files('db.t')")
+    assert cur.fetchall() == [(0, 0, 0, 0, 0)]
+    assert [d[0] for d in cur.description] == [
+        "rewritten_data_files_count", "added_data_files_count", "rewritten_bytes_count",
+        "failed_data_files_count", "removed_delete_files_count",
+    ]  # fmt: skip
+    assert cur.result is not None
+    assert cur.result.notice == (
+        "nothing rewritten: no file group reached min-input-files=5 (largest group: 3 files); "
+        "options => map('min-input-files','3') or map('rewrite-all','true') rewrites them"
+    )
+    three = "table => 'db.t', options => map('min-input-files','3')"
+    done = con.execute(f"CALL system.rewrite_data_files({three})")
+    assert done.fetchone()[:2] == (6, 2)
+    assert done.result is not None and done.result.notice is None
+    lone = con.execute("CALL system.rewrite_data_files('db.t')").result
+    assert lone is not None and lone.notice is not None
+    assert "no partition has more than one file" in lone.notice and "rewrite-all" in lone.notice
+
+
+def test_an_empty_table_says_so(con: Connection) -> None:
+    con.execute("CREATE TABLE db.e (id bigint)")
+    result = con.execute("CALL system.rewrite_data_files('db.e')").result
+    assert result is not None and result.notice == "nothing rewritten: the table has no snapshot"

@@ -305,3 +305,21 @@ def test_where_is_checked_on_an_empty_table(con: Connection) -> None:
         con.execute("CALL system.rewrite_position_delete_files('db.e', map(), 'nope = 1')")
     cur = con.execute("CALL system.rewrite_position_delete_files('db.e', map(), 'id = 1')")
     assert cur.fetchone() == (0, 0, 0, 0)
+
+
+def test_nothing_rewritten_says_why(con: Connection) -> None:
+    build(con)
+    options = "map('min-input-files', '7')"
+    cur = con.execute(f"CALL system.rewrite_position_delete_files('db.t', {options})")
+    assert cur.fetchall() == [(0, 0, 0, 0)]
+    assert cur.result is not None
+    assert cur.result.notice == (
+        "nothing rewritten: no file group reached min-input-files=7 (largest group: 6 files); "
+        "options => map('min-input-files','6') or map('rewrite-all','true') rewrites them"
+    )
+    v3 = con.execute("CREATE TABLE db.v (id bigint) TBLPROPERTIES ('format-version' = '3')")
+    assert v3 is not None
+    con.execute("INSERT INTO db.v VALUES (1), (2)")
+    con.execute("DELETE FROM db.v WHERE id = 1")
+    dvs = con.execute("CALL system.rewrite_position_delete_files('db.v')").result
+    assert dvs is not None and dvs.notice is not None and "no position delete file" in dvs.notice
