@@ -215,10 +215,11 @@ def _load_httpfs(con: Duck) -> None:
 def _repository(con: Duck) -> str:
     """The extension repository ``INSTALL`` downloads from (DuckDB's setting, else its default)."""
     try:
-        row = con.execute("SELECT current_setting('custom_extension_repository')").fetchone()
+        # fetchall, not fetchone: DuckDB refuses more work on a connection with an unfinished result
+        rows = con.execute("SELECT current_setting('custom_extension_repository')").fetchall()
     except duckdb.Error:
-        row = None
-    return str(row[0]).rstrip("/") if row and row[0] else DEFAULT_REPOSITORY
+        rows = []
+    return str(rows[0][0]).rstrip("/") if rows and rows[0][0] else DEFAULT_REPOSITORY
 
 
 def repository_unreachable(repository: str, seconds: float) -> str | None:
