@@ -53,6 +53,7 @@ from iceduck.catalog.metadata_files import (
 from iceduck.catalog.names import check_namespace, check_new_table, children, namespace_display
 from iceduck.catalog.purge import purge_table_files
 from iceduck.catalog.sql_dialect import Connection, SqlDialect
+from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -86,13 +87,16 @@ def join_location(base: str, *levels: str) -> str:
     return "/".join((base.rstrip("/"), *levels)) if base.rstrip("/") else "/" + "/".join(levels)
 
 
-class JdbcCatalog:
+class JdbcCatalog(NoViews):
     """Catalog ``name`` of the database ``connect`` opens; see the module docstring.
 
     ``where`` names the database in messages; ``warehouse`` is where new tables go (a
     folder or a URI: :func:`warehouse_location`). With ``read_only`` nothing is ever
     created or changed.
     """
+
+    views_kind = "the JDBC catalog"
+    views_reason = "not yet"
 
     def __init__(
         self,
