@@ -114,6 +114,10 @@ def commit(
     new = apply_updates(None if base is None else base.metadata, updates)
     _check_locations(ctx, new, updates, base)
     if base is None:
+        if ctx.catalog.view_exists(identifier):
+            # Java's CatalogHandlers builds the create on a view-aware table builder, which
+            # refuses a view's name in these words (an AlreadyExistsException, not a conflict)
+            raise AlreadyExistsError(f"View with same name already exists: {identifier}")
         try:
             return ctx.catalog.create_table(identifier, new)
         except AlreadyExistsError as e:  # created by another request since the check
