@@ -19,6 +19,7 @@ from iceduck.spec.view_metadata import ViewRepresentation, add_view_version, new
 
 NS = "views_catalog"
 SPARK_NAME = f"iceduck.{NS}"
+REPLACEMENT = f"SELECT id + 1 AS id FROM {SPARK_NAME}.orders"
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +123,8 @@ def test_spark_replacing_a_view_with_a_duckdb_representation(spark: Any, catalog
             ident, new_view(catalog.default_view_location(ident), schema, reps, (NS,), properties=properties)
         )
     with pytest.raises(Exception, match="loss of view dialects"):
-        spark.sql(
-            f"CREATE OR REPLACE VIEW {SPARK_NAME}.two_dialects AS SELECT id + 1 AS id FROM {SPARK_NAME}.orders"
-        )
-    spark.sql(
-        f"CREATE OR REPLACE VIEW {SPARK_NAME}.two_dialects_droppable AS SELECT id + 1 AS id FROM {SPARK_NAME}.orders"
-    )
+        spark.sql(f"CREATE OR REPLACE VIEW {SPARK_NAME}.two_dialects AS {REPLACEMENT}")
+    spark.sql(f"CREATE OR REPLACE VIEW {SPARK_NAME}.two_dialects_droppable AS {REPLACEMENT}")
     replaced = catalog.load_view(TableIdentifier((NS,), "two_dialects_droppable")).metadata.current_version
     assert replaced.dialects == {"spark"}
     for name in ("two_dialects", "two_dialects_droppable"):
