@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from iceduck.catalog.base import Catalog, LoadedView, Namespace, TableIdentifier
+from iceduck.catalog.rest_client.catalog import RestCatalog
 from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import CommitConflictError, CorruptDataError, UserError, ValidationError
 from iceduck.formats.schema_json import schema_from_json
@@ -59,7 +60,10 @@ COMMIT_ATTEMPTS = 4
 
 
 def serves_views(catalog: Catalog) -> bool:
-    """Whether the view routes are listed in ``GET /v1/config``: the catalog keeps views."""
+    """Whether the view routes are listed in ``GET /v1/config``: the catalog keeps views (a
+    served REST catalog: its own server offers them)."""
+    if isinstance(catalog, RestCatalog):
+        return catalog.offers_views
     return not isinstance(catalog, NoViews)
 
 

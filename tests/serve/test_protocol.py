@@ -13,6 +13,8 @@ from urllib.parse import quote
 import pytest
 
 import iceduck
+from iceduck.catalog.rest_client.catalog import RestCatalog
+from iceduck.serve.context import ServeContext
 from iceduck.serve.server import CatalogServer
 from tests.serve.conftest import RestClient, start_server
 
@@ -88,6 +90,15 @@ def test_config_lists_no_view_routes_for_a_catalog_without_views(no_views: RestC
     endpoints = no_views.get("/v1/config").body["endpoints"]
     assert "GET /v1/{prefix}/namespaces/{namespace}/tables" in endpoints
     assert not [e for e in endpoints if "view" in e]
+    # a server serving that server's catalog through iceduck's REST client lists none either
+    proxy = CatalogServer(("127.0.0.1", 0), ServeContext(RestCatalog(no_views.base, "up"), ""))
+    proxy.start()
+    try:
+        proxied = RestClient(proxy.url).get("/v1/config").body["endpoints"]
+    finally:
+        proxy.stop()
+    assert "GET /v1/{prefix}/namespaces/{namespace}/tables" in proxied
+    assert not [e for e in proxied if "view" in e]
 
 
 # -- views ---------------------------------------------------------------------------------------

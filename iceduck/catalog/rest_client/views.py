@@ -65,7 +65,19 @@ class _Rest(Protocol):
     def _writable(self) -> None: ...
     def _ns(self, namespace: Namespace) -> dict[str, str]: ...
     def _call(
-        self, method: str, route: str, about: str, values: Mapping[str, str] | None = None, **kwargs: Any
+        self,
+        method: str,
+        route: str,
+        about: str,
+        values: Mapping[str, str] | None = None,
+        *,
+        ok: tuple[int, ...] = (200,),
+        missing_ok: bool = False,
+        commit: bool = False,
+        namespace: Namespace | None = None,
+        query: Mapping[str, str] | None = None,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Reply: ...
     def _on_view(self, method: str, route: str, identifier: TableIdentifier, **kwargs: Any) -> Reply: ...
     def _loaded_view(self, body: Any, identifier: TableIdentifier) -> LoadedView: ...
