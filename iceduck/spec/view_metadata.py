@@ -273,7 +273,7 @@ def add_view_version(
         log = (*log, ViewHistoryEntry(new_current, timestamp_ms))
     added = frozenset() if existing is not None else frozenset({candidate.version_id})
     md = replace(base, schemas=schemas, versions=versions, current_version_id=new_current, version_log=log)
-    return _finish(base, md, added)
+    return finish_view_change(base, md, added)
 
 
 def set_view_properties(
@@ -287,7 +287,7 @@ def set_view_properties(
         raise ValidationError(f"cannot set and remove the same view properties at once: {', '.join(both)}")
     properties = {k: v for k, v in base.properties.items() if k not in removals}
     properties.update(updates)
-    return _finish(base, replace(base, properties=properties), frozenset())
+    return finish_view_change(base, replace(base, properties=properties), frozenset())
 
 
 def now_ms() -> int:
@@ -341,7 +341,7 @@ def _drop_dialect_allowed(properties: Mapping[str, str]) -> bool:
     return REPLACE_DROP_DIALECT_ALLOWED_DEFAULT if text is None else text.strip().lower() == "true"
 
 
-def _finish(base: ViewMetadata, md: ViewMetadata, added: frozenset[int]) -> ViewMetadata:
+def finish_view_change(base: ViewMetadata, md: ViewMetadata, added: frozenset[int]) -> ViewMetadata:
     """Java's ``Builder.build`` for metadata built from ``base``: the dialect rule, then
     expiring old versions."""
     previous, current = base.current_version, md.current_version

@@ -35,9 +35,9 @@ from iceduck.spec.view_metadata import (
     ViewMetadata,
     ViewVersion,
     check_view_metadata,
+    finish_view_change,
     now_ms,
 )
-from iceduck.spec.view_metadata import _finish as finish_view_change
 from iceduck.table_updates.updates import (
     LAST_ADDED,
     AddSchema,
