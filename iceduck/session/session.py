@@ -452,7 +452,7 @@ class Session:
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
         own = self.session_objects
         own.open(duck)
-        routed = own.route(text)
+        routed = own.route(text, bool(self.namespace))
         if routed is not None:  # on a temporary table, a view, a macro, a setting
             self._changes += 1  # what a kept query resolved or planned may differ now
             resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
