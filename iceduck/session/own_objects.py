@@ -116,6 +116,12 @@ class SessionObjects:
         """Whether a one-part name is one of the session's temporary tables."""
         return name.lower() in self.tables
 
+    def kind_of(self, name: str) -> str | None:
+        """What of the session's objects a one-part name is: "view", "temporary table", or None."""
+        if name.lower() in self.views:
+            return "view"
+        return "temporary table" if self.is_table(name) else None
+
     def route(self, text: str, namespace_in_use: bool = False) -> SessionStatement | None:
         """The session statement ``text`` is, or None (an Iceberg statement or a query);
         ``namespace_in_use``: a one-part view name names a view of the current namespace

@@ -84,7 +84,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 
-from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.base import Catalog, LoadedTable, LoadedView, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.catalog.open import lake_warehouse, open_catalog
 from iceduck.catalog.uri import redact
@@ -105,6 +105,7 @@ from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session import answers, paimon_attach
+from iceduck.session.catalog_views import ViewUse, find_view, view_relation, view_use
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
 from iceduck.session.iceberg_sources import (
     Lookup,
@@ -651,6 +652,8 @@ class Session:
             report_progress=lambda percent: self._report(duck, percent),
             wap=self.session_objects.wap,
             pruning=self.session_objects.pruning,
+            namespace=self.namespace,
+            session_object=self.session_objects.kind_of,
         )
 
     def _writable(self, parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -745,12 +748,16 @@ class Session:
         skip: WrittenTable | None = None,
         prune_columns: bool = True,
         refs: list[TableRef] | None = None,
+        views: list[ViewUse] | None = None,
+        chain: tuple[TableIdentifier, ...] = (),
     ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
         (:mod:`iceduck.session.iceberg_sources`), the relations of the Python objects it reads
         (:mod:`iceduck.session.python_objects`), and its Paimon sources, planned and attached
         (:mod:`iceduck.session.paimon_sources`); ``skip`` is the table a DuckDB write statement
-        writes, never read as a source; ``refs`` collects every reference read."""
+        writes, never read as a source; ``refs`` collects every reference read, ``views`` the
+        catalog views read (each replaced by its query: :mod:`iceduck.session.catalog_views`),
+        ``chain`` the catalog views whose query ``statement`` is, outermost first."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         lookup = self.lookup()
         sources: list[Source] = []
@@ -770,7 +777,14 @@ class Session:
                 continue
             relation = objects.registered(ref) if objects is not None else None
             temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
-            source = None if relation is not None or temporary else resolve_source(ref, loaded, lookup)
+            source = None
+            if relation is None and not temporary:
+                source, read_view = self._source_or_view(ref, loaded, lookup, duck, objects, chain)
+                if read_view is not None:
+                    python.append((ref, read_view[1]))
+                    if views is not None:
+                        views.append(read_view[0])
+                    continue
             if source is not None:
                 sources.append(source)
             elif relation is not None or (
@@ -811,6 +825,48 @@ class Session:
             )
             python.extend(relations)
         return sources, python, paimon
+
+    def _source_or_view(
+        self,
+        ref: TableRef,
+        loaded: dict[TableIdentifier, LoadedTable],
+        lookup: Lookup,
+        duck: Duck,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...],
+    ) -> tuple[Source | None, tuple[ViewUse, str] | None]:
+        """The Iceberg table ``ref`` reads, or else the relation of the catalog view it names
+        (tables first: a name is never both); (None, None) for a name of neither."""
+        try:
+            source = resolve_source(ref, loaded, lookup)
+        except NotFoundError:
+            view = find_view(ref, lookup)
+            if view is None:
+                raise
+            return None, self._view_relation(ref, view, duck, objects, chain)
+        if source is None and len(ref.parts) == 1 and lookup.namespace and ref.path is None:
+            view = find_view(ref, lookup)
+            if view is not None:
+                return None, self._view_relation(ref, view, duck, objects, chain)
+        return source, None
+
+    def _view_relation(
+        self,
+        ref: TableRef,
+        view: LoadedView,
+        duck: Duck,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...],
+    ) -> tuple[ViewUse, str]:
+        """The derived table reading catalog view ``view`` where ``ref`` names it: its query,
+        whose own tables and views are resolved and planned now (at each use)."""
+        use = view_use(ref, view, self.catalog.name, chain)
+        statement = parse_query(use.body)
+        try:
+            inner = self._prepare(statement, None, duck, objects, chain=(*chain, view.identifier))
+        except NotFoundError as e:
+            raise NotFoundError(f"view {view.identifier} reads what does not exist: {e}") from e
+        return use, view_relation(use, self._rewrite(duck, statement, *inner))
 
     def lookup(self) -> Lookup:
         """Where this session resolves names now (the current namespace changes with USE)."""

@@ -181,3 +181,13 @@ def qualified(text: str, catalog: str, namespace: tuple[str, ...], catalog_names
         span = (identifiers[0].meta["start"], identifiers[-1].meta["end"] + 1)
         edits.append((span, ".".join(quote_identifier(p) for p in (catalog, *parts))))
     return splice(statement.text, edits)
+
+
+def has_parameters(text: str) -> bool:
+    """Whether ``text`` has a parameter marker (``?``, ``$1``, ``$name``)."""
+    return any(t.token_type.name in ("PLACEHOLDER", "PARAMETER") for t in parse_statement(text).tokens)
+
+
+def one_part_names(text: str) -> list[str]:
+    """The one-part table names of ``text`` that no CTE claims, as written."""
+    return [r.parts[0] for r in table_refs(parse_statement(text), bare_names=True) if r.path is None and len(r.parts) == 1]
