@@ -188,6 +188,12 @@ def resolve_target(catalog: Catalog, parts: tuple[str, ...], namespace: Namespac
     name = resolve_table_name(catalog, parts, namespace)
     shown = ".".join(parts)
     if name is None:
+        view = resolve_view_name(catalog, parts, namespace)
+        if view is not None:  # tables and views share one namespace of names
+            raise UserError(
+                f"{shown} is a view, not a table: a view is read-only (DROP VIEW, ALTER VIEW and "
+                "CREATE OR REPLACE VIEW change it)"
+            )
         raise NotFoundError(not_found_message(catalog, parts, namespace))
     if name.metadata_table is not None:
         raise UserError(f"cannot write to {shown}: {name.metadata_table} is a metadata table")

@@ -475,7 +475,10 @@ class Session:
     def _show(self, duck: Duck, text: str, statement: Show, params: Any, objects: StatementObjects) -> Result:
         own_tables = [*self.session_objects.tables, *self.session_objects.views]
         lookup = self.lookup()
-        return answers.show(duck, text, statement.what, statement.namespace, lookup, own_tables, self.paimon)
+        own_views = list(self.session_objects.views)
+        return answers.show(
+            duck, text, statement.what, statement.namespace, lookup, own_tables, self.paimon, own_views
+        )
 
     def _show_table(
         self, duck: Duck, text: str, statement: ShowTable, params: Any, objects: StatementObjects
@@ -574,8 +577,9 @@ class Session:
         ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
         query uses, the answer still comes, the same as without pruning."""
         refs: list[TableRef] = []
+        views: list[ViewUse] = []
         sources, python, paimon = self._prepare(
-            statement, params, duck, objects, prune_columns=prune_columns, refs=refs
+            statement, params, duck, objects, prune_columns=prune_columns, refs=refs, views=views
         )
         sql = self._rewrite(duck, statement, sources, python, paimon)
         if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
@@ -585,6 +589,8 @@ class Session:
                 return answers.describe_table(duck, sql, sources[0])
             if described_table(statement) is not None and len(paimon) == 1 and not sources:
                 return answers.describe_paimon(duck, sql, paimon[0])
+            if described_table(statement) is not None and len(views) == 1 and len(python) == 1:
+                return answers.describe_view(duck, sql, views[0].schema)
             if statement.explain:
                 return answers.explain(duck, statement, sql, params, sources, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))

@@ -79,13 +79,13 @@ SPARK_REFUSED: dict[type[exp.Expression], str] = {
     exp.Pivot: "PIVOT / UNPIVOT",
 }
 
-#: why some functions sqlglot does map are not in :data:`SPARK_FUNCTIONS`
-_WHY_NOT: dict[type[exp.Expression], str] = {
-    exp.GroupConcat: "Spark 3.5 has no LISTAGG",
-    exp.ArrayAgg: "Spark's collect_list drops NULLs, DuckDB's list keeps them",
-    exp.UnixToTime: "epoch_ms of a timestamp is a number in DuckDB, TIMESTAMP_MILLIS makes a timestamp",
-    exp.TimeToUnix: "DuckDB's epoch keeps fractions of a second, Spark's UNIX_TIMESTAMP drops them",
-    exp.DateDiff: "DuckDB counts the boundaries crossed, Spark the whole units elapsed",
+#: why some functions sqlglot does map are not in :data:`SPARK_FUNCTIONS`: DuckDB's names, why
+_WHY_NOT: dict[type[exp.Expression], tuple[str, str]] = {
+    exp.GroupConcat: ("string_agg / group_concat", "Spark 3.5 has no LISTAGG"),
+    exp.ArrayAgg: ("list / array_agg", "Spark's collect_list drops NULLs, DuckDB's list keeps them"),
+    exp.UnixToTime: ("epoch_ms / to_timestamp", "DuckDB's epoch_ms of a timestamp is a number"),
+    exp.TimeToUnix: ("epoch", "DuckDB's epoch keeps fractions of a second, Spark's UNIX_TIMESTAMP drops them"),
+    exp.DateDiff: ("date_diff / datediff", "DuckDB counts the boundaries crossed, Spark the whole units elapsed"),
 }
 
 SWITCH = "TBLPROPERTIES ('iceduck.spark-representation' = 'false')"
@@ -122,10 +122,10 @@ def _spark_refusal(node: exp.Expression) -> str | None:
         if target.this not in SPARK_CAST_TYPES:
             return f"a cast to DuckDB's {target.sql(dialect='duckdb')} has no Spark type of the same values"
     if isinstance(node, exp.Func) and type(node) not in SPARK_FUNCTIONS:
+        known = _WHY_NOT.get(type(node))
+        if known is not None:
+            return f"DuckDB's {known[0]} reads otherwise in Spark ({known[1]})"
         name = node.sql(dialect="duckdb").split("(")[0].strip().lower() or node.sql_name().lower()
-        why = _WHY_NOT.get(type(node))
-        if why is not None:
-            return f"DuckDB's {name}() reads otherwise in Spark ({why})"
         return f"DuckDB's {name}() is not among the functions checked to mean the same in Spark"
     return None
 
