@@ -74,7 +74,8 @@ def create_view(ctx: OpContext, stmt: CreateView) -> OpResult:
         return OpResult(message=f"view {identifier} already exists")
     if exists and not stmt.or_replace:
         raise AlreadyExistsError(
-            f"view {identifier} already exists in catalog {catalog.name!r} (CREATE OR REPLACE VIEW replaces it)"
+            f"view {identifier} already exists in catalog {catalog.name!r} "
+            "(CREATE OR REPLACE VIEW replaces it)"
         )
     if not exists and catalog.table_exists(identifier):
         raise AlreadyExistsError(
@@ -84,7 +85,8 @@ def create_view(ctx: OpContext, stmt: CreateView) -> OpResult:
     if not catalog.namespace_exists(identifier.namespace):
         shown = namespace_display(identifier.namespace)
         raise NotFoundError(
-            f"cannot create view {identifier}: namespace {shown} does not exist (CREATE NAMESPACE {shown} first)"
+            f"cannot create view {identifier}: namespace {shown} does not exist "
+            f"(CREATE NAMESPACE {shown} first)"
         )
     properties = dict(stmt.properties)
     if stmt.comment is not None:
@@ -137,7 +139,8 @@ def unset_properties(ctx: OpContext, stmt: UnsetViewProperties) -> OpResult:
     missing = [k for k in stmt.keys if k not in base.metadata.properties]
     if missing and not stmt.if_exists:
         raise UserError(
-            f"view {base.identifier} has no property {', '.join(missing)} (UNSET TBLPROPERTIES IF EXISTS skips it)"
+            f"view {base.identifier} has no property {', '.join(missing)} "
+            "(UNSET TBLPROPERTIES IF EXISTS skips it)"
         )
     ctx.catalog.commit_view(base, set_view_properties(base.metadata, {}, stmt.keys))
     return OpResult(message=f"altered view {base.identifier}")
@@ -211,7 +214,9 @@ def _version(
     names = [f.name.lower() for f in fields]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise UserError(f"view {shown}: column {', '.join(duplicates)} appears twice: name them (AS or a column list)")
+        raise UserError(
+            f"view {shown}: column {', '.join(duplicates)} appears twice: name them (AS or a column list)"
+        )
     struct = assign_fresh_ids(StructType(tuple(fields)), counter(-1))
     assert isinstance(struct, StructType)
     schema = Schema(struct.fields, 0, ())

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from iceduck.catalog.base import Catalog
-    from iceduck.spec.schema import Schema
     from iceduck.catalog.paimon_warehouse import PaimonWarehouse
     from iceduck.engine.connection import Duck
+    from iceduck.spec.schema import Schema
 
 
 def arrow_rows(duck: Duck, text: str, table: pa.Table, name: str, running: Running) -> Result:
@@ -182,8 +182,10 @@ def show(
 def _show_views(
     duck: Duck, text: str, spaces: Sequence[tuple[str, ...]], catalog: Catalog, session_views: Sequence[str]
 ) -> Result:
-    views = [(".".join(v.namespace), v.name, False) for ns in spaces for v in catalog.list_views(ns)]
-    views.extend(("", name, True) for name in sorted(session_views))
+    """SHOW VIEWS: Spark's columns; ``isTemporary`` as the text ``true``/``false`` (every SHOW
+    answers text columns)."""
+    views = [(".".join(v.namespace), v.name, "false") for ns in spaces for v in catalog.list_views(ns)]
+    views.extend(("", name, "true") for name in sorted(session_views))
     columns = {"namespace": [v[0] for v in views], "viewName": [v[1] for v in views]}
     queries.select_lists(duck, {**columns, "isTemporary": [v[2] for v in views]})
     return Result(StatementRows(duck), text)

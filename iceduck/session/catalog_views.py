@@ -62,7 +62,9 @@ def find_view(ref: TableRef, lookup: Lookup) -> LoadedView | None:
     return None if identifier is None else lookup.catalog.load_view(identifier)
 
 
-def view_use(ref: TableRef, view: LoadedView, catalog_name: str, chain: tuple[TableIdentifier, ...]) -> ViewUse:
+def view_use(
+    ref: TableRef, view: LoadedView, catalog_name: str, chain: tuple[TableIdentifier, ...]
+) -> ViewUse:
     """How ``ref`` reads ``view`` (module docstring); ``chain``: the views being expanded
     around this use, outermost first."""
     identifier = view.identifier
@@ -76,7 +78,8 @@ def view_use(ref: TableRef, view: LoadedView, catalog_name: str, chain: tuple[Ta
     if rep is None:
         dialects = ", ".join(sorted(version.dialects)) or "none"
         raise UserError(
-            f"view {identifier} has no SQL iceduck reads (it reads {', '.join(READ_ORDER)}; the view has {dialects})"
+            f"view {identifier} has no SQL iceduck reads "
+            f"(it reads {', '.join(READ_ORDER)}; the view has {dialects})"
         )
     text = duckdb_text(rep.sql, rep.dialect, str(identifier))
     names = [version.default_catalog] if version.default_catalog else []

@@ -86,7 +86,9 @@ def resolve_table_name(
     return name
 
 
-def resolve_view_name(catalog: Catalog, parts: tuple[str, ...], namespace: Namespace = ()) -> TableIdentifier | None:
+def resolve_view_name(
+    catalog: Catalog, parts: tuple[str, ...], namespace: Namespace = ()
+) -> TableIdentifier | None:
     """The catalog view ``parts`` names, or None: as a table's name reads (a leading
     catalog name is optional, a one-part name is in the current ``namespace``), levels
     matched without case when no spelling matches exactly. A view has no metadata tables,

@@ -105,8 +105,8 @@ from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session import answers, paimon_attach
-from iceduck.session.catalog_views import ViewUse, find_view, view_relation, view_use
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
+from iceduck.session.catalog_views import ViewUse, find_view, view_relation, view_use
 from iceduck.session.iceberg_sources import (
     Lookup,
     Planning,
@@ -577,9 +577,9 @@ class Session:
         ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
         query uses, the answer still comes, the same as without pruning."""
         refs: list[TableRef] = []
-        views: list[ViewUse] = []
+        view_uses: list[ViewUse] = []
         sources, python, paimon = self._prepare(
-            statement, params, duck, objects, prune_columns=prune_columns, refs=refs, views=views
+            statement, params, duck, objects, prune_columns=prune_columns, refs=refs, views=view_uses
         )
         sql = self._rewrite(duck, statement, sources, python, paimon)
         if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
@@ -589,8 +589,8 @@ class Session:
                 return answers.describe_table(duck, sql, sources[0])
             if described_table(statement) is not None and len(paimon) == 1 and not sources:
                 return answers.describe_paimon(duck, sql, paimon[0])
-            if described_table(statement) is not None and len(views) == 1 and len(python) == 1:
-                return answers.describe_view(duck, sql, views[0].schema)
+            if described_table(statement) is not None and len(view_uses) == 1 and len(python) == 1:
+                return answers.describe_view(duck, sql, view_uses[0].schema)
             if statement.explain:
                 return answers.explain(duck, statement, sql, params, sources, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))

@@ -50,7 +50,6 @@ from iceduck.spec.partition import PartitionField, partition_name
 from iceduck.spec.schema import Schema
 from iceduck.spec.sort import NullOrder, SortDirection, SortField, SortOrder
 from iceduck.spec.table_metadata import TableMetadata
-from iceduck.spec.view_metadata import ViewMetadata
 from iceduck.spec.transforms import (
     BucketTransform,
     DayTransform,
@@ -85,6 +84,7 @@ from iceduck.spec.types import (
     UUIDType,
     VariantType,
 )
+from iceduck.spec.view_metadata import ViewMetadata
 from iceduck.sql.describe import default_sql
 
 #: the property Spark shows as the ``COMMENT`` clause (and hides from TBLPROPERTIES)
@@ -249,7 +249,9 @@ def shown_properties(metadata: TableMetadata) -> dict[str, str]:
 
 
 #: view properties ``SHOW CREATE TABLE`` of a view does not list (Spark's reserved ones)
-_VIEW_HIDDEN = frozenset({COMMENT, "engine_version", "create_engine_version", "spark.query-column-names", "owner"})
+_VIEW_HIDDEN = frozenset(
+    {COMMENT, "engine_version", "create_engine_version", "spark.query-column-names", "owner"}
+)
 
 
 def create_view_sql(catalog: str, identifier: TableIdentifier, metadata: ViewMetadata) -> str:
@@ -261,7 +263,8 @@ def create_view_sql(catalog: str, identifier: TableIdentifier, metadata: ViewMet
     schema = metadata.schema_by_id(version.schema_id)
     name = ".".join(quote_name(p) for p in (catalog, *identifier.namespace, identifier.name))
     columns = (
-        quote_name(f.name) + (f" COMMENT {quote_text(f.doc)}" if f.doc is not None else "") for f in schema.fields
+        quote_name(f.name) + (f" COMMENT {quote_text(f.doc)}" if f.doc is not None else "")
+        for f in schema.fields
     )
     text = f"CREATE VIEW {name} " + _lines(columns)
     comment = metadata.properties.get(COMMENT)
@@ -269,6 +272,7 @@ def create_view_sql(catalog: str, identifier: TableIdentifier, metadata: ViewMet
         text += f"COMMENT {quote_text(comment)}\n"
     shown = {k: v for k, v in metadata.properties.items() if k not in _VIEW_HIDDEN}
     if shown:
-        text += "TBLPROPERTIES " + _lines(f"{quote_text(k)} = {quote_text(v)}" for k, v in sorted(shown.items()))
+        pairs = (f"{quote_text(k)} = {quote_text(v)}" for k, v in sorted(shown.items()))
+        text += "TBLPROPERTIES " + _lines(pairs)
     rep = version.representation("duckdb") or version.representations[0]
     return text + f"AS\n{rep.sql}\n"

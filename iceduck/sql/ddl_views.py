@@ -69,7 +69,9 @@ def _columns(c: Cursor) -> tuple[ViewColumn, ...]:
         columns.append(ViewColumn(name, comment))
         if not c.accept_type(TokenType.COMMA):
             break
-    c.expect_type(TokenType.R_PAREN, ", or ) in the view's column list (names, each with an optional COMMENT)")
+    c.expect_type(
+        TokenType.R_PAREN, ", or ) in the view's column list (names, each with an optional COMMENT)"
+    )
     names = [column.name.lower() for column in columns]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

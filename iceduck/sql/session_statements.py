@@ -214,7 +214,9 @@ def _summarized(text: str) -> str:
     return text if m is None else f"SUMMARIZE SELECT * FROM {m['name']}"
 
 
-def _create(text: str, words: list[tuple[str, Token]], namespace_in_use: bool = False) -> SessionStatement | None:
+def _create(
+    text: str, words: list[tuple[str, Token]], namespace_in_use: bool = False
+) -> SessionStatement | None:
     i = _skip(words, 1, (("OR", "REPLACE"),))
     replace = i > 1
     temporary = None
@@ -313,7 +315,10 @@ def _view(text: str, words: list[tuple[str, Token]], i: int, replace: bool) -> V
 
 
 def _drop(
-    text: str, words: list[tuple[str, Token]], views: frozenset[str] = frozenset(), namespace_in_use: bool = False
+    text: str,
+    words: list[tuple[str, Token]],
+    views: frozenset[str] = frozenset(),
+    namespace_in_use: bool = False,
 ) -> SessionStatement | None:
     what = words[1][0]
     i = 2

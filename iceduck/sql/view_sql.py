@@ -46,7 +46,7 @@ READ_ORDER = ("duckdb", "spark", "trino")
 
 #: sqlglot's expression classes whose Spark spelling means what DuckDB's does (checked one
 #: by one; aggregate NULL handling, argument order, result type family)
-SPARK_FUNCTIONS: frozenset[type[exp.Expression]] = frozenset(
+SPARK_FUNCTIONS: frozenset[type[exp.Expr]] = frozenset(
     {
         exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.ArgMax, exp.ArgMin,
         exp.Stddev, exp.StddevSamp, exp.StddevPop, exp.Variance, exp.VariancePop,
@@ -62,7 +62,7 @@ SPARK_FUNCTIONS: frozenset[type[exp.Expression]] = frozenset(
 
 #: DuckDB types a cast may name in a view written for Spark too (Spark's type of that name
 #: holds the same values); TIMESTAMP is not here: Spark's is with local time zone
-SPARK_CAST_TYPES: frozenset[exp.DataType.Type] = frozenset(
+SPARK_CAST_TYPES: frozenset[exp.DType] = frozenset(
     {
         exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
         exp.DataType.Type.BIGINT, exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE,
@@ -72,7 +72,7 @@ SPARK_CAST_TYPES: frozenset[exp.DataType.Type] = frozenset(
 )  # fmt: skip
 
 #: constructs Spark 3.5 lacks or reads otherwise, with why
-SPARK_REFUSED: dict[type[exp.Expression], str] = {
+SPARK_REFUSED: dict[type[exp.Expr], str] = {
     exp.Qualify: "QUALIFY (Spark 3.5 has none; sqlglot's rewrite adds a column to SELECT *)",
     exp.TableSample: "USING SAMPLE / TABLESAMPLE (another sampling method)",
     exp.SimilarTo: "SIMILAR TO",
@@ -80,12 +80,18 @@ SPARK_REFUSED: dict[type[exp.Expression], str] = {
 }
 
 #: why some functions sqlglot does map are not in :data:`SPARK_FUNCTIONS`: DuckDB's names, why
-_WHY_NOT: dict[type[exp.Expression], tuple[str, str]] = {
+_WHY_NOT: dict[type[exp.Expr], tuple[str, str]] = {
     exp.GroupConcat: ("string_agg / group_concat", "Spark 3.5 has no LISTAGG"),
     exp.ArrayAgg: ("list / array_agg", "Spark's collect_list drops NULLs, DuckDB's list keeps them"),
     exp.UnixToTime: ("epoch_ms / to_timestamp", "DuckDB's epoch_ms of a timestamp is a number"),
-    exp.TimeToUnix: ("epoch", "DuckDB's epoch keeps fractions of a second, Spark's UNIX_TIMESTAMP drops them"),
-    exp.DateDiff: ("date_diff / datediff", "DuckDB counts the boundaries crossed, Spark the whole units elapsed"),
+    exp.TimeToUnix: (
+        "epoch",
+        "DuckDB's epoch keeps fractions of a second, Spark's UNIX_TIMESTAMP drops them",
+    ),
+    exp.DateDiff: (
+        "date_diff / datediff",
+        "DuckDB counts the boundaries crossed, Spark the whole units elapsed",
+    ),
 }
 
 SWITCH = "TBLPROPERTIES ('iceduck.spark-representation' = 'false')"
@@ -100,22 +106,27 @@ def spark_representation(query: str, view: str) -> str:
         if reason is not None:
             raise UnsupportedError(
                 f"view {view}: {reason}, so no Spark text of the query is certain to mean the same; "
-                f"CREATE VIEW ... {SWITCH} AS ... writes only its duckdb representation (Spark then cannot read it)"
+                f"CREATE VIEW ... {SWITCH} AS ... writes only its duckdb representation "
+                "(Spark then cannot read it)"
             )
     try:
         return tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE)
     except SqlglotUnsupported as e:
-        raise UnsupportedError(f"view {view}: sqlglot cannot write it in Spark's dialect: {e}; {SWITCH}") from e
+        raise UnsupportedError(
+            f"view {view}: sqlglot cannot write it in Spark's dialect: {e}; {SWITCH}"
+        ) from e
 
 
-def _spark_refusal(node: exp.Expression) -> str | None:
+def _spark_refusal(node: exp.Expr) -> str | None:
     """Why ``node`` keeps a query from being written for Spark, or None."""
     if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc):
         return f"DuckDB's function {node.name}() is not one iceduck knows Spark to have"
     for kind, why in SPARK_REFUSED.items():
         if isinstance(node, kind):
             return f"DuckDB's {why} has no Spark equivalent"
-    if isinstance(node, exp.Star) and any(node.args.get(k) for k in ("except_", "replace", "rename", "ilike")):
+    if isinstance(node, exp.Star) and any(
+        node.args.get(k) for k in ("except_", "replace", "rename", "ilike")
+    ):
         return "DuckDB's SELECT * EXCLUDE / REPLACE has no Spark 3.5 equivalent"
     if isinstance(node, exp.Cast | exp.TryCast):
         target = node.to
@@ -137,12 +148,15 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
         return sql
     read = dialect.lower()
     if read not in READ_ORDER:
-        raise UnsupportedError(f"view {view}: iceduck reads views written in {', '.join(READ_ORDER)}, not {dialect}")
+        raise UnsupportedError(
+            f"view {view}: iceduck reads views written in {', '.join(READ_ORDER)}, not {dialect}"
+        )
     tree = _parsed(sql, read, view)
     for node in tree.walk():
         if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc):
             raise UnsupportedError(
-                f"view {view}: the function {node.name}() of its {dialect} SQL has no DuckDB translation iceduck knows"
+                f"view {view}: the function {node.name}() of its {dialect} SQL has no DuckDB "
+                "translation iceduck knows"
             )
     try:
         return tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE)
@@ -150,7 +164,7 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
         raise UnsupportedError(f"view {view}: its {dialect} SQL cannot be translated to DuckDB's: {e}") from e
 
 
-def _parsed(sql: str, dialect: str, view: str) -> exp.Expression:
+def _parsed(sql: str, dialect: str, view: str) -> exp.Expr:
     try:
         trees = sqlglot.parse(sql, read=dialect, error_level=ErrorLevel.RAISE)
     except (ParseError, TokenError) as e:
@@ -190,4 +204,8 @@ def has_parameters(text: str) -> bool:
 
 def one_part_names(text: str) -> list[str]:
     """The one-part table names of ``text`` that no CTE claims, as written."""
-    return [r.parts[0] for r in table_refs(parse_statement(text), bare_names=True) if r.path is None and len(r.parts) == 1]
+    return [
+        r.parts[0]
+        for r in table_refs(parse_statement(text), bare_names=True)
+        if r.path is None and len(r.parts) == 1
+    ]

@@ -94,4 +94,6 @@ class ShowViews:
 
 
 #: the view statements that change the catalog
-ViewStatement = CreateView | AlterViewAs | SetViewProperties | UnsetViewProperties | RenameView | DropCatalogView
+ViewStatement = (
+    CreateView | AlterViewAs | SetViewProperties | UnsetViewProperties | RenameView | DropCatalogView
+)

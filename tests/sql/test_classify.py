@@ -83,7 +83,8 @@ def test_other_show_statements_are_refused_by_name_naming_those_iceduck_runs(
 ) -> None:
     """Not "SHOW is not supported yet: iceduck runs queries (..., SHOW)", which contradicted
     itself, nor sqlglot's "Falling back to parsing as a 'Command'" warning on stderr."""
-    for sql, shown in [("SHOW USERS", "SHOW USERS"), ("show functions in db", "SHOW FUNCTIONS"), ("SHOW", "SHOW")]:
+    shows = [("SHOW USERS", "SHOW USERS"), ("show functions in db", "SHOW FUNCTIONS"), ("SHOW", "SHOW")]
+    for sql, shown in shows:
         with pytest.raises(UnsupportedError) as refused:
             classify(sql)
         message = str(refused.value)

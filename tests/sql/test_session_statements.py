@@ -92,9 +92,9 @@ def test_views() -> None:
     assert session_statement("DROP VIEW ns.v", TABLES) is None
     assert session_statement("DROP VIEW v", TABLES, namespace_in_use=True) is None
     # TEMPORARY, and a session view's name when dropped, stay the session's
-    assert session_statement("CREATE TEMP VIEW v AS SELECT 1", TABLES, namespace_in_use=True) == ViewDefinition(
-        "v", "SELECT 1"
-    )
+    assert session_statement(
+        "CREATE TEMP VIEW v AS SELECT 1", TABLES, namespace_in_use=True
+    ) == ViewDefinition("v", "SELECT 1")
     assert session_statement("DROP VIEW v", TABLES, frozenset({"v"}), namespace_in_use=True) == DropView("v")
     with pytest.raises(UnsupportedError, match="CREATE TEMPORARY VIEW takes a one-part name"):
         session_statement("CREATE TEMP VIEW ns.v AS SELECT 1", TABLES)
