@@ -97,6 +97,9 @@ class OpContext:
     #: no file and settles none from metadata; every row is tested by DuckDB
     pruning: bool = True
 
+    #: ``prepare_query`` of the query of catalog view ``view`` (being made): a use of
+    #: ``view`` inside, through other views, is a cycle (:mod:`iceduck.ops.views`)
+    prepare_view: Callable[[str, TableIdentifier], str] | None = None
     #: the session's current namespace (``USE``): a view's ``default-namespace``
     namespace: Namespace = ()
     #: a one-part name -> what of the session's own objects it names ("view", "temporary

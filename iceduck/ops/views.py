@@ -148,9 +148,10 @@ def unset_properties(ctx: OpContext, stmt: UnsetViewProperties) -> OpResult:
 
 def rename_view(ctx: OpContext, stmt: RenameView) -> OpResult:
     base = _load(ctx, stmt.name)
-    target = ctx.new_identifier(stmt.new_name)
     if len(stmt.new_name) == 1:  # Spark: a one-part new name stays in the view's namespace
         target = TableIdentifier(base.identifier.namespace, stmt.new_name[0])
+    else:
+        target = ctx.new_identifier(stmt.new_name)
     ctx.catalog.rename_view(base.identifier, target)
     return OpResult(message=f"renamed view {base.identifier} to {target}")
 
@@ -201,7 +202,7 @@ def _version(
                 f"session's own objects (they vanish with it); name an Iceberg table or view instead"
             )
     text = qualified(query, ctx.catalog.name, default_namespace, ())
-    sql = ctx.prepare_query(text)
+    sql = ctx.prepare_query(text) if ctx.prepare_view is None else ctx.prepare_view(text, identifier)
     fields = query_columns(ctx.duck, sql, params_for(sql, ctx.params), _TYPES_OF_FORMAT)
     if columns and len(columns) != len(fields):
         raise UserError(f"view {shown} names {len(columns)} columns but its query has {len(fields)}")

@@ -29,10 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from iceduck.catalog.base import LoadedView, TableIdentifier
-from iceduck.errors import NotFoundError, UserError
+from iceduck.engine.types import contains_struct, duckdb_type
+from iceduck.errors import NotFoundError, UnsupportedError, UserError
 from iceduck.session.iceberg_sources import Lookup
 from iceduck.session.name_resolution import resolve_view_name
 from iceduck.spec.schema import Schema
+from iceduck.spec.types import NestedField
 from iceduck.spec.view_metadata import ViewVersion
 from iceduck.sql.references import TableRef
 from iceduck.sql.rewrite import quote_identifier
@@ -82,7 +84,7 @@ def view_use(
             f"(it reads {', '.join(READ_ORDER)}; the view has {dialects})"
         )
     text = duckdb_text(rep.sql, rep.dialect, str(identifier))
-    names = [version.default_catalog] if version.default_catalog else []
+    names = [catalog_name, *([version.default_catalog] if version.default_catalog else [])]
     body = qualified(text, catalog_name, version.default_namespace, names)
     return ViewUse(ref, view, version, view.metadata.schema_by_id(version.schema_id), body)
 
@@ -107,7 +109,22 @@ def _version(ref: TableRef, view: LoadedView) -> ViewVersion:
 
 def view_relation(use: ViewUse, rewritten: str) -> str:
     """The derived table that replaces the use: the query (its tables replaced by their
-    scans: ``rewritten``) with the schema's column names by position."""
+    scans: ``rewritten``) with the schema's column names by position, each cast to the
+    schema's type (Spark's ``UpCast`` to the view's type: Spark's ``date_add`` gives a
+    date where its DuckDB translation gives a timestamp)."""
     columns = ", ".join(quote_identifier(f.name) for f in use.schema.fields)
     alias = quote_identifier(use.view.identifier.name)
-    return f"(SELECT {columns} FROM ({rewritten}) AS {alias}({columns}))"
+    items = ", ".join(_typed(f) for f in use.schema.fields)
+    return f"(SELECT {items} FROM ({rewritten}) AS {alias}({columns}))"
+
+
+def _typed(f: NestedField) -> str:
+    """A view column cast to its schema type; a struct, matched by field names in DuckDB,
+    and a type DuckDB has no name for are left as the query gives them."""
+    name = quote_identifier(f.name)
+    if contains_struct(f.field_type):
+        return name
+    try:
+        return f"CAST({name} AS {duckdb_type(f.field_type)}) AS {name}"
+    except UnsupportedError:
+        return name

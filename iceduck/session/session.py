@@ -651,6 +651,7 @@ class Session:
             params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
+            prepare_view=lambda text, view: self._prepare_query(duck, text, params, objects, (view,)),
             resolve_target=lambda parts: resolve_target(self.catalog, self._writable(parts), self.namespace),
             new_identifier=lambda parts: new_identifier(
                 self.catalog.name, self._writable(parts), self.namespace
@@ -686,11 +687,19 @@ class Session:
                 raise
             raise translated from e
 
-    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+    def _prepare_query(
+        self,
+        duck: Duck,
+        text: str,
+        params: Any,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...] = (),
+    ) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``
-        (and its Python objects registered there)."""
+        (and its Python objects registered there); ``chain``: the catalog views the query is
+        of (a view being made: reading itself is a cycle)."""
         statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
-        sources, python, paimon = self._prepare(statement, params, duck, objects)
+        sources, python, paimon = self._prepare(statement, params, duck, objects, chain=chain)
         return self._rewrite(duck, statement, sources, python, paimon)
 
     def _resolved(
