@@ -30,6 +30,8 @@ permanent view by referencing a temporary view").
 
 from __future__ import annotations
 
+import re
+
 from iceduck.catalog.base import LoadedView, Namespace, TableIdentifier
 from iceduck.catalog.names import namespace_display
 from iceduck.engine.result_types import query_columns
@@ -37,7 +39,7 @@ from iceduck.errors import AlreadyExistsError, NotFoundError, UserError
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.rows import params_for
 from iceduck.spec.schema import Schema
-from iceduck.spec.types import NestedField, StructType
+from iceduck.spec.types import IcebergType, NestedField, StructType
 from iceduck.spec.view_metadata import (
     COMMENT,
     ViewRepresentation,
@@ -45,6 +47,7 @@ from iceduck.spec.view_metadata import (
     new_view,
     set_view_properties,
 )
+from iceduck.sql.create_statement import spark_type
 from iceduck.sql.view_sql import has_parameters, one_part_names, qualified, spark_representation
 from iceduck.sql.view_statements import (
     SPARK_REPRESENTATION,
@@ -223,8 +226,22 @@ def _version(
     schema = Schema(struct.fields, 0, ())
     representations = [ViewRepresentation(query, "duckdb")]
     if _writes_spark(properties, shown):
-        representations.append(ViewRepresentation(spark_representation(query, shown), "spark"))
+        typed = [
+            (name, _spark_cast_type(f.field_type))
+            for name, f in zip(output_names, schema.fields, strict=True)
+        ]
+        representations.append(ViewRepresentation(spark_representation(query, shown, typed), "spark"))
     return schema, {QUERY_COLUMN_NAMES: ",".join(output_names)}, tuple(representations)
+
+
+#: words of Spark type names (:func:`spark_type`) that name no type Spark 3.5 casts to
+_NO_SPARK_CAST = re.compile(r"\b(?:TIME|TIMESTAMP_NS|TIMESTAMPTZ_NS|UUID|VARIANT|FIXED)\b")
+
+
+def _spark_cast_type(t: IcebergType) -> str | None:
+    """The Spark type a view column is cast to in the ``spark`` text, or None (left as is)."""
+    name = spark_type(t)
+    return None if _NO_SPARK_CAST.search(name) else name
 
 
 def _writes_spark(properties: dict[str, str], view: str) -> bool:

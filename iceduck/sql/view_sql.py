@@ -28,7 +28,7 @@ qualifies each name of a view's plan with the view's catalog and namespace.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -48,12 +48,12 @@ READ_ORDER = ("duckdb", "spark", "trino")
 #: by one; aggregate NULL handling, argument order, result type family)
 SPARK_FUNCTIONS: frozenset[type[exp.Expr]] = frozenset(
     {
-        exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.ArgMax, exp.ArgMin,
+        exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max,
         exp.Stddev, exp.StddevSamp, exp.StddevPop, exp.Variance, exp.VariancePop,
         exp.Median, exp.LogicalAnd, exp.LogicalOr,
         exp.RowNumber, exp.Rank, exp.DenseRank, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue,
         exp.Coalesce, exp.Nullif, exp.If, exp.Case,
-        exp.Lower, exp.Upper, exp.Length, exp.Substring, exp.Trim, exp.Concat, exp.ConcatWs,
+        exp.Lower, exp.Upper, exp.Substring, exp.Trim, exp.Concat, exp.ConcatWs,
         exp.Abs, exp.Ceil, exp.Floor, exp.Sqrt, exp.Ln, exp.Exp, exp.Pow, exp.Round, exp.Sign,
         exp.Year, exp.Month, exp.Day, exp.Quarter, exp.CurrentDate, exp.CurrentTimestamp,
         exp.Cast, exp.TryCast, exp.Array, exp.Struct, exp.Explode, exp.Unnest,
@@ -92,14 +92,48 @@ _WHY_NOT: dict[type[exp.Expr], tuple[str, str]] = {
         "date_diff / datediff",
         "DuckDB counts the boundaries crossed, Spark the whole units elapsed",
     ),
+    exp.ArgMax: ("arg_max / max_by", "DuckDB's skips NULL values, Spark's max_by returns them"),
+    exp.ArgMin: ("arg_min / min_by", "DuckDB's skips NULL values, Spark's min_by returns them"),
+    exp.Length: ("length / len", "of a list DuckDB counts its elements; Spark's length takes strings only"),
 }
+
+#: integer types: a cast to one rounds a fraction in DuckDB, truncates it in Spark
+_INTEGRAL = frozenset(
+    {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.BIGINT}
+)
+#: what a cast to an integer type may take in a view written for Spark: whole values already
+_WHOLE = (exp.Literal, exp.Round, exp.Floor, exp.Ceil)
 
 SWITCH = "TBLPROPERTIES ('iceduck.spark-representation' = 'false')"
 
 
-def spark_representation(query: str, view: str) -> str:
+def spark_representation(query: str, view: str, columns: Sequence[tuple[str, str | None]] = ()) -> str:
     """The ``spark`` representation of ``query`` (DuckDB's SQL), or UnsupportedError naming
-    the construct that has no faithful Spark spelling (see the module docstring)."""
+    the construct that has no faithful Spark spelling (see the module docstring).
+
+    ``columns``: the view's schema as (output name, Spark type or None). The query is then
+    read through a projection casting each column, by position, to the type the schema
+    records (DuckDB's types), so Spark's ``UpCast`` of the view's query to its schema never
+    meets a wider type Spark's functions give (``avg`` of a decimal is a decimal in Spark,
+    a double in DuckDB)."""
+    text = _spark_text(query, view)
+    if not columns:
+        return text
+    inner = ", ".join(f"`_c{i}`" for i in range(len(columns)))
+    items = ", ".join(
+        f"`_c{i}` AS {_backquoted(name)}"
+        if kind is None
+        else f"CAST(`_c{i}` AS {kind}) AS {_backquoted(name)}"
+        for i, (name, kind) in enumerate(columns)
+    )
+    return f"SELECT {items} FROM ({text}) AS `q`({inner})"
+
+
+def _backquoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _spark_text(query: str, view: str) -> str:
     tree = _parsed(query, "duckdb", view)
     for node in tree.walk():
         reason = _spark_refusal(node)
@@ -132,6 +166,15 @@ def _spark_refusal(node: exp.Expr) -> str | None:
         target = node.to
         if target.this not in SPARK_CAST_TYPES:
             return f"a cast to DuckDB's {target.sql(dialect='duckdb')} has no Spark type of the same values"
+        if target.this in _INTEGRAL and not isinstance(node.this, _WHOLE):
+            return (
+                f"a cast to {target.sql(dialect='duckdb')} rounds a fraction in DuckDB and truncates it in "
+                "Spark (round(), floor() or ceil() first says which)"
+            )
+    if isinstance(node, exp.Substring):
+        start = node.args.get("start")
+        if not (isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1):
+            return "DuckDB's substring from other than a literal position 1 or more (from 0 they differ)"
     if isinstance(node, exp.Func) and type(node) not in SPARK_FUNCTIONS:
         known = _WHY_NOT.get(type(node))
         if known is not None:
@@ -152,6 +195,8 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
             f"view {view}: iceduck reads views written in {', '.join(READ_ORDER)}, not {dialect}"
         )
     tree = _parsed(sql, read, view)
+    if read == "spark":
+        tree = tree.transform(_as_spark_means)
     for node in tree.walk():
         if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc):
             raise UnsupportedError(
@@ -162,6 +207,27 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
         return tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE)
     except SqlglotUnsupported as e:
         raise UnsupportedError(f"view {view}: its {dialect} SQL cannot be translated to DuckDB's: {e}") from e
+
+
+def _as_spark_means(node: exp.Expr) -> exp.Expr:
+    """``node`` of a Spark query as Spark computes it, where sqlglot's DuckDB spelling
+    differs: ``collect_list`` / ``collect_set`` of no values is ``[]`` (DuckDB's list is
+    NULL); ``months_between`` is rounded to 8 digits unless told not to (``roundOff``)."""
+    parent = node.parent
+    if _collected(node) and not isinstance(parent, exp.Window | exp.Filter | exp.Coalesce):
+        return exp.Coalesce(this=node.copy(), expressions=[exp.Array()])
+    if isinstance(node, exp.MonthsBetween) and not isinstance(parent, exp.Round):
+        roundoff = node.args.get("roundoff")
+        if roundoff is None or roundoff.sql(dialect="spark").upper() != "FALSE":
+            return exp.Round(this=node.copy(), decimals=exp.Literal.number(8))
+    return node
+
+
+def _collected(node: exp.Expr) -> bool:
+    """Whether ``node`` is ``collect_list`` / ``collect_set`` (maybe with FILTER or OVER)."""
+    if isinstance(node, exp.Window | exp.Filter):
+        return _collected(node.this)
+    return isinstance(node, exp.ArrayAgg | exp.ArrayUniqueAgg)
 
 
 def _parsed(sql: str, dialect: str, view: str) -> exp.Expr:
