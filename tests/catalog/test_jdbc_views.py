@@ -4,6 +4,7 @@ shared with tables, and the V0 schema that cannot hold views."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from collections.abc import Callable
@@ -187,4 +188,32 @@ def test_a_v0_database_lists_no_views_and_refuses_to_write_one(tmp_path: Path) -
     assert not (tmp_path / "ns").exists()  # no metadata file left behind
     _create_table(catalog)  # tables still work
     assert catalog.list_tables(("ns",)) == [T]
+    catalog.close()
+
+
+def test_the_rows_spark_wrote_read_as_views(tmp_path: Path) -> None:
+    """tests/fixtures/views/catalog_rows.json: Spark's ``iceberg_tables`` rows, their metadata
+    locations moved to the fixture folder, read by iceduck's catalog."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "views"
+    saved = json.loads((fixtures / "catalog_rows.json").read_text())
+    catalog = SqliteCatalog(tmp_path)
+    view_rows = [r for r in saved["catalog_rows"][1:] if r["iceberg_type"] == "VIEW"]
+    with sqlite3.connect(tmp_path / "catalog.db") as conn:
+        for r in view_rows:
+            location = r["metadata_location"].replace(saved["root"], str(fixtures))
+            conn.execute(
+                "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, ?, ?)",
+                (r["catalog_name"], r["table_namespace"], r["table_name"], location, None, "VIEW"),
+            )
+    names = sorted(r["table_name"] for r in view_rows)
+    assert [v.name for v in catalog.list_views(("ns",))] == names
+    assert catalog.list_tables(("ns",)) == []
+    replaced = catalog.load_view(TableIdentifier(("ns",), "replaced"))
+    assert (
+        replaced.metadata_location.endswith(".gz.metadata.json") and "/00003-" in replaced.metadata_location
+    )
+    assert replaced.metadata.current_version.representation("spark") is not None
+    assert catalog.load_view(
+        TableIdentifier(("ns",), "cross_catalog")
+    ).metadata.current_version.default_catalog == ("spark_catalog")
     catalog.close()
