@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from iceduck.catalog.base import LoadedView, TableIdentifier
 from iceduck.engine.types import contains_struct, duckdb_type
 from iceduck.errors import NotFoundError, UnsupportedError, UserError
-from iceduck.session.iceberg_sources import Lookup
+from iceduck.session.iceberg_sources import Lookup, Source
 from iceduck.session.name_resolution import resolve_view_name
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import NestedField
@@ -54,6 +54,8 @@ class ViewUse:
     version: ViewVersion
     schema: Schema
     body: str
+    #: the Iceberg tables its query reads, through views inside too (what EXPLAIN shows)
+    sources: tuple[Source, ...] = ()
 
 
 def find_view(ref: TableRef, lookup: Lookup) -> LoadedView | None:

@@ -76,6 +76,7 @@ step 4's catalog load of each table it reads shows the version it was planned on
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import threading
@@ -592,7 +593,8 @@ class Session:
             if described_table(statement) is not None and len(view_uses) == 1 and len(python) == 1:
                 return answers.describe_view(duck, sql, view_uses[0].schema)
             if statement.explain:
-                return answers.explain(duck, statement, sql, params, sources, paimon)
+                read = [*sources, *(s for use in view_uses for s in use.sources)]
+                return answers.explain(duck, statement, sql, params, read, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
             if prune_columns and sources and is_binder_error(e):
@@ -877,10 +879,13 @@ class Session:
         whose own tables and views are resolved and planned now (at each use)."""
         use = view_use(ref, view, self.catalog.name, chain)
         statement = parse_query(use.body)
+        nested: list[ViewUse] = []
         try:
-            inner = self._prepare(statement, None, duck, objects, chain=(*chain, view.identifier))
+            within = (*chain, view.identifier)
+            inner = self._prepare(statement, None, duck, objects, views=nested, chain=within)
         except NotFoundError as e:
             raise NotFoundError(f"view {view.identifier} reads what does not exist: {e}") from e
+        use = dataclasses.replace(use, sources=(*inner[0], *(s for u in nested for s in u.sources)))
         return use, view_relation(use, self._rewrite(duck, statement, *inner))
 
     def lookup(self) -> Lookup:
