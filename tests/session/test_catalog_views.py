@@ -259,3 +259,19 @@ def _spark_str(value: object) -> str:
     if isinstance(value, Decimal):
         return f"{value:.2f}"
     return str(value)
+
+
+def test_views_read_anywhere_a_query_reads_tables(con: Connection) -> None:
+    con.execute("CREATE VIEW ns.ann AS SELECT id, amount FROM ns.orders WHERE customer = 'ann'")
+    assert con.execute("SELECT id FROM NS.ANN WHERE amount > ? ORDER BY id", [6]).fetchall() == [(1,)]
+    con.execute("CREATE VIEW mine AS SELECT count(*) AS n FROM ns.ann")  # a session view over it
+    assert con.execute("SELECT n FROM mine").fetchone() == (2,)
+    con.execute("CREATE TABLE ns.copy AS SELECT * FROM ns.ann")  # CTAS
+    con.execute("INSERT INTO ns.copy SELECT id + 10, amount FROM ns.ann")
+    assert con.execute("SELECT count(*) FROM ns.copy").fetchone() == (4,)
+    con.execute("BEGIN")
+    con.execute("INSERT INTO ns.orders VALUES (7, 'ann', 1.00)")
+    assert con.execute("SELECT count(*) FROM ns.ann").fetchone() == (3,)  # the transaction's own write
+    with pytest.raises(UnsupportedError, match="DROP VIEW cannot run inside a transaction"):
+        con.execute("DROP VIEW ns.ann")
+    con.execute("ROLLBACK")
