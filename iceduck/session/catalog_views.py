@@ -117,7 +117,8 @@ def view_relation(use: ViewUse, rewritten: str) -> str:
     columns = ", ".join(quote_identifier(f.name) for f in use.schema.fields)
     alias = quote_identifier(use.view.identifier.name)
     items = ", ".join(_typed(f) for f in use.schema.fields)
-    return f"(SELECT {items} FROM ({rewritten}) AS {alias}({columns}))"
+    # the query on lines of its own: a trailing -- comment must not swallow the parenthesis
+    return f"(SELECT {items} FROM (\n{rewritten}\n) AS {alias}({columns}))"
 
 
 def _typed(f: NestedField) -> str:

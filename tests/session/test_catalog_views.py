@@ -64,6 +64,11 @@ def test_a_view_is_made_with_both_representations_and_read_with_its_column_names
     }
 
 
+def test_a_query_ending_in_a_comment_is_read(con: Connection) -> None:
+    _register_view(con, "c", "duckdb", "SELECT 1 AS n -- another engine's text may end so")
+    assert con.execute("SELECT n + 1 FROM ns.c").fetchone() == (2,)
+
+
 def test_each_use_reads_the_tables_current_snapshot(con: Connection) -> None:
     con.execute("CREATE VIEW ns.n AS SELECT count(*) AS n FROM ns.orders")
     query = "SELECT n FROM ns.n"
