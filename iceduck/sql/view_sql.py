@@ -242,12 +242,12 @@ def _parsed(sql: str, dialect: str, view: str) -> exp.Expr:
 
 def qualified(text: str, catalog: str, namespace: tuple[str, ...], catalog_names: Iterable[str]) -> str:
     """``text`` (DuckDB's SQL) with each table name resolved as the view's version says:
-    a one-part name in ``namespace``; a name led by one of ``catalog_names`` (the version's
-    ``default-catalog``, the name this catalog has here) in this catalog; each written
+    a one-part name in ``namespace``; a name led by ``catalog`` (the name this catalog has
+    here) or one of ``catalog_names`` (the version's ``default-catalog``) in this catalog; each written
     ``catalog.ns...t`` in full, so nothing of the reading session (its current namespace,
     its temporary tables and views, variables) can capture it. CTE names stay as written."""
     statement = parse_statement(text, of=" of the view")
-    names = {name.lower() for name in catalog_names}
+    names = {name.lower() for name in (catalog, *catalog_names)}
     edits = []
     for ref in table_refs(statement, bare_names=True):
         if ref.path is not None:

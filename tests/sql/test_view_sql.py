@@ -87,6 +87,10 @@ def test_what_cannot_be_translated_is_named_with_its_dialect() -> None:
     assert duckdb_text("SELECT anything_goes(1)", "duckdb", "v") == "SELECT anything_goes(1)"  # as written
 
 
+def test_a_name_led_by_the_catalog_is_read_in_it() -> None:
+    assert qualified("SELECT * FROM lake.ns.t", "lake", ("x",), []) == 'SELECT * FROM "lake"."ns"."t"'
+
+
 def test_names_are_qualified_by_the_default_namespace_and_catalog() -> None:
     text = (
         "WITH c AS (SELECT 1 AS a) SELECT * FROM c JOIN t USING (a) JOIN spark_catalog.x.y ON true "
