@@ -732,12 +732,14 @@ class Session:
         unaliased select item around a reference named as DuckDB names the user's text
         (:mod:`iceduck.sql.item_names`)."""
         refs = [*(s.ref for s in sources), *(s.ref for s in paimon)]
+        # catalog views (``ns.v``) are qualified like tables; a Python object has one part
+        qualified_refs = [*refs, *(ref for ref, _ in python if len(ref.parts) > 1)]
         identifiers = {
             id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
             for s in sources
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
-        more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
+        more = query_edits(statement.tree, qualified_refs, self.catalog.name, identifiers)
         items = unnamed_items(statement, [*(r.span for r in refs), *(r.span for r, _ in python)])
         texts = [statement.text[a:b] for a, b in items]
         names = queries.item_names(duck, texts, self._item_names) if items else []

@@ -269,6 +269,7 @@ def _spark_str(value: object) -> str:
 def test_views_read_anywhere_a_query_reads_tables(con: Connection) -> None:
     con.execute("CREATE VIEW ns.ann AS SELECT id, amount FROM ns.orders WHERE customer = 'ann'")
     assert con.execute("SELECT id FROM NS.ANN WHERE amount > ? ORDER BY id", [6]).fetchall() == [(1,)]
+    assert con.execute("SELECT ns.ann.id FROM ns.ann WHERE ns.ann.amount > 6").fetchall() == [(1,)]
     con.execute("CREATE VIEW mine AS SELECT count(*) AS n FROM ns.ann")  # a session view over it
     assert con.execute("SELECT n FROM mine").fetchone() == (2,)
     con.execute("CREATE TABLE ns.copy AS SELECT * FROM ns.ann")  # CTAS
