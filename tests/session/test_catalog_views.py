@@ -16,7 +16,7 @@ from iceduck.connection import Connection
 from iceduck.errors import AlreadyExistsError, NotFoundError, UnsupportedError, UserError
 from iceduck.spec.schema import Schema
 from iceduck.spec.types import LongType, NestedField
-from iceduck.spec.view_metadata import ViewRepresentation, new_view
+from iceduck.spec.view_metadata import ViewRepresentation, add_view_version, new_view
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "views"
 
@@ -61,12 +61,30 @@ def test_a_view_is_made_with_both_representations_and_read_with_its_column_names
         "owner.team": "sales",
         "comment": "large orders",
         "spark.query-column-names": "id,customer",
+        "replace.drop-dialect.allowed": "true",  # so Spark (writing only spark) may replace it
     }
 
 
 def test_a_query_ending_in_a_comment_is_read(con: Connection) -> None:
     _register_view(con, "c", "duckdb", "SELECT 1 AS n -- another engine's text may end so")
     assert con.execute("SELECT n + 1 FROM ns.c").fetchone() == (2,)
+
+
+def test_spark_may_replace_a_view_iceduck_made_unless_told_not_to(con: Connection) -> None:
+    catalog = con.session.catalog
+    con.execute("CREATE VIEW ns.open AS SELECT 1 AS n")
+    kept = "TBLPROPERTIES ('replace.drop-dialect.allowed' = 'false')"
+    con.execute(f"CREATE VIEW ns.kept {kept} AS SELECT 1 AS n")
+    for name in ("open", "kept"):
+        base = catalog.load_view(TableIdentifier(("ns",), name))
+        spark_only = [ViewRepresentation("SELECT 2 AS n", "spark")]  # what Spark's CREATE OR REPLACE writes
+        if name == "kept":
+            with pytest.raises(Exception, match="drop"):
+                add_view_version(base.metadata, base.metadata.schema, spark_only, ("ns",))
+            continue
+        catalog.commit_view(base, add_view_version(base.metadata, base.metadata.schema, spark_only, ("ns",)))
+    assert con.execute("SELECT n FROM ns.open").fetchone() == (2,)  # the spark text, translated
+    assert con.execute("SELECT n FROM ns.kept").fetchone() == (1,)
 
 
 def test_each_use_reads_the_tables_current_snapshot(con: Connection) -> None:
@@ -190,7 +208,8 @@ def test_show_create_table_describe_and_tblproperties(con: Connection) -> None:
     (statement,) = con.execute("SHOW CREATE TABLE ns.v").fetchone()  # type: ignore[misc]
     assert statement == (
         "CREATE VIEW iceduck.ns.v (\n  i COMMENT 'the id',\n  c)\nCOMMENT 'some'\n"
-        "TBLPROPERTIES (\n  'k' = 'v')\nAS\nSELECT id, customer FROM ns.orders\n"
+        "TBLPROPERTIES (\n  'k' = 'v',\n  'replace.drop-dialect.allowed' = 'true')\n"
+        "AS\nSELECT id, customer FROM ns.orders\n"
     )
     con.execute("DROP VIEW ns.v")
     con.execute(statement)  # runs again as shown
