@@ -219,14 +219,16 @@ _TRUNC_UNITS = {
     "SECOND": "second",
 }  # fmt: skip
 
-#: DuckDB functions :func:`_as_spark_means` writes (Spark's ``printf`` is ``format_string`` too)
-_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "printf", "json_valid"})
+#: DuckDB functions :func:`_as_spark_means` writes
+_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid"})
 
 #: Spark constructs sqlglot's DuckDB spelling reads otherwise, refused when a view is read
 _SPARK_UNREAD: dict[type[exp.Expr], str] = {
     exp.ExplodeOuter: "explode_outer (DuckDB has no outer unnest)",
     exp.PosexplodeOuter: "posexplode_outer (DuckDB has no outer unnest)",
     exp.ArrayDistinct: "array_distinct (DuckDB's list_distinct does not keep the first-seen order)",
+    exp.Format: "format_string (Spark writes null for a NULL argument, DuckDB's printf gives NULL)",
+    exp.StrToUnix: "unix_timestamp (DuckDB's strptime takes text only, not a timestamp)",
 }
 
 
@@ -235,7 +237,7 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
     differs: ``collect_list`` / ``collect_set`` of no values is ``[]`` (DuckDB's list is
     NULL); ``months_between`` is rounded to 8 digits unless told not to (``roundOff``);
     ``substring`` from position 0 starts at 1; ``min_by`` / ``max_by`` keep a NULL value
-    (DuckDB's ``arg_min_null``); ``format_string`` is ``printf``; ``get_json_object`` of
+    (DuckDB's ``arg_min_null``); ``get_json_object`` of
     text that is no JSON is NULL; ``trunc`` units are DuckDB's. What has no such spelling
     (:data:`_SPARK_UNREAD`, ``LATERAL VIEW OUTER``, ``split`` with a limit) is refused."""
     for kind, what in _SPARK_UNREAD.items():
@@ -256,9 +258,6 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.ArgMin | exp.ArgMax):
         name = "arg_min_null" if isinstance(node, exp.ArgMin) else "arg_max_null"
         return exp.Anonymous(this=name, expressions=[node.this.copy(), node.expression.copy()])
-    if isinstance(node, exp.Format):
-        arguments = [node.this.copy(), *(e.copy() for e in node.expressions)]
-        return exp.Anonymous(this="printf", expressions=arguments)
     if isinstance(node, exp.JSONExtractScalar | exp.JSONExtract) and not isinstance(parent, exp.If):
         valid = exp.Anonymous(this="json_valid", expressions=[node.this.copy()])
         return exp.If(this=valid, true=node.copy(), false=exp.Null())
