@@ -220,7 +220,7 @@ _TRUNC_UNITS = {
 }  # fmt: skip
 
 #: DuckDB functions :func:`_as_spark_means` writes
-_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid"})
+_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid", "trunc"})
 
 #: Spark constructs sqlglot's DuckDB spelling reads otherwise, refused when a view is read
 _SPARK_UNREAD: dict[type[exp.Expr], str] = {
@@ -236,7 +236,8 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
     """``node`` of a Spark query as Spark computes it, where sqlglot's DuckDB spelling
     differs: ``collect_list`` / ``collect_set`` of no values is ``[]`` (DuckDB's list is
     NULL); ``months_between`` is rounded to 8 digits unless told not to (``roundOff``);
-    ``substring`` from position 0 starts at 1; ``min_by`` / ``max_by`` keep a NULL value
+    ``substring`` from position 0 starts at 1; a cast to an integer type truncates a fraction
+    (Spark's non-ANSI cast; DuckDB's rounds); ``min_by`` / ``max_by`` keep a NULL value
     (DuckDB's ``arg_min_null``); ``get_json_object`` of
     text that is no JSON is NULL; ``trunc`` units are DuckDB's. What has no such spelling
     (:data:`_SPARK_UNREAD`, ``LATERAL VIEW OUTER``, ``split`` with a limit) is refused."""
@@ -255,6 +256,12 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
             zero = exp.EQ(this=start.copy(), expression=exp.Literal.number(0))
             node.set("start", exp.If(this=zero, true=exp.Literal.number(1), false=start.copy()))
             return node
+    if isinstance(node, exp.Cast | exp.TryCast) and node.to.this in _INTEGRAL and not _truncated(node.this):
+        # Spark truncates a fraction (10.50 -> 10, '10.5' -> 10), DuckDB rounds: truncate first
+        exact = exp.TryCast(this=node.this.copy(), to=exp.DataType.build("DECIMAL(38, 10)"))
+        node = node.copy()
+        node.set("this", exp.Anonymous(this="trunc", expressions=[exact]))
+        return node
     if isinstance(node, exp.ArgMin | exp.ArgMax):
         name = "arg_min_null" if isinstance(node, exp.ArgMin) else "arg_max_null"
         return exp.Anonymous(this=name, expressions=[node.this.copy(), node.expression.copy()])
@@ -275,6 +282,14 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
         if roundoff is None or roundoff.sql(dialect="spark").upper() != "FALSE":
             return exp.Round(this=node.copy(), decimals=exp.Literal.number(8))
     return node
+
+
+def _truncated(node: exp.Expr) -> bool:
+    """Whether a cast to an integer type of ``node`` needs no truncating first: an integer
+    literal, or what :func:`_as_spark_means` truncated already."""
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    return isinstance(node, exp.Anonymous) and node.name.lower() == "trunc"
 
 
 def _collected(node: exp.Expr) -> bool:

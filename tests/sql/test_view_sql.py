@@ -114,6 +114,14 @@ def test_spark_functions_sqlglot_spells_otherwise_are_read_as_spark_computes_the
     assert str(row[5])[:10] == "2024-03-01"
 
 
+def test_a_spark_cast_to_an_integer_truncates_as_spark_does() -> None:
+    query = (
+        "SELECT CAST(d AS INT), CAST(s AS INT), CAST(f AS BIGINT), CAST(b AS INT), CAST('x' AS INT) "
+        "FROM (SELECT CAST(10.50 AS DECIMAL(10, 2)) AS d, '10.5' AS s, CAST(-10.7 AS DOUBLE) AS f, true AS b)"
+    )
+    assert duckdb.connect().execute(duckdb_text(query, "spark", "v")).fetchall() == [(10, 10, -10, 1, None)]
+
+
 @pytest.mark.parametrize(
     ("sql", "construct"),
     [
