@@ -5,9 +5,10 @@ The session hands every statement it runs to :func:`classify`. The leading keywo
 the text, so each statement is parsed by exactly one parser:
 
 * ``CREATE``, ``DROP``, ``ALTER``, ``INSERT``, ``DELETE``, ``UPDATE``, ``MERGE``...: the
-  DDL/DML grammar of :mod:`iceduck.sql.ddl` (loaded on first use, so a session that only
-  reads never loads it), giving a :mod:`iceduck.sql.statements` object;
-* ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
+  DDL/DML grammar of :mod:`iceduck.sql.ddl` (views': :mod:`iceduck.sql.ddl_views`), loaded
+  on first use, so a session that only reads never loads it, giving a
+  :mod:`iceduck.sql.statements` object;
+* ``SHOW TABLES|VIEWS|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
   Spark's ``DESCRIBE EXTENDED t``, ``SHOW COLUMNS FROM t``, ``SHOW PARTITIONS t``: a
@@ -72,7 +73,8 @@ WRITE_KEYWORDS = frozenset(
 
 @dataclass(frozen=True)
 class Show:
-    """``SHOW TABLES [IN ns]`` (``what`` ``TABLES``) or ``SHOW NAMESPACES|SCHEMAS|DATABASES
+    """``SHOW TABLES [IN ns]`` (``what`` ``TABLES``), ``SHOW VIEWS [IN ns]`` (``VIEWS``) or
+    ``SHOW NAMESPACES|SCHEMAS|DATABASES
     [IN ns]`` (``what`` ``NAMESPACES``); ``namespace`` None lists everything."""
 
     what: str
@@ -155,7 +157,7 @@ def parse_query(text: str) -> Statement:
 
 
 _SHOW = re.compile(
-    r"\s*SHOW\s+(?P<what>TABLES|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
+    r"\s*SHOW\s+(?P<what>TABLES|VIEWS|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -168,7 +170,7 @@ def parse_show(sql: str) -> Show | ShowTable | None:
     m = _SHOW.fullmatch(sql)
     if m is None:
         return parse_show_table(sql)
-    what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
+    what = m["what"].upper() if m["what"].upper() in ("TABLES", "VIEWS") else "NAMESPACES"
     if m["name"] is None:
         return Show(what)
     return Show(what, dotted_name(m["name"], f"SHOW {what} IN"))
