@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.spec.view_metadata import ViewMetadata
 
 Namespace = tuple[str, ...]
 
@@ -39,6 +40,15 @@ class LoadedTable:
     identifier: TableIdentifier
     metadata_location: str
     metadata: TableMetadata
+
+
+@dataclass(frozen=True)
+class LoadedView:
+    """A view as loaded: where its current metadata file is, and that metadata."""
+
+    identifier: TableIdentifier
+    metadata_location: str
+    metadata: ViewMetadata
 
 
 class Catalog(Protocol):
@@ -119,4 +129,51 @@ class Catalog(Protocol):
 
     def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
         """Rename a table (within or across namespaces)."""
+        ...
+
+    # -- views -------------------------------------------------------------------------
+    # Tables and views share one namespace of names, as in Java's catalogs: creating or
+    # renaming to a name a view holds is refused for a table ("View with same name already
+    # exists: ns.v") and the other way round ("Table with same name already exists: ns.t").
+    # Catalogs that keep no views (:class:`~iceduck.catalog.views_refused.NoViews`) list
+    # none and refuse writing one.
+
+    def list_views(self, namespace: Namespace) -> list[TableIdentifier]:
+        """The views of ``namespace``, sorted; NotFoundError if it does not exist."""
+        ...
+
+    def view_exists(self, identifier: TableIdentifier) -> bool: ...
+
+    def load_view(self, identifier: TableIdentifier) -> LoadedView:
+        """The view's current metadata; NotFoundError naming the view when it does not exist."""
+        ...
+
+    def default_view_location(self, identifier: TableIdentifier) -> str:
+        """Where a new view's metadata goes (``<location>/metadata/``) when none is given."""
+        ...
+
+    def create_view(self, identifier: TableIdentifier, metadata: ViewMetadata) -> LoadedView:
+        """Write the first metadata file and register the view; AlreadyExistsError (and no
+        file left behind) when a view or a table has the name."""
+        ...
+
+    def commit_view(self, base: LoadedView, metadata: ViewMetadata) -> LoadedView:
+        """Write ``metadata`` as the view's next metadata file and swap it in if ``base`` is
+        still current; CommitConflictError otherwise (the outcome contract of
+        :meth:`commit_table`)."""
+        ...
+
+    def drop_view(self, identifier: TableIdentifier) -> None:
+        """Remove the view from the catalog (its metadata files stay, as in Java);
+        NotFoundError when there is no such view."""
+        ...
+
+    def rename_view(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        """Rename a view; NotFoundError for a missing source, AlreadyExistsError when a view
+        or a table has the target name."""
+        ...
+
+    def register_view(self, identifier: TableIdentifier, metadata_location: str) -> LoadedView:
+        """Make ``identifier`` a view whose current metadata is the existing file at
+        ``metadata_location`` (Java's ``ViewCatalog.registerView``)."""
         ...

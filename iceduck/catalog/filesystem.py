@@ -44,6 +44,7 @@ from iceduck.catalog.metadata_files import (
 )
 from iceduck.catalog.names import check_namespace, check_new_table, folder_name_problem, namespace_display
 from iceduck.catalog.purge import purge_table_files
+from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -62,8 +63,15 @@ DEFAULT_CATALOG_NAME = "iceduck"
 NAMESPACE_LOCATION_PROPERTY = "location"
 
 
-class HadoopCatalog:
+class HadoopCatalog(NoViews):
     """Tables and namespaces as folders under ``warehouse``; see the module docstring."""
+
+    views_kind = "the file-system (Hadoop) catalog"
+    # Java's HadoopCatalog is no ViewCatalog: its folders cannot tell a view from a table
+    views_reason = (
+        "a warehouse of folders cannot tell a view from a table (Java's HadoopCatalog keeps no "
+        "views either); use the JDBC catalog (catalog.db) or a REST catalog"
+    )
 
     def __init__(
         self, warehouse: str | Path, name: str = DEFAULT_CATALOG_NAME, *, read_only: bool = False

@@ -61,6 +61,7 @@ from iceduck.catalog.metadata_files import (
 )
 from iceduck.catalog.names import check_new_table, namespace_display
 from iceduck.catalog.purge import purge_table_files
+from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -84,9 +85,12 @@ def _flag(properties: Mapping[str, str], key: str, default: bool) -> bool:
     return value.strip().lower() == "true"
 
 
-class GlueCatalog:
+class GlueCatalog(NoViews):
     """Catalog ``name`` in the Glue Data Catalog the properties reach (see the module
     docstring); ``warehouse`` is where new tables go when their database has no location."""
+
+    views_kind = "the Glue catalog"
+    views_reason = "iceduck does not store views in Glue yet"
 
     def __init__(
         self,

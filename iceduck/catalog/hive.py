@@ -42,6 +42,7 @@ from iceduck.catalog.metadata_files import (
 )
 from iceduck.catalog.names import check_namespace, check_new_table, namespace_display
 from iceduck.catalog.purge import purge_table_files
+from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -57,8 +58,11 @@ from iceduck.spec.table_metadata import TableMetadata
 T = TypeVar("T")
 
 
-class HiveCatalog:
+class HiveCatalog(NoViews):
     """Catalog ``name`` in the metastore at ``uri``; see the module docstring."""
+
+    views_kind = "the Hive catalog"
+    views_reason = "iceduck does not store views in a Hive metastore yet"
 
     def __init__(
         self,

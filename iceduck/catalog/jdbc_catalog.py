@@ -14,6 +14,15 @@ version V1) do, so a database changed by iceduck reads the same to Spark and PyI
   means the commit landed, none means someone else committed first;
 * drop: ``DELETE`` of the row; rename: ``UPDATE`` of namespace and name.
 
+Views (Java's ``JdbcViewOperations``) are rows with ``iceberg_type`` = ``VIEW`` pointing at
+a view metadata file (``<location>/metadata/00000-<uuid>.gz.metadata.json``), committed by
+the same compare-and-swap. Tables and views share one namespace of names: a name held by a
+view is refused to a table and the other way round, with Java's messages ("View with same
+name already exists: ns.v", "Table with same name already exists: ns.t"). A database whose
+``iceberg_tables`` lacks ``iceberg_type`` (schema version V0) cannot mark a row as a view:
+it lists no views and refuses to write one, as Java's catalog does ("JDBC catalog is
+initialized without view support").
+
 Check-then-write sequences run inside the store's write transaction, so another writer
 cannot slip in between; the commit itself is one statement. A metadata file written for a
 create or commit that certainly did not land is deleted again; when the statement was
@@ -39,7 +48,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Self
 
-from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.base import LoadedTable, LoadedView, Namespace, TableIdentifier
 from iceduck.catalog.commit_outcome import Outcome, settle_failed_swap, swap_outcome
 from iceduck.catalog.jdbc_store import NAMESPACE_EXISTS_PROPERTY, JdbcStore
 from iceduck.catalog.locations import URI_SCHEME
@@ -48,7 +57,9 @@ from iceduck.catalog.metadata_files import (
     delete_quietly,
     delete_removed_metadata_files,
     next_metadata_location,
+    read_view_metadata,
     with_previous_file,
+    write_view_metadata_file,
 )
 from iceduck.catalog.names import check_namespace, check_new_table, children, namespace_display
 from iceduck.catalog.purge import purge_table_files
@@ -65,7 +76,9 @@ from iceduck.errors import (
     ValidationError,
 )
 from iceduck.io.fileio import MissingFileError
+from iceduck.spec import properties as props
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.spec.view_metadata import ViewMetadata
 
 NAMESPACE_LOCATION_PROPERTY = "location"
 
@@ -229,10 +242,7 @@ class JdbcCatalog:
         """
         row = self._store.table_row(identifier)
         if row is not None and row.is_view:
-            raise UnsupportedError(
-                f"'{identifier}' in catalog '{self.name}' is a view, not a table; "
-                "iceduck does not read Iceberg views"
-            )
+            raise NotFoundError(f"table '{identifier}' not found in catalog '{self.name}': it is a view")
         if row is None or not row.is_table:
             raise NotFoundError(f"table '{identifier}' not found in catalog '{self.name}'")
         location = row.metadata_location
@@ -414,8 +424,163 @@ class JdbcCatalog:
                 raise NotFoundError(f"table '{source}' not found in catalog '{self.name}'")
             if not self.namespace_exists(target.namespace):
                 raise self._namespace_not_found(target.namespace)
+            if self.view_exists(target):
+                raise AlreadyExistsError(f"Cannot rename {source} to {target}. View already exists")
             self._check_name_free(target)
             self._store.rename_table(source, target)
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def list_views(self, namespace: Namespace) -> list[TableIdentifier]:
+        """The views directly in ``namespace``, sorted by name (none in a V0 database)."""
+        if not self.namespace_exists(namespace):
+            raise self._namespace_not_found(namespace)
+        return [TableIdentifier(namespace, name) for name in self._store.view_names(namespace)]
+
+    def view_exists(self, identifier: TableIdentifier) -> bool:
+        row = self._store.table_row(identifier)
+        return row is not None and row.is_view
+
+    def load_view(self, identifier: TableIdentifier) -> LoadedView:
+        """The view's current metadata; NotFoundError naming the view (and saying so when the
+        name is a table's), a broken file's error naming the file."""
+        row = self._store.table_row(identifier)
+        if row is None or not row.is_view:
+            what = ": it is a table" if row is not None else ""
+            raise NotFoundError(f"view '{identifier}' not found in catalog '{self.name}'{what}")
+        if not row.metadata_location:
+            raise CorruptDataError(
+                f"catalog row of view '{identifier}' (catalog '{self.name}') has no metadata_location",
+                self._store.where,
+            )
+        return LoadedView(identifier, row.metadata_location, read_view_metadata(row.metadata_location))
+
+    def default_view_location(self, identifier: TableIdentifier) -> str:
+        """As for a table (Java's ``BaseMetastoreViewCatalog`` asks ``defaultWarehouseLocation``)."""
+        return self.default_table_location(identifier)
+
+    def create_view(self, identifier: TableIdentifier, metadata: ViewMetadata) -> LoadedView:
+        """Write ``00000-<uuid>.gz.metadata.json`` and insert the ``VIEW`` row (Java's
+        ``JdbcViewOperations.doCommit`` with no base)."""
+        check_new_table(identifier)
+        self._check_writable(f"create view '{identifier}'")
+        self._check_views(f"create view '{identifier}'")
+        check_namespace(identifier.namespace)
+        if not self.namespace_exists(identifier.namespace):
+            raise self._namespace_not_found(identifier.namespace)
+        self._check_view_name_free(identifier)
+        location = write_view_metadata_file(metadata, None)
+        try:
+            with self._store.transaction():
+                if not self.namespace_exists(identifier.namespace):
+                    raise self._namespace_not_found(identifier.namespace)
+                self._check_view_name_free(identifier)
+                self._store.insert_view(identifier, location)
+        except IceduckError as e:
+            if not self._store.may_have_run(e):
+                delete_quietly(location)
+                raise
+            settle_failed_swap(e, self._view_outcome(identifier, location, None), location, str(identifier))
+        except BaseException as e:
+            settle_failed_swap(e, self._view_outcome(identifier, location, None), location, str(identifier))
+        return LoadedView(identifier, location, metadata)
+
+    def commit_view(self, base: LoadedView, metadata: ViewMetadata) -> LoadedView:
+        """Write the view's next metadata file, then compare-and-swap its row from ``base``'s."""
+        identifier = base.identifier
+        self._check_writable(f"replace view '{identifier}'")
+        self._check_views(f"replace view '{identifier}'")
+        location = write_view_metadata_file(metadata, base.metadata_location)
+        try:
+            landed = self._store.swap_view(identifier, base.metadata_location, location)
+        except IceduckError as e:
+            if not self._store.may_have_run(e):
+                delete_quietly(location)
+                raise
+            outcome = self._view_outcome(identifier, location, base.metadata_location)
+            landed = settle_failed_swap(e, outcome, location, str(identifier))
+        except BaseException as e:
+            outcome = self._view_outcome(identifier, location, base.metadata_location)
+            landed = settle_failed_swap(e, outcome, location, str(identifier))
+        if not landed:
+            delete_quietly(location)
+            if not self.view_exists(identifier):
+                raise NotFoundError(
+                    f"view '{identifier}' not found in catalog '{self.name}' (dropped meanwhile?)"
+                )
+            raise CommitConflictError(
+                f"Cannot commit {identifier}: metadata location {base.metadata_location} has changed "
+                "(another writer committed first)"
+            )
+        return LoadedView(identifier, location, metadata)
+
+    def drop_view(self, identifier: TableIdentifier) -> None:
+        """Java's ``JdbcCatalog.dropView``: delete the ``VIEW`` row, then the view's current
+        metadata file when ``gc.enabled`` (default true; ``CatalogUtil.dropViewMetadata``)."""
+        self._check_writable(f"drop view '{identifier}'")
+        self._check_views(f"drop view '{identifier}'")
+        try:
+            last: LoadedView | None = self.load_view(identifier)
+        except NotFoundError:
+            raise
+        except IceduckError:
+            last = None  # Java: "Failed to load view metadata for view", dropped all the same
+        if not self._store.delete_view(identifier):
+            raise NotFoundError(f"view '{identifier}' not found in catalog '{self.name}'")
+        if last is not None and props.bool_property(last.metadata.properties, "gc.enabled", True):
+            delete_quietly(last.metadata_location)
+
+    def rename_view(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        """Java's ``JdbcCatalog.renameView``: the same checks in the same order, one ``UPDATE``."""
+        check_new_table(target)
+        self._check_writable(f"rename view '{source}'")
+        self._check_views(f"rename view '{source}'")
+        if source == target:
+            return
+        check_namespace(target.namespace)
+        with self._store.transaction():
+            if not self.namespace_exists(target.namespace):
+                raise self._namespace_not_found(target.namespace)
+            if not self.view_exists(source):
+                raise NotFoundError(f"view '{source}' not found in catalog '{self.name}'")
+            if self.table_exists(target):
+                raise AlreadyExistsError(f"Cannot rename {source} to {target}. Table already exists")
+            if self.view_exists(target):
+                raise AlreadyExistsError(f"Cannot rename {source} to {target}. View already exists")
+            self._store.rename_view(source, target)
+
+    def register_view(self, identifier: TableIdentifier, metadata_location: str) -> LoadedView:
+        """Java's ``registerView``: the name free, the file read as view metadata, the row
+        inserted pointing at it; nothing is written but the row."""
+        check_new_table(identifier)
+        self._check_writable(f"register view '{identifier}'")
+        self._check_views(f"register view '{identifier}'")
+        if not metadata_location:
+            raise UserError("cannot register an empty metadata file location as a view")
+        check_namespace(identifier.namespace)
+        if not self.namespace_exists(identifier.namespace):
+            raise self._namespace_not_found(identifier.namespace)
+        self._check_view_name_free(identifier)
+        metadata = read_view_metadata(metadata_location)
+        with self._store.transaction():
+            if not self.namespace_exists(identifier.namespace):
+                raise self._namespace_not_found(identifier.namespace)
+            self._check_view_name_free(identifier)
+            self._store.insert_view(identifier, metadata_location)
+        return LoadedView(identifier, metadata_location, metadata)
+
+    def _view_outcome(self, identifier: TableIdentifier, location: str, base_location: str | None) -> Outcome:
+        """Whether the view's row now points at ``location``: as for a table, except that a
+        third file says nothing (a view's metadata keeps no log of earlier files)."""
+
+        def current() -> str | None:
+            row = self._store.table_row(identifier)
+            return row.metadata_location if row is not None else None
+
+        def no_log(other: str) -> TableMetadata:
+            raise UnsupportedError(f"view metadata {other} keeps no log of earlier files")
+
+        return swap_outcome(current, location, base_location, no_log)
 
     # -- checks --------------------------------------------------------------------------------
 
@@ -426,10 +591,36 @@ class JdbcCatalog:
             )
 
     def _check_name_free(self, identifier: TableIdentifier) -> None:
+        """A new table's name: held by neither a table nor a view (Java's
+        ``BaseMetastoreViewCatalog``: "View with same name already exists: %s")."""
         row = self._store.table_row(identifier)
+        if row is not None and row.is_view:
+            raise AlreadyExistsError(
+                f"View with same name already exists: {identifier} (catalog '{self.name}')"
+            )
         if row is not None:
-            kind = "view" if row.is_view else "table"
-            raise AlreadyExistsError(f"{kind} '{identifier}' already exists in catalog '{self.name}'")
+            raise AlreadyExistsError(f"table '{identifier}' already exists in catalog '{self.name}'")
+
+    def _check_view_name_free(self, identifier: TableIdentifier) -> None:
+        """A new view's name, as Java's ``JdbcViewOperations.createView`` checks it."""
+        row = self._store.table_row(identifier)
+        if row is not None and row.is_view:
+            raise AlreadyExistsError(f"View already exists: {identifier} (catalog '{self.name}')")
+        if row is not None:
+            raise AlreadyExistsError(
+                f"Table with same name already exists: {identifier} (catalog '{self.name}')"
+            )
+
+    def _check_views(self, action: str) -> None:
+        """Writing a view needs the V1 schema; Java: ``VIEW_WARNING_LOG_MESSAGE``."""
+        if not self._store.holds_views:
+            raise UnsupportedError(
+                f"cannot {action}: the JDBC catalog database ({self._store.where}) has the V0 schema "
+                "(iceberg_tables without the iceberg_type column), which cannot hold views. Java says: "
+                "JDBC catalog is initialized without view support. To auto-migrate the database's schema "
+                "and enable view support, set jdbc.schema-version=V1 (or run "
+                "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5))"
+            )
 
     def _outcome(self, identifier: TableIdentifier, location: str, base_location: str | None) -> Outcome:
         """Whether the row now points at ``location`` (see :mod:`iceduck.catalog.commit_outcome`)."""

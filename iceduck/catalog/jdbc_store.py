@@ -327,6 +327,61 @@ class JdbcStore:
             duplicate=f"table '{target}'",
         )
 
+    # -- views (schema version V1 only) ------------------------------------------------------
+
+    @property
+    def holds_views(self) -> bool:
+        """Whether ``iceberg_tables`` has ``iceberg_type`` (V1), the only way to mark a view."""
+        return self._layout.record_type
+
+    def view_names(self, namespace: Namespace) -> list[str]:
+        """The names of the views directly in ``namespace``, sorted (none in a V0 database)."""
+        if not (self._layout.tables and self._layout.record_type):
+            return []
+        rows = self._query(
+            f"SELECT table_name FROM {TABLES} WHERE catalog_name = ? AND table_namespace = ? "
+            f"AND {RECORD_TYPE} = '{VIEW_RECORD_TYPE}' ORDER BY table_name",
+            (self.catalog_name, namespace_to_string(namespace)),
+        )
+        return [name for (name,) in rows]
+
+    def insert_view(self, identifier: TableIdentifier, metadata_location: str) -> None:
+        """The row of a new view (Java's ``JdbcUtil.doCommitCreateView``): ``iceberg_type`` =
+        ``VIEW``, no previous location; AlreadyExistsError when the name is taken."""
+        self._execute(
+            f"INSERT INTO {TABLES} (catalog_name, table_namespace, table_name, metadata_location, "
+            f"previous_metadata_location, {RECORD_TYPE}) VALUES (?, ?, ?, ?, ?, ?)",
+            (*self._key(identifier), metadata_location, None, VIEW_RECORD_TYPE),
+            duplicate=f"view '{identifier}'",
+        )
+
+    def swap_view(self, identifier: TableIdentifier, base_location: str, new_location: str) -> bool:
+        """:meth:`swap` for a view's row (Java's ``JdbcUtil.updateView``: the same ``UPDATE``
+        with ``iceberg_type = 'VIEW'``)."""
+        changed = self._execute(
+            f"UPDATE {TABLES} SET metadata_location = ?, previous_metadata_location = ? "
+            f"WHERE {_TABLE_KEY} AND metadata_location = ? AND {RECORD_TYPE} = '{VIEW_RECORD_TYPE}'",
+            (new_location, base_location, *self._key(identifier), base_location),
+        )
+        return changed == 1
+
+    def delete_view(self, identifier: TableIdentifier) -> bool:
+        """Delete the view's row (never a table's); whether there was one."""
+        deleted = self._execute(
+            f"DELETE FROM {TABLES} WHERE {_TABLE_KEY} AND {RECORD_TYPE} = '{VIEW_RECORD_TYPE}'",
+            self._key(identifier),
+        )
+        return deleted > 0
+
+    def rename_view(self, source: TableIdentifier, target: TableIdentifier) -> int:
+        """Move the view's row to ``target`` (Java's ``RENAME_VIEW_SQL``); rows changed."""
+        return self._execute(
+            f"UPDATE {TABLES} SET table_namespace = ?, table_name = ? "
+            f"WHERE {_TABLE_KEY} AND {RECORD_TYPE} = '{VIEW_RECORD_TYPE}'",
+            (namespace_to_string(target.namespace), target.name, *self._key(source)),
+            duplicate=f"view '{target}'",
+        )
+
     def _key(self, identifier: TableIdentifier) -> tuple[str, str, str]:
         return (self.catalog_name, namespace_to_string(identifier.namespace), identifier.name)
 

@@ -35,10 +35,12 @@ from iceduck.formats.metadata_json import (
     read_table_metadata,
     write_table_metadata,
 )
+from iceduck.formats.view_metadata_json import parse_view_metadata, write_view_metadata
 from iceduck.io.fileio import MissingFileError, delete, file_size, read_bytes, to_local_path, write_new
 from iceduck.io.object_store import is_object_store
 from iceduck.lru import LRUCache
 from iceduck.spec import properties as props
+from iceduck.spec import view_metadata as vm
 from iceduck.spec.snapshot import MetadataLogEntry
 from iceduck.spec.table_metadata import TableMetadata
 
@@ -320,3 +322,44 @@ def delete_quietly(location: str) -> None:
         delete(location)
     except (OSError, IceduckError):
         pass
+
+
+# -- view metadata files ----------------------------------------------------------------------
+
+
+def read_view_metadata(location: str) -> vm.ViewMetadata:
+    """Parse one view metadata file (plain or GZIP, whatever its name); errors name the file."""
+    return parse_view_metadata(read_bytes(location), location)
+
+
+def next_view_metadata_location(metadata: vm.ViewMetadata, base_location: str | None) -> str:
+    """Where the next metadata file of a view goes, as Java's
+    ``BaseViewOperations.newMetadataFilePath``: ``<write.metadata.path or
+    location/metadata>/<NNNNN>-<uuid><ext>``, numbered one past the base file's number (0 for
+    a new view or a base name without one), ``.gz.metadata.json`` unless
+    ``write.metadata.compression-codec`` is ``none``: views default to GZIP in Java
+    (``ViewProperties.METADATA_COMPRESSION_DEFAULT = "gzip"``), tables do not."""
+    base_version = metadata_file_version(base_location) if base_location else None
+    version = 0 if base_version is None else base_version + 1
+    folder = metadata.properties.get(vm.WRITE_METADATA_LOCATION)
+    folder = folder.rstrip("/") if folder else f"{metadata.location.rstrip('/')}/{METADATA_DIR}"
+    return f"{folder}/{metadata_file_name(version, compress=compress_view_metadata(metadata))}"
+
+
+def compress_view_metadata(metadata: vm.ViewMetadata) -> bool:
+    """Whether the view's ``write.metadata.compression-codec`` (default ``gzip``) is GZIP."""
+    codec = metadata.properties.get(vm.METADATA_COMPRESSION, vm.METADATA_COMPRESSION_DEFAULT).strip().lower()
+    if codec not in props.METADATA_COMPRESSION_CODECS:
+        raise ValidationError(
+            f"view property {vm.METADATA_COMPRESSION!r} must be 'none' or 'gzip', not {codec!r}"
+        )
+    return codec == "gzip"
+
+
+def write_view_metadata_file(metadata: vm.ViewMetadata, base_location: str | None) -> str:
+    """Write ``metadata`` as the view's next metadata file (after the file at
+    ``base_location``, None for a new view); its location. Never overwrites: the name holds
+    a fresh UUID."""
+    location = next_view_metadata_location(metadata, base_location)
+    write_new(location, write_view_metadata(metadata, compress=is_gzip_metadata_name(location)))
+    return location

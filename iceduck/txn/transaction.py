@@ -40,12 +40,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.base import Catalog, LoadedTable, LoadedView, Namespace, TableIdentifier
 from iceduck.catalog.commit_outcome import certainly_not_committed
 from iceduck.catalog.filesystem import HadoopCatalog
 from iceduck.catalog.metadata_files import delete_quietly
 from iceduck.errors import CommitConflictError, UnsupportedError
 from iceduck.spec.table_metadata import TableMetadata
+from iceduck.spec.view_metadata import ViewMetadata
 from iceduck.txn.commit import PendingCommit, RetryPolicy, check_same_table
 from iceduck.txn.replay import REPLAYING, Replay, origins
 
@@ -104,6 +105,18 @@ class Transaction:
 
     def default_table_location(self, identifier: TableIdentifier) -> str:
         return self.catalog.default_table_location(identifier)
+
+    def list_views(self, namespace: Namespace) -> list[TableIdentifier]:
+        return self.catalog.list_views(namespace)
+
+    def view_exists(self, identifier: TableIdentifier) -> bool:
+        return self.catalog.view_exists(identifier)
+
+    def load_view(self, identifier: TableIdentifier) -> LoadedView:
+        return self.catalog.load_view(identifier)
+
+    def default_view_location(self, identifier: TableIdentifier) -> str:
+        return self.catalog.default_view_location(identifier)
 
     # -- writes: snapshots deferred, DDL refused ------------------------------------------
 
@@ -170,6 +183,23 @@ class Transaction:
 
     def rename_table(self, source: TableIdentifier, target: TableIdentifier) -> None:
         raise _ddl("rename table", str(source))
+
+    # views are DDL too: not part of a transaction's atomic swap of tables
+
+    def create_view(self, identifier: TableIdentifier, metadata: ViewMetadata) -> LoadedView:
+        raise _ddl("create view", str(identifier))
+
+    def commit_view(self, base: LoadedView, metadata: ViewMetadata) -> LoadedView:
+        raise _ddl("alter view", str(base.identifier))
+
+    def drop_view(self, identifier: TableIdentifier) -> None:
+        raise _ddl("drop view", str(identifier))
+
+    def rename_view(self, source: TableIdentifier, target: TableIdentifier) -> None:
+        raise _ddl("rename view", str(source))
+
+    def register_view(self, identifier: TableIdentifier, metadata_location: str) -> LoadedView:
+        raise _ddl("register view", str(identifier))
 
     # -- the end ----------------------------------------------------------------------------
 

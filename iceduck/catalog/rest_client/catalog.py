@@ -47,6 +47,7 @@ from iceduck.catalog.rest_client.table_result import (
     storage_only,
     table_storage,
 )
+from iceduck.catalog.views_refused import NoViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -91,8 +92,11 @@ def _identifier_json(identifier: TableIdentifier) -> dict[str, Any]:
     return {"namespace": list(identifier.namespace), "name": identifier.name}
 
 
-class RestCatalog:
+class RestCatalog(NoViews):
     """The REST catalog at ``uri`` (``http(s)://host:port[/path]``), as catalog ``name``."""
+
+    views_kind = 'the REST catalog'
+    views_reason = "iceduck's REST client does not call the server's view endpoints yet"
 
     def __init__(
         self, uri: str, name: str, properties: Mapping[str, str] | None = None, read_only: bool = False
