@@ -33,8 +33,13 @@ from typing import Any
 import pytest
 
 import iceduck
+from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.connection import Connection
 from iceduck.errors import IceduckError
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import LongType, NestedField, StringType
+from iceduck.spec.view_metadata import ViewRepresentation, add_view_version, new_view
 from tests.support.scenario_rows import iceduck_rows, spark_rows
 
 pytestmark = pytest.mark.spark
@@ -394,3 +399,71 @@ def test_listing_and_dropping_cross(shared: tuple[Any, Connection]) -> None:
     assert not {"s_doomed", "d_doomed"} & remaining
     with pytest.raises(IceduckError):
         con.execute(f"SELECT * FROM {NS}.d_doomed")
+
+
+# -- the catalog layer alone (no SQL): what Spark wrote, as iceduck's JDBC catalog loads it --------
+
+
+def test_iceducks_catalog_loads_sparks_views(
+    shared: tuple[Any, Connection], spark_warehouse_path: Path
+) -> None:
+    spark, _ = shared
+    catalog = SqliteCatalog(spark_warehouse_path, CAT, read_only=True)
+    try:
+        names = {i.name for i in catalog.list_views((NS,))}
+        assert set(SPARK_VIEWS) <= names
+        assert "orders" not in names and TableIdentifier((NS,), "orders") in catalog.list_tables((NS,))
+        for name, (current, sql) in SPARK_VIEWS.items():
+            version = catalog.load_view(TableIdentifier((NS,), name)).metadata.current_version
+            representation = version.representation("spark")
+            assert representation is not None and representation.sql == sql, name
+            current_catalog, *current_namespace = current.split(".")
+            assert version.default_namespace == tuple(current_namespace), name
+            # Spark omits default-catalog when it is the view's own catalog
+            assert version.default_catalog == (None if current_catalog == CAT else current_catalog), name
+            columns = spark.sql(f"SELECT * FROM {CAT}.{NS}.{name}").columns
+            assert [
+                f.name for f in catalog.load_view(TableIdentifier((NS,), name)).metadata.schema.fields
+            ] == (columns)
+    finally:
+        catalog.close()
+
+
+def test_spark_reads_a_view_iceducks_catalog_wrote(
+    shared: tuple[Any, Connection], spark_warehouse_path: Path
+) -> None:
+    """A view created and replaced through iceduck's JDBC catalog (gzip metadata files, a
+    ``duckdb`` and a ``spark`` representation) is what Spark reads, each version in turn."""
+    spark, _ = shared
+    view = TableIdentifier((NS,), "c_written")
+    first = "SELECT id, customer FROM orders WHERE id < 4"
+    schema = Schema((NestedField(0, "id", LongType()), NestedField(1, "customer", StringType())))
+    catalog = SqliteCatalog(spark_warehouse_path, CAT)
+    try:
+        created = catalog.create_view(
+            view,
+            new_view(
+                catalog.default_view_location(view),
+                schema,
+                [ViewRepresentation(first, "duckdb"), ViewRepresentation(first, "spark")],
+                (NS,),
+                summary={"engine-name": "iceduck"},
+            ),
+        )
+        assert created.metadata_location.endswith(".gz.metadata.json")
+        expected = spark_rows(spark, f"SELECT id, customer FROM {CAT}.{NS}.orders WHERE id < 4")
+        assert spark_rows(spark, f"SELECT * FROM {CAT}.{NS}.c_written") == expected
+        second = f"SELECT name AS customer FROM {DIM}.customers"
+        catalog.commit_view(
+            created,
+            add_view_version(
+                created.metadata,
+                Schema((NestedField(0, "customer", StringType()),)),
+                [ViewRepresentation(second, "duckdb"), ViewRepresentation(second, "spark")],
+                (NS,),
+                summary={"engine-name": "iceduck"},
+            ),
+        )
+        assert spark_rows(spark, f"SELECT * FROM {CAT}.{NS}.c_written") == spark_rows(spark, second)
+    finally:
+        catalog.close()
