@@ -63,7 +63,7 @@ ORDER_ROWS = [
     "(4, NULL, NULL, DATE '2024-02-15', NULL, 86400, 'x,,y', "
     """'{"b": {"c": 2}}', array('z', 'x', 'x'), named_struct('channel', NULL, 'score', 1))""",
     "(5, 'cyd', 7.75, NULL, TIMESTAMP '2023-12-31 12:00:00', 1709251199, 'note', "
-    """'{}', array('y'), named_struct('channel', 'web', 'score', 9))""",
+    """'not json', array('y'), named_struct('channel', 'web', 'score', 9))""",
     "(6, 'bob', 12.00, DATE '2024-03-31', TIMESTAMP '2024-03-31 23:00:00', 1, 'n2', "
     """'{"a": [1, 2]}', array('x'), named_struct('channel', 'shop', 'score', 2))""",
 ]
@@ -194,8 +194,13 @@ SPARK_VIEWS: dict[str, tuple[str, str]] = {
     ),
     "s_json": (
         f"{CAT}.{NS}",
-        "SELECT id, get_json_object(js, '$.a') AS a, get_json_object(js, '$.b.c') AS bc FROM orders",
+        "SELECT id, get_json_object(js, '$.a') AS a, get_json_object(js, '$.b.c') AS bc FROM orders "
+        "WHERE id <> 5",
     ),
+    # Spark answers NULL for text that is not JSON, or not a date in the format; DuckDB's
+    # translations (->>, strptime) raise on it
+    "s_json_malformed": (f"{CAT}.{NS}", "SELECT id, get_json_object(js, '$.a') AS a FROM orders"),
+    "s_parse_bad": (f"{CAT}.{NS}", "SELECT id, to_date(note, 'yyyy-MM-dd') AS parsed FROM orders"),
     # the current namespace is DIM: `customers` resolves there, `views_spark.orders` is two-part
     "s_elsewhere": (
         f"{CAT}.{DIM}",
@@ -238,7 +243,7 @@ ICEDUCK_VIEWS: dict[str, str] = {
     ),
     "d_functions": (
         "SELECT id, customer || '!' AS shout, coalesce(note, 'none') AS n, ifnull(customer, 'anon') AS who, "
-        "concat_ws('-', customer, note) AS code, upper(customer) AS up, length(note) AS len, "
+        "concat_ws('-', customer, note) AS code, upper(customer) AS up, "
         "substring(customer, 2, 2) AS mid, trim(note) AS trimmed, abs(id - 3) AS dist, round(amount, "
         "1) AS r, "
         "year(day) AS y, month(day) AS m, day(day) AS d, quarter(day) AS q, nullif(customer, 'ann') "
@@ -269,6 +274,7 @@ UNTRANSLATABLE: dict[str, str] = {
         "SELECT id, date_trunc('month', ts) AS ms, CAST(date_trunc('month', day) AS DATE) AS md FROM "
         f"{NS}.orders"
     ),
+    "c_length_string": f"SELECT id, length(note) AS len FROM {NS}.orders",
     "c_last_day": f"SELECT id, last_day(day) AS eom FROM {NS}.orders",
     "c_left_right": f"SELECT id, left(customer, 2) AS l2, right(customer, 2) AS r2 FROM {NS}.orders",
     "c_starts_with": (
@@ -280,7 +286,7 @@ UNTRANSLATABLE: dict[str, str] = {
     "c_list_contains": f"SELECT id, list_contains(tags, 'x') AS has_x, tags[1] AS first_tag FROM {NS}.orders",
     "c_struct_field": f"SELECT id, info.channel AS channel FROM {NS}.orders",
     "c_string_split": f"SELECT id, string_split(note, ',') AS parts FROM {NS}.orders",
-    "c_json": f"SELECT id, json_extract_string(js, '$.a') AS a FROM {NS}.orders",
+    "c_json": f"SELECT id, json_extract_string(js, '$.a') AS a FROM {NS}.orders WHERE id <> 5",
     "u_string_agg": f"SELECT customer, string_agg(note, ',') AS notes FROM {NS}.orders GROUP BY customer",
     "u_datediff_month": f"SELECT id, datediff('month', DATE '2023-11-15', day) AS m FROM {NS}.orders",
     "u_dayofweek": f"SELECT id, dayofweek(day) AS dow FROM {NS}.orders",
@@ -439,6 +445,22 @@ def test_listing_and_dropping_cross(shared: tuple[Any, Connection]) -> None:
     assert not {"s_doomed", "d_doomed"} & remaining
     with pytest.raises(IceduckError):
         con.execute(f"SELECT * FROM {NS}.d_doomed")
+
+
+def test_spark_replaces_a_view_iceduck_wrote(shared: tuple[Any, Connection]) -> None:
+    """A view iceduck wrote (its ``duckdb`` and ``spark`` representations) can be replaced by
+    Spark's ``CREATE OR REPLACE VIEW``, which writes only ``spark``: Java refuses a new version
+    that drops a dialect unless the view's ``replace.drop-dialect.allowed`` is true
+    ("Cannot replace view due to loss of view dialects"), so a team's Spark jobs could never
+    change a view iceduck made. iceduck then reads Spark's version."""
+    spark, con = shared
+    con.execute(f"CREATE VIEW {NS}.d_then_spark AS SELECT id FROM {NS}.orders WHERE id < 3")
+    spark.sql(
+        f"CREATE OR REPLACE VIEW {CAT}.{NS}.d_then_spark AS SELECT id, customer FROM orders WHERE id > 4"
+    )
+    expected = spark_rows(spark, f"SELECT * FROM {CAT}.{NS}.d_then_spark")
+    assert expected[0] == ["id", "customer"]
+    assert iceduck_rows(con, f"SELECT * FROM {NS}.d_then_spark") == expected
 
 
 # -- the catalog layer alone (no SQL): what Spark wrote, as iceduck's JDBC catalog loads it --------
