@@ -168,3 +168,62 @@ def test_pyiceberg_serialisation_of_sparks_files_reads_back_as_sparks(path: Path
     ours = parse_view_metadata(text, str(path))
     same_view(ours, theirs)
     assert parse_view_metadata(theirs.model_dump_json(by_alias=True, exclude_none=True), "pyiceberg") == ours
+
+
+def test_pyiceberg_reads_and_creates_views_through_serve(tmp_path: Path) -> None:
+    """PyIceberg's REST client on ``iceduck serve``: it lists and loads a view iceduck made
+    (the same metadata as the served catalog's), and a view it creates (a ``spark``
+    representation, as Spark would write it) is one iceduck's catalog loads and its SQL reads."""
+    from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.schema import Schema as PySchema
+    from pyiceberg.types import LongType as PyLong
+    from pyiceberg.types import NestedField as PyField
+    from pyiceberg.view.metadata import SQLViewRepresentation
+    from pyiceberg.view.metadata import ViewRepresentation as PyRepresentation
+    from pyiceberg.view.metadata import ViewVersion as PyVersion
+
+    import iceduck
+    from tests.support.rest_duckdb import served
+
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE NAMESPACE ns")
+        con.execute("CREATE TABLE ns.t AS SELECT * FROM (VALUES (1), (2), (3)) AS v(id)")
+    catalog = SqliteCatalog(warehouse)
+    made = catalog.create_view(
+        V,
+        new_view(
+            catalog.default_view_location(V),
+            SCHEMA_2,
+            [
+                ViewRepresentation("SELECT 'x' AS who", "duckdb"),
+                ViewRepresentation("SELECT 'x' AS who", "spark"),
+            ],
+            ("ns",),
+        ),
+    )
+    with served(warehouse) as server:
+        rest = RestCatalog("served", uri=server.url)
+        assert rest.list_views("ns") == [("ns", "v")]
+        same_view(made.metadata, rest.load_view("ns.v").metadata)
+        version = PyVersion(
+            version_id=1,
+            schema_id=0,
+            timestamp_ms=made.metadata.current_version.timestamp_ms,
+            summary={"engine-name": "pyiceberg"},
+            representations=[
+                PyRepresentation(
+                    SQLViewRepresentation(type="sql", sql="SELECT id FROM t WHERE id > 1", dialect="spark")
+                )
+            ],
+            default_namespace=["ns"],
+        )
+        rest.create_view("ns.py_v", PySchema(PyField(1, "id", PyLong(), required=False)), version)
+    loaded = catalog.load_view(TableIdentifier(("ns",), "py_v"))
+    representation = loaded.metadata.current_version.representation("spark")
+    assert representation is not None and representation.sql == "SELECT id FROM t WHERE id > 1"
+    assert [f.name for f in loaded.metadata.schema.fields] == ["id"]
+    catalog.close()
+    with iceduck.connect(warehouse) as con:
+        assert sorted(con.execute("SELECT * FROM ns.py_v").fetchall()) == [(2,), (3,)]
