@@ -79,10 +79,11 @@ def test_iceducks_rest_client_reads_and_creates_views(spark: SparkSession, rest_
     """iceduck's own REST client on the same server: a view Spark made through it, and one
     iceduck makes through it that Spark reads."""
     server = served(spark)
-    spark.sql(
-        f"CREATE VIEW {REST}.{rest_ns}.s_by_rest AS SELECT id, upper(customer) AS who "
-        f"FROM {REST}.{rest_ns}.orders"
-    )
+    # the SQL names `orders` as the view's default namespace resolves it: Spark's name for
+    # the catalog (`rest`) is the client's own and is recorded nowhere iceduck could read it
+    spark.sql(f"USE {REST}.{rest_ns}")
+    spark.sql("CREATE VIEW s_by_rest AS SELECT id, upper(customer) AS who FROM orders")
+    spark.sql("USE spark_catalog.default")
     expected = spark_rows(spark, f"SELECT * FROM {REST}.{rest_ns}.s_by_rest")
     with server.connect_rest() as con:
         assert iceduck_rows(con, f"SELECT * FROM {rest_ns}.s_by_rest") == expected

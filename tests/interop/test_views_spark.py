@@ -189,7 +189,7 @@ SPARK_VIEWS: dict[str, tuple[str, str]] = {
     # a group whose values are all NULL: Spark collects an empty array, not NULL
     "s_collect_nulls": (
         f"{CAT}.{NS}",
-        "SELECT customer, collect_list(day) AS days, sort_array(collect_set(epoch)) AS epochs "
+        "SELECT customer, sort_array(collect_list(day)) AS days, sort_array(collect_set(epoch)) AS epochs "
         "FROM orders GROUP BY customer",
     ),
     "s_json": (
