@@ -373,6 +373,43 @@ def test_untranslatable_view_is_refused_or_read_alike(shared: tuple[Any, Connect
     assert spark_rows(spark, f"SELECT * FROM {CAT}.{NS}.{view}") == expected
 
 
+#: Spark SQL the survey found sqlglot translates to DuckDB wrongly or to what DuckDB cannot run
+SPARK_HARD: dict[str, str] = {
+    "h_dayofweek": "SELECT id, dayofweek(day) AS dow, weekday(day) AS wd FROM orders",
+    "h_size_null": "SELECT id, size(tags) AS n, cardinality(tags) AS c FROM orders",
+    "h_substring_zero": "SELECT id, substring(customer, 0, 2) AS head FROM orders",
+    "h_cast_decimal_int": "SELECT id, CAST(amount AS INT) AS whole FROM orders",
+    "h_max_by_null": "SELECT customer, max_by(note, id) AS last_note, min_by(note, id) AS first_note "
+    "FROM orders GROUP BY customer",
+    "h_lateral_view_outer": "SELECT id, tag FROM orders LATERAL VIEW OUTER explode(tags) t AS tag",
+    "h_explode_outer": "SELECT id, explode_outer(tags) AS tag FROM orders",
+    "h_format_string": "SELECT id, format_string('%s-%d', customer, id) AS code FROM orders",
+    "h_trunc_mm": "SELECT id, trunc(day, 'MM') AS month_start FROM orders",
+    "h_unix_timestamp": "SELECT id, unix_timestamp(ts) AS secs FROM orders",
+    "h_split_limit": "SELECT id, split(note, ',', 2) AS parts FROM orders",
+    "h_array_distinct": "SELECT id, array_distinct(tags) AS tags FROM orders",
+    "h_cast_ts_string": "SELECT id, CAST(ts AS STRING) AS text FROM orders",
+    "h_decimal_division": "SELECT id, amount / 3 AS third FROM orders",
+    "h_pmod": "SELECT id, pmod(id - 4, 3) AS m FROM orders",
+}
+
+
+@pytest.mark.parametrize("view", list(SPARK_HARD))
+def test_sparks_hard_view_is_refused_or_read_alike(shared: tuple[Any, Connection], view: str) -> None:
+    """A Spark view iceduck cannot translate faithfully is an error naming the construct and
+    the dialect ("A view whose SQL cannot be translated says which construct and which
+    dialect"), never a different answer."""
+    spark, con = shared
+    spark.sql(f"CREATE OR REPLACE VIEW {CAT}.{NS}.{view} AS {SPARK_HARD[view]}")
+    expected = spark_rows(spark, f"SELECT * FROM {CAT}.{NS}.{view}")
+    try:
+        got = iceduck_rows(con, f"SELECT * FROM {NS}.{view}")
+    except IceduckError as exc:
+        assert "spark" in str(exc).lower(), exc
+        return
+    assert got == expected
+
+
 def test_column_list_comments_and_properties_cross(shared: tuple[Any, Connection]) -> None:
     """A column list renames, COMMENTs and TBLPROPERTIES written by either engine are read by the other."""
     spark, con = shared
