@@ -164,8 +164,9 @@ class Catalog(Protocol):
         ...
 
     def drop_view(self, identifier: TableIdentifier) -> None:
-        """Remove the view from the catalog (its metadata files stay, as in Java);
-        NotFoundError when there is no such view."""
+        """Remove the view from the catalog and, as Java's ``CatalogUtil.dropViewMetadata``,
+        its current metadata file (unless ``gc.enabled`` is false); NotFoundError when
+        there is no such view."""
         ...
 
     def rename_view(self, source: TableIdentifier, target: TableIdentifier) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from iceduck.catalog.base import Catalog, LoadedTable, TableIdentifier
+from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.layout import LayoutCache
 from iceduck.scan.manifest_cache import ManifestCache
@@ -96,6 +96,15 @@ class OpContext:
     #: ``SET iceduck.pruning = false`` (:mod:`iceduck.session.own_objects`): a condition prunes
     #: no file and settles none from metadata; every row is tested by DuckDB
     pruning: bool = True
+
+    #: ``prepare_query`` of the query of catalog view ``view`` (being made): a use of
+    #: ``view`` inside, through other views, is a cycle (:mod:`iceduck.ops.views`)
+    prepare_view: Callable[[str, TableIdentifier], str] | None = None
+    #: the session's current namespace (``USE``): a view's ``default-namespace``
+    namespace: Namespace = ()
+    #: a one-part name -> what of the session's own objects it names ("view", "temporary
+    #: table"), or None: a catalog view may read none of them (:mod:`iceduck.ops.views`)
+    session_object: Callable[[str], str | None] = lambda name: None
 
     #: how far a long operation (a ``CALL`` procedure) is, in percent: the session's
     #: :meth:`~iceduck.session.session.Session.progress`, which the shell shows as a progress bar

@@ -28,6 +28,12 @@ OPERATIONS: dict[type, tuple[str, str]] = {
     st.Delete: ("row_delete", "delete"),
     st.Update: ("update", "update"),
     st.Merge: ("merge", "merge"),
+    st.CreateView: ("views", "create_view"),
+    st.AlterViewAs: ("views", "alter_view_as"),
+    st.SetViewProperties: ("views", "set_properties"),
+    st.UnsetViewProperties: ("views", "unset_properties"),
+    st.RenameView: ("views", "rename_view"),
+    st.DropCatalogView: ("views", "drop_view"),
 }
 
 

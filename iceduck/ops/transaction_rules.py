@@ -30,6 +30,12 @@ _NAMES: dict[type, str] = {
     st.AlterTable: "ALTER TABLE",
     st.CreateRef: "CREATE BRANCH/TAG",
     st.DropRef: "DROP BRANCH/TAG",
+    st.CreateView: "CREATE VIEW",
+    st.AlterViewAs: "ALTER VIEW ... AS",
+    st.SetViewProperties: "ALTER VIEW ... SET TBLPROPERTIES",
+    st.UnsetViewProperties: "ALTER VIEW ... UNSET TBLPROPERTIES",
+    st.RenameView: "ALTER VIEW ... RENAME",
+    st.DropCatalogView: "DROP VIEW",
     CallStatement: "CALL",
 }
 

@@ -5,7 +5,9 @@ should be used as default configuration; applied before client configuration"; n
 here), "overrides" ("applied after defaults and client configuration"; the ``prefix``
 when the server has one) and "endpoints", the listed routes below, so that a client that
 reads them (Java's ``RESTSessionCatalog`` since 1.7, PyIceberg) only calls what is served:
-the view routes are left out, since they only refuse (:mod:`iceduck.serve.views`).
+the view routes are left out when the served catalog keeps no views (Hadoop, Glue, Hive:
+:func:`iceduck.serve.views.serves_views`), so that Java's client answers view calls as for
+a catalog without views instead of calling routes that only refuse.
 
 Its ``warehouse`` query parameter ("Warehouse location or identifier to request from the
 service") may be absent or empty, the catalog name (``--catalog-name``) or the served
@@ -26,10 +28,11 @@ from iceduck.serve.routes import Handler, Route, parse_pattern
 def get_config(ctx: ServeContext, req: Request) -> Response:
     _check_warehouse(ctx, req.query.get("warehouse", ""))
     overrides = {"prefix": ctx.prefix} if ctx.prefix else {}
+    with_views = views.serves_views(ctx.catalog)
     config = {
         "defaults": {},
         "overrides": overrides,
-        "endpoints": [route.endpoint() for route in ROUTES if route.listed],
+        "endpoints": [route.endpoint() for route in ROUTES if not route.views or with_views],
     }
     if ctx.idempotency is not None:
         config["idempotency-key-lifetime"] = idempotency.LIFETIME
@@ -59,9 +62,9 @@ def _r(
     prefixed: bool = True,
     *,
     public: bool = False,
-    listed: bool = True,
+    views: bool = False,
 ) -> Route:
-    return Route(method, parse_pattern(pattern), resource, handler, prefixed, public, listed)
+    return Route(method, parse_pattern(pattern), resource, handler, prefixed, public, views)
 
 
 NS = "namespaces/{namespace}"
@@ -88,13 +91,13 @@ ROUTES: list[Route] = [
     _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics),
     _r("POST", "tables/rename", "table", tables.rename_table),
     _r("POST", "transactions/commit", "table", commits.commit_transaction),
-    # views: answered so that clients understand, never listed (see iceduck.serve.views)
-    _r("GET", f"{NS}/views", "view", views.list_views, listed=False),
-    _r("POST", f"{NS}/views", "view", views.unsupported, listed=False),
-    _r("GET", VIEW, "view", views.no_such_view, listed=False),
-    _r("HEAD", VIEW, "view", views.no_such_view, listed=False),
-    _r("DELETE", VIEW, "view", views.no_such_view, listed=False),
-    _r("POST", VIEW, "view", views.unsupported, listed=False),
-    _r("POST", "views/rename", "view", views.unsupported, listed=False),
-    _r("POST", f"{NS}/register-view", "view", views.unsupported, listed=False),
+    # views: listed in /v1/config only when the catalog keeps views (views.serves_views)
+    _r("GET", f"{NS}/views", "view", views.list_views, views=True),
+    _r("POST", f"{NS}/views", "view", views.create_view, views=True),
+    _r("GET", VIEW, "view", views.load_view, views=True),
+    _r("HEAD", VIEW, "view", views.view_exists, views=True),
+    _r("POST", VIEW, "view", views.commit_view, views=True),
+    _r("DELETE", VIEW, "view", views.drop_view, views=True),
+    _r("POST", "views/rename", "view", views.rename_view, views=True),
+    _r("POST", f"{NS}/register-view", "view", views.register_view, views=True),
 ]

@@ -109,6 +109,10 @@ def commit(
             raise NotFoundError(f"table {identifier} does not exist")
         if not ctx.catalog.namespace_exists(identifier.namespace):
             raise no_such_namespace(f"namespace {'.'.join(identifier.namespace)} does not exist")
+        if ctx.catalog.view_exists(identifier):
+            # Java's CatalogHandlers builds the create on a view-aware table builder, which
+            # refuses a view's name in these words (an AlreadyExistsException, not a conflict)
+            raise AlreadyExistsError(f"View with same name already exists: {identifier}")
     if base is not None and not updates:
         return base  # nothing to change: no new metadata file (as Java's CatalogHandlers)
     new = apply_updates(None if base is None else base.metadata, updates)

@@ -90,20 +90,25 @@ def view_error_body(body: dict[str, Any], status: int) -> dict[str, Any]:
 
 
 #: what a plain NotFoundError is on a route serving each resource
-_NOT_FOUND = {"table": "NoSuchTableException", "namespace": "NoSuchNamespaceException"}
+_NOT_FOUND = {
+    "table": "NoSuchTableException",
+    "namespace": "NoSuchNamespaceException",
+    "view": "NoSuchViewException",
+}
 
 
-#: iceduck's own wording of a missing or existing table or namespace ("table 'ns.t' not
+#: iceduck's own wording of a missing or existing table, view or namespace ("table 'ns.t' not
 #: found in catalog 'x'", "namespace n does not exist")
 _WHAT_IS_WRONG = re.compile(
-    r"^(?P<kind>table|namespace) '?(?P<name>[^' ]+?)'? "
+    r"^(?P<kind>table|namespace|view) '?(?P<name>[^' ]+?)'? "
     r"(?P<how>not found|does not exist|already exists)\b"
 )
 
 
 def java_message(message: str) -> str:
-    """``message`` in Java's words when it says a table or namespace is missing or exists:
-    "Table does not exist: ns.t", "Namespace already exists: n" (Java's catalogs and
+    """``message`` in Java's words when it says a table, view or namespace is missing or
+    exists: "Table does not exist: ns.t", "View does not exist: ns.v", "Namespace already
+    exists: n" (Java's catalogs and
     ``CatalogHandlers``), which Java's clients show and Iceberg's catalog tests check word
     for word; any other message as it is."""
     found = _WHAT_IS_WRONG.match(message)

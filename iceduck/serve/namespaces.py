@@ -3,7 +3,7 @@ properties, drop.
 
 Shapes from the spec: ``ListNamespacesResponse`` (``namespaces``, ``next-page-token``),
 ``CreateNamespaceRequest``/``Response`` (``namespace``, ``properties``),
-``GetNamespaceResponse``. Dropping a namespace that still holds tables or namespaces is a
+``GetNamespaceResponse``. Dropping a namespace that still holds tables, views or namespaces is a
 409 ``NamespaceNotEmptyException`` (spec, ``dropNamespace``), checked here because the
 catalogs report it as a plain validation error.
 """
@@ -83,7 +83,8 @@ def drop_namespace(ctx: ServeContext, req: Request) -> Response:
     namespace = namespace_from_path(req.params["namespace"])
     if not ctx.catalog.namespace_exists(namespace):
         raise HttpRefusal(404, "NoSuchNamespaceException", f"namespace {_shown(namespace)} does not exist")
-    if ctx.catalog.list_tables(namespace) or ctx.catalog.list_namespaces(namespace):
+    holds = ctx.catalog.list_tables(namespace) or ctx.catalog.list_views(namespace)
+    if holds or ctx.catalog.list_namespaces(namespace):
         raise HttpRefusal(409, "NamespaceNotEmptyException", f"namespace {_shown(namespace)} is not empty")
     ctx.catalog.drop_namespace(namespace)
     return NO_CONTENT

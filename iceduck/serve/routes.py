@@ -28,8 +28,8 @@ class Route:
     prefixed: bool = True
     #: served without a bearer token (``/v1/oauth/tokens``, where clients get one)
     public: bool = False
-    #: listed in ``/v1/config``'s endpoints (not the view routes, which only refuse)
-    listed: bool = True
+    #: a view route: listed in ``/v1/config``'s endpoints only when the catalog keeps views
+    views: bool = False
 
     def endpoint(self) -> str:
         head = "/v1/{prefix}/" if self.prefixed else "/v1/"

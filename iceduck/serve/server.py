@@ -157,7 +157,9 @@ class _Handler(BaseHTTPRequestHandler):
         if problem.status == 413:
             self.close_connection = True  # the unread body must not be taken as a request
         body = problem.body()
-        if route is not None and route.resource == "view":
+        # the document declares the bare ErrorModel for the view routes of Iceberg 1.10, but
+        # the wrapped IcebergErrorResponse (only) for 1.11's register-view
+        if route is not None and route.resource == "view" and route.pattern[-1] != "register-view":
             body = view_error_body(body, problem.status)
         return Response(problem.status, body)
 

@@ -20,6 +20,7 @@ from iceduck.session.name_resolution import (
     all_namespaces,
     not_found_message,
     resolve_table_name,
+    resolve_view_name,
     written_namespace,
 )
 from iceduck.session.paimon_sources import PaimonSource, explain_paimon
@@ -28,13 +29,15 @@ from iceduck.sql.describe import describe_columns, plain_columns
 from iceduck.sql.explain import ScanExplanation, explain_metadata_table, explain_scan, snapshot_ndv
 from iceduck.sql.parse import Statement
 from iceduck.sql.references import ResolvedName
-from iceduck.sql.show import ShowTable, show_table_columns
+from iceduck.sql.show import ShowTable, show_table_columns, show_view_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from iceduck.catalog.base import Catalog
     from iceduck.catalog.paimon_warehouse import PaimonWarehouse
     from iceduck.engine.connection import Duck
+    from iceduck.spec.schema import Schema
 
 
 def arrow_rows(duck: Duck, text: str, table: pa.Table, name: str, running: Running) -> Result:
@@ -93,6 +96,14 @@ def describe_table(duck: Duck, sql: str, source: Source) -> Result:
     return Result(StatementRows(duck), sql)
 
 
+def describe_view(duck: Duck, sql: str, schema: Schema) -> Result:
+    """``DESCRIBE ns.v`` of a catalog view: the columns of the view's schema (names and
+    comments as the view records them), typed as DuckDB reads its query."""
+    types = [str(row[1]) for row in queries.rows(duck, sql)]
+    queries.select_lists(duck, describe_columns(schema.fields, types))
+    return Result(StatementRows(duck), sql)
+
+
 def describe_paimon(duck: Duck, sql: str, source: PaimonSource) -> Result:
     """``DESCRIBE p.db.t``: the columns of the Paimon schema read, ``NOT NULL`` ones
     required, primary-key ones ``PRI``, descriptions as comments; of a system table, its
@@ -117,7 +128,12 @@ def show_table(duck: Duck, text: str, statement: ShowTable, lookup: Lookup) -> R
     catalog = lookup.catalog
     name = resolve_table_name(catalog, statement.name, lookup.namespace)
     if name is None:
-        raise NotFoundError(not_found_message(catalog, statement.name, lookup.namespace))
+        view = resolve_view_name(catalog, statement.name, lookup.namespace)
+        if view is None:
+            raise NotFoundError(not_found_message(catalog, statement.name, lookup.namespace))
+        columns = show_view_columns(statement, catalog.name, view, catalog.load_view(view).metadata)
+        queries.select_lists(duck, columns)
+        return Result(StatementRows(duck), text)
     if name != ResolvedName(name.identifier):
         raise UserError(f"SHOW {statement.what} takes a table: {'.'.join(statement.name)} is not one")
     metadata = catalog.load_table(name.identifier).metadata
@@ -133,13 +149,15 @@ def show(
     lookup: Lookup,
     session_tables: Sequence[str] = (),
     paimon: Mapping[str, PaimonWarehouse] | None = None,
+    session_views: Sequence[str] = (),
 ) -> Result:
     """``SHOW NAMESPACES [IN ns]`` (the children of ``ns``, or the top level) or ``SHOW
     TABLES [IN ns]`` (of ``ns``; else of the current namespace, as in Spark; else all),
     followed by ``session_tables``, the connection's temporary tables and views, with an
     empty namespace: Spark lists its temporary views so in every namespace's listing.
     ``IN p`` or ``IN p.db`` of an attached Paimon warehouse ``p`` lists its databases or
-    tables."""
+    tables. ``SHOW VIEWS [IN ns]`` likewise lists the catalog's views of ``ns`` followed by
+    ``session_views``, in Spark's columns ``namespace``, ``viewName``, ``isTemporary``."""
     paimon = paimon or {}
     catalog = lookup.catalog
     if namespace and namespace[0].lower() in paimon:
@@ -153,9 +171,23 @@ def show(
     elif lookup.namespace:
         namespace = lookup.namespace
     spaces = [namespace] if namespace is not None else all_namespaces(catalog)
+    if what == "VIEWS":
+        return _show_views(duck, text, spaces, catalog, session_views)
     tables = [(".".join(t.namespace), t.name) for ns in spaces for t in catalog.list_tables(ns)]
     tables.extend(("", name) for name in sorted(session_tables))
     queries.select_lists(duck, {"namespace": [t[0] for t in tables], "name": [t[1] for t in tables]})
+    return Result(StatementRows(duck), text)
+
+
+def _show_views(
+    duck: Duck, text: str, spaces: Sequence[tuple[str, ...]], catalog: Catalog, session_views: Sequence[str]
+) -> Result:
+    """SHOW VIEWS: Spark's columns; ``isTemporary`` as the text ``true``/``false`` (every SHOW
+    answers text columns)."""
+    views = [(".".join(v.namespace), v.name, "false") for ns in spaces for v in catalog.list_views(ns)]
+    views.extend(("", name, "true") for name in sorted(session_views))
+    columns = {"namespace": [v[0] for v in views], "viewName": [v[1] for v in views]}
+    queries.select_lists(duck, {**columns, "isTemporary": [v[2] for v in views]})
     return Result(StatementRows(duck), text)
 
 

@@ -86,6 +86,34 @@ def resolve_table_name(
     return name
 
 
+def resolve_view_name(
+    catalog: Catalog, parts: tuple[str, ...], namespace: Namespace = ()
+) -> TableIdentifier | None:
+    """The catalog view ``parts`` names, or None: as a table's name reads (a leading
+    catalog name is optional, a one-part name is in the current ``namespace``), levels
+    matched without case when no spelling matches exactly. A view has no metadata tables,
+    branches or tags."""
+    readings: list[tuple[str, ...]] = []
+    if len(parts) >= 3 and parts[0].lower() == catalog.name.lower():
+        readings.append(parts[1:])
+    if len(parts) >= 2:
+        readings.append(parts)
+    elif namespace:
+        readings.append((*namespace, parts[0]))
+    for reading in readings:
+        identifier = TableIdentifier(tuple(reading[:-1]), reading[-1])
+        if catalog.view_exists(identifier):
+            return identifier
+    for reading in readings:
+        folded = _fold_namespace(catalog, tuple(reading[:-1]))
+        if folded is None:
+            continue
+        views = [v for v in catalog.list_views(folded) if v.name.lower() == reading[-1].lower()]
+        if len(views) == 1:
+            return views[0]
+    return None
+
+
 def all_namespaces(catalog: Catalog) -> list[Namespace]:
     """Every namespace, nested ones included, in tree order."""
     found: list[Namespace] = []
@@ -162,6 +190,12 @@ def resolve_target(catalog: Catalog, parts: tuple[str, ...], namespace: Namespac
     name = resolve_table_name(catalog, parts, namespace)
     shown = ".".join(parts)
     if name is None:
+        view = resolve_view_name(catalog, parts, namespace)
+        if view is not None:  # tables and views share one namespace of names
+            raise UserError(
+                f"{shown} is a view, not a table: a view is read-only (DROP VIEW, ALTER VIEW and "
+                "CREATE OR REPLACE VIEW change it)"
+            )
         raise NotFoundError(not_found_message(catalog, parts, namespace))
     if name.metadata_table is not None:
         raise UserError(f"cannot write to {shown}: {name.metadata_table} is a metadata table")

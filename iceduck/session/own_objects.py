@@ -116,9 +116,17 @@ class SessionObjects:
         """Whether a one-part name is one of the session's temporary tables."""
         return name.lower() in self.tables
 
-    def route(self, text: str) -> SessionStatement | None:
-        """The session statement ``text`` is, or None (an Iceberg statement or a query)."""
-        return session_statement(text, self.tables)
+    def kind_of(self, name: str) -> str | None:
+        """What of the session's objects a one-part name is: "view", "temporary table", or None."""
+        if name.lower() in self.views:
+            return "view"
+        return "temporary table" if self.is_table(name) else None
+
+    def route(self, text: str, namespace_in_use: bool = False) -> SessionStatement | None:
+        """The session statement ``text`` is, or None (an Iceberg statement or a query);
+        ``namespace_in_use``: a one-part view name names a view of the current namespace
+        (see :func:`~iceduck.sql.session_statements.session_statement`)."""
+        return session_statement(text, self.tables, frozenset(self.views), namespace_in_use)
 
     def open(self, duck: Duck) -> None:
         """Prepare a statement's new cursor: the per-connection settings and variables."""

@@ -76,6 +76,7 @@ step 4's catalog load of each table it reads shows the version it was planned on
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import threading
@@ -84,7 +85,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 
-from iceduck.catalog.base import Catalog, LoadedTable, Namespace, TableIdentifier
+from iceduck.catalog.base import Catalog, LoadedTable, LoadedView, Namespace, TableIdentifier
 from iceduck.catalog.metadata_files import MetadataCache
 from iceduck.catalog.open import lake_warehouse, open_catalog
 from iceduck.catalog.uri import redact
@@ -106,6 +107,7 @@ from iceduck.ops.transaction_rules import refusal_in_transaction
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.session import answers, paimon_attach
 from iceduck.session.caller_scope import PythonScope, Registry, is_table_like
+from iceduck.session.catalog_views import ViewUse, find_view, view_relation, view_use
 from iceduck.session.iceberg_sources import (
     Lookup,
     Planning,
@@ -452,7 +454,7 @@ class Session:
     def _run(self, duck: Duck, text: str, params: Any, objects: StatementObjects) -> Result:
         own = self.session_objects
         own.open(duck)
-        routed = own.route(text)
+        routed = own.route(text, bool(self.namespace))
         if routed is not None:  # on a temporary table, a view, a macro, a setting
             self._changes += 1  # what a kept query resolved or planned may differ now
             resolve = lambda st, p, d, w: self._resolved(st, p, d, w, objects)  # noqa: E731
@@ -474,7 +476,10 @@ class Session:
     def _show(self, duck: Duck, text: str, statement: Show, params: Any, objects: StatementObjects) -> Result:
         own_tables = [*self.session_objects.tables, *self.session_objects.views]
         lookup = self.lookup()
-        return answers.show(duck, text, statement.what, statement.namespace, lookup, own_tables, self.paimon)
+        own_views = list(self.session_objects.views)
+        return answers.show(
+            duck, text, statement.what, statement.namespace, lookup, own_tables, self.paimon, own_views
+        )
 
     def _show_table(
         self, duck: Duck, text: str, statement: ShowTable, params: Any, objects: StatementObjects
@@ -573,8 +578,9 @@ class Session:
         ``custmer`` suggests ``customer``), and should the pruned columns ever miss one the
         query uses, the answer still comes, the same as without pruning."""
         refs: list[TableRef] = []
+        view_uses: list[ViewUse] = []
         sources, python, paimon = self._prepare(
-            statement, params, duck, objects, prune_columns=prune_columns, refs=refs
+            statement, params, duck, objects, prune_columns=prune_columns, refs=refs, views=view_uses
         )
         sql = self._rewrite(duck, statement, sources, python, paimon)
         if any(ref.time_travel is not None for ref in (*(s.ref for s in sources), *(s.ref for s in paimon))):
@@ -584,8 +590,11 @@ class Session:
                 return answers.describe_table(duck, sql, sources[0])
             if described_table(statement) is not None and len(paimon) == 1 and not sources:
                 return answers.describe_paimon(duck, sql, paimon[0])
+            if described_table(statement) is not None and len(view_uses) == 1 and len(python) == 1:
+                return answers.describe_view(duck, sql, view_uses[0].schema)
             if statement.explain:
-                return answers.explain(duck, statement, sql, params, sources, paimon)
+                read = [*sources, *(s for use in view_uses for s in use.sources)]
+                return answers.explain(duck, statement, sql, params, read, paimon)
             rows = queries.run(duck, sql, queries.duck_params(params), lambda: self._working(duck))
         except Exception as e:
             if prune_columns and sources and is_binder_error(e):
@@ -644,6 +653,7 @@ class Session:
             params=queries.duck_params(params),
             timezone=self.timezone,
             prepare_query=lambda text: self._prepare_query(duck, text, params, objects),
+            prepare_view=lambda text, view: self._prepare_query(duck, text, params, objects, (view,)),
             resolve_target=lambda parts: resolve_target(self.catalog, self._writable(parts), self.namespace),
             new_identifier=lambda parts: new_identifier(
                 self.catalog.name, self._writable(parts), self.namespace
@@ -651,6 +661,8 @@ class Session:
             report_progress=lambda percent: self._report(duck, percent),
             wap=self.session_objects.wap,
             pruning=self.session_objects.pruning,
+            namespace=self.namespace,
+            session_object=self.session_objects.kind_of,
         )
 
     def _writable(self, parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -677,11 +689,19 @@ class Session:
                 raise
             raise translated from e
 
-    def _prepare_query(self, duck: Duck, text: str, params: Any, objects: StatementObjects | None) -> str:
+    def _prepare_query(
+        self,
+        duck: Duck,
+        text: str,
+        params: Any,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...] = (),
+    ) -> str:
         """A query's text with its Iceberg tables replaced by scans attached to ``duck``
-        (and its Python objects registered there)."""
+        (and its Python objects registered there); ``chain``: the catalog views the query is
+        of (a view being made: reading itself is a cycle)."""
         statement = self._parsed(self._queries, self.session_objects.expand(text), parse_query)
-        sources, python, paimon = self._prepare(statement, params, duck, objects)
+        sources, python, paimon = self._prepare(statement, params, duck, objects, chain=chain)
         return self._rewrite(duck, statement, sources, python, paimon)
 
     def _resolved(
@@ -712,12 +732,14 @@ class Session:
         unaliased select item around a reference named as DuckDB names the user's text
         (:mod:`iceduck.sql.item_names`)."""
         refs = [*(s.ref for s in sources), *(s.ref for s in paimon)]
+        # catalog views (``ns.v``) are qualified like tables; a Python object has one part
+        qualified_refs = [*refs, *(ref for ref, _ in python if len(ref.parts) > 1)]
         identifiers = {
             id(s.ref.node): (*s.loaded.identifier.namespace, s.loaded.identifier.name)
             for s in sources
             if s.metadata_table is None and len(s.ref.parts) == 1
         }
-        more = query_edits(statement.tree, refs, self.catalog.name, identifiers)
+        more = query_edits(statement.tree, qualified_refs, self.catalog.name, identifiers)
         items = unnamed_items(statement, [*(r.span for r in refs), *(r.span for r, _ in python)])
         texts = [statement.text[a:b] for a, b in items]
         names = queries.item_names(duck, texts, self._item_names) if items else []
@@ -745,12 +767,16 @@ class Session:
         skip: WrittenTable | None = None,
         prune_columns: bool = True,
         refs: list[TableRef] | None = None,
+        views: list[ViewUse] | None = None,
+        chain: tuple[TableIdentifier, ...] = (),
     ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
         (:mod:`iceduck.session.iceberg_sources`), the relations of the Python objects it reads
         (:mod:`iceduck.session.python_objects`), and its Paimon sources, planned and attached
         (:mod:`iceduck.session.paimon_sources`); ``skip`` is the table a DuckDB write statement
-        writes, never read as a source; ``refs`` collects every reference read."""
+        writes, never read as a source; ``refs`` collects every reference read, ``views`` the
+        catalog views read (each replaced by its query: :mod:`iceduck.session.catalog_views`),
+        ``chain`` the catalog views whose query ``statement`` is, outermost first."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         lookup = self.lookup()
         sources: list[Source] = []
@@ -770,7 +796,14 @@ class Session:
                 continue
             relation = objects.registered(ref) if objects is not None else None
             temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
-            source = None if relation is not None or temporary else resolve_source(ref, loaded, lookup)
+            source = None
+            if relation is None and not temporary:
+                source, read_view = self._source_or_view(ref, loaded, lookup, duck, objects, chain)
+                if read_view is not None:
+                    python.append((ref, read_view[1]))
+                    if views is not None:
+                        views.append(read_view[0])
+                    continue
             if source is not None:
                 sources.append(source)
             elif relation is not None or (
@@ -811,6 +844,51 @@ class Session:
             )
             python.extend(relations)
         return sources, python, paimon
+
+    def _source_or_view(
+        self,
+        ref: TableRef,
+        loaded: dict[TableIdentifier, LoadedTable],
+        lookup: Lookup,
+        duck: Duck,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...],
+    ) -> tuple[Source | None, tuple[ViewUse, str] | None]:
+        """The Iceberg table ``ref`` reads, or else the relation of the catalog view it names
+        (tables first: a name is never both); (None, None) for a name of neither."""
+        try:
+            source = resolve_source(ref, loaded, lookup)
+        except NotFoundError:
+            view = find_view(ref, lookup)
+            if view is None:
+                raise
+            return None, self._view_relation(ref, view, duck, objects, chain)
+        if source is None and len(ref.parts) == 1 and lookup.namespace and ref.path is None:
+            view = find_view(ref, lookup)
+            if view is not None:
+                return None, self._view_relation(ref, view, duck, objects, chain)
+        return source, None
+
+    def _view_relation(
+        self,
+        ref: TableRef,
+        view: LoadedView,
+        duck: Duck,
+        objects: StatementObjects | None,
+        chain: tuple[TableIdentifier, ...],
+    ) -> tuple[ViewUse, str]:
+        """The derived table reading catalog view ``view`` where ``ref`` names it: its query,
+        whose own tables and views are resolved and planned now (at each use)."""
+        use = view_use(ref, view, self.catalog.name, chain)
+        statement = parse_query(use.body)
+        nested: list[ViewUse] = []
+        try:
+            within = (*chain, view.identifier)
+            inner = self._prepare(statement, None, duck, objects, views=nested, chain=within)
+        except NotFoundError as e:
+            raise NotFoundError(f"view {view.identifier} reads what does not exist: {e}") from e
+        use = dataclasses.replace(use, sources=(*inner[0], *(s for u in nested for s in u.sources)))
+        return use, view_relation(use, self._rewrite(duck, statement, *inner))
 
     def lookup(self) -> Lookup:
         """Where this session resolves names now (the current namespace changes with USE)."""

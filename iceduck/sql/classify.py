@@ -72,7 +72,8 @@ WRITE_KEYWORDS = frozenset(
 
 @dataclass(frozen=True)
 class Show:
-    """``SHOW TABLES [IN ns]`` (``what`` ``TABLES``) or ``SHOW NAMESPACES|SCHEMAS|DATABASES
+    """``SHOW TABLES [IN ns]`` (``what`` ``TABLES``), ``SHOW VIEWS [IN ns]`` (``VIEWS``) or
+    ``SHOW NAMESPACES|SCHEMAS|DATABASES
     [IN ns]`` (``what`` ``NAMESPACES``); ``namespace`` None lists everything."""
 
     what: str
@@ -155,7 +156,7 @@ def parse_query(text: str) -> Statement:
 
 
 _SHOW = re.compile(
-    r"\s*SHOW\s+(?P<what>TABLES|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
+    r"\s*SHOW\s+(?P<what>TABLES|VIEWS|NAMESPACES|SCHEMAS|DATABASES)(?:\s+(?:IN|FROM)\s+(?P<name>.+?))?\s*;?\s*",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -168,7 +169,7 @@ def parse_show(sql: str) -> Show | ShowTable | None:
     m = _SHOW.fullmatch(sql)
     if m is None:
         return parse_show_table(sql)
-    what = "TABLES" if m["what"].upper() == "TABLES" else "NAMESPACES"
+    what = m["what"].upper() if m["what"].upper() in ("TABLES", "VIEWS") else "NAMESPACES"
     if m["name"] is None:
         return Show(what)
     return Show(what, dotted_name(m["name"], f"SHOW {what} IN"))

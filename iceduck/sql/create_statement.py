@@ -84,6 +84,7 @@ from iceduck.spec.types import (
     UUIDType,
     VariantType,
 )
+from iceduck.spec.view_metadata import ViewMetadata
 from iceduck.sql.describe import default_sql
 
 #: the property Spark shows as the ``COMMENT`` clause (and hides from TBLPROPERTIES)
@@ -245,3 +246,33 @@ def shown_properties(metadata: TableMetadata) -> dict[str, str]:
     shown = {k: v for k, v in metadata.properties.items() if k not in _SPARK_HIDDEN and k not in derived}
     shown.update(derived)
     return dict(sorted(shown.items()))
+
+
+#: view properties ``SHOW CREATE TABLE`` of a view does not list (Spark's reserved ones)
+_VIEW_HIDDEN = frozenset(
+    {COMMENT, "engine_version", "create_engine_version", "spark.query-column-names", "owner"}
+)
+
+
+def create_view_sql(catalog: str, identifier: TableIdentifier, metadata: ViewMetadata) -> str:
+    """``SHOW CREATE TABLE`` of a view, as Iceberg's ``ShowCreateV2ViewExec`` writes it in
+    Spark (the columns with their comments, ``COMMENT``, ``TBLPROPERTIES``, ``AS`` query),
+    the query in the ``duckdb`` representation when the view has one (a statement iceduck
+    runs again), else its first."""
+    version = metadata.current_version
+    schema = metadata.schema_by_id(version.schema_id)
+    name = ".".join(quote_name(p) for p in (catalog, *identifier.namespace, identifier.name))
+    columns = (
+        quote_name(f.name) + (f" COMMENT {quote_text(f.doc)}" if f.doc is not None else "")
+        for f in schema.fields
+    )
+    text = f"CREATE VIEW {name} " + _lines(columns)
+    comment = metadata.properties.get(COMMENT)
+    if comment is not None:
+        text += f"COMMENT {quote_text(comment)}\n"
+    shown = {k: v for k, v in metadata.properties.items() if k not in _VIEW_HIDDEN}
+    if shown:
+        pairs = (f"{quote_text(k)} = {quote_text(v)}" for k, v in sorted(shown.items()))
+        text += "TBLPROPERTIES " + _lines(pairs)
+    rep = version.representation("duckdb") or version.representations[0]
+    return text + f"AS\n{rep.sql}\n"

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from sqlglot.tokens import TokenType
 
 from iceduck.errors import UnsupportedError, UserError, ValidationError
-from iceduck.sql import ddl_alter, dml
+from iceduck.sql import ddl_alter, ddl_views, dml
 from iceduck.sql.ddl_terms import column_def, partition_terms, properties, sort_terms
 from iceduck.sql.ddl_tokens import Cursor, prepare, split_fused
 from iceduck.sql.parse import leading_word, tokenize
@@ -127,8 +127,10 @@ def _create(c: Cursor) -> WriteStatement:
         raise UnsupportedError("temporary tables are not supported: iceduck creates Iceberg tables")
     if c.at("EXTERNAL"):
         raise UnsupportedError("CREATE EXTERNAL TABLE is not supported: iceduck creates Iceberg tables")
-    if c.at("VIEW") or c.at("MATERIALIZED", "VIEW"):
-        raise UnsupportedError("views are not supported")
+    if c.accept("VIEW"):
+        return ddl_views.create_view(c, or_replace)
+    if c.at("MATERIALIZED", "VIEW"):
+        raise UnsupportedError("materialized views are not supported: CREATE VIEW makes an Iceberg view")
     if c.word() in _NAMESPACE_WORDS:
         if or_replace:
             raise UserError(f"CREATE OR REPLACE {c.word()} is not valid")
@@ -138,7 +140,7 @@ def _create(c: Cursor) -> WriteStatement:
         return _create_table(c, or_replace=or_replace, replace=False)
     if not c.word():
         raise c.error("TABLE, NAMESPACE or SCHEMA after CREATE")
-    raise UnsupportedError(f"CREATE {c.word()} is not supported: only namespaces and tables")
+    raise UnsupportedError(f"CREATE {c.word()} is not supported: only namespaces, tables and views")
 
 
 def _replace(c: Cursor) -> WriteStatement:
@@ -255,21 +257,23 @@ def _drop(c: Cursor) -> WriteStatement:
         if not cascade:
             c.accept("RESTRICT")
         return DropNamespace(namespace, if_exists, cascade)
-    if c.at("VIEW") or c.at("MATERIALIZED", "VIEW"):
-        raise UnsupportedError("views are not supported")
+    if c.accept("VIEW"):
+        return ddl_views.drop_view(c)
+    if c.at("MATERIALIZED", "VIEW"):
+        raise UnsupportedError("materialized views are not supported")
     if not c.word():
         raise c.error("TABLE, NAMESPACE or SCHEMA after DROP")
-    raise UnsupportedError(f"DROP {c.word()} is not supported: only namespaces and tables")
+    raise UnsupportedError(f"DROP {c.word()} is not supported: only namespaces, tables and views")
 
 
 def _alter(c: Cursor) -> WriteStatement:
     if c.accept("TABLE"):
         return ddl_alter.alter_table(c)
-    if c.at("VIEW"):
-        raise UnsupportedError("views are not supported")
+    if c.accept("VIEW"):
+        return ddl_views.alter_view(c)
     if not c.word():
-        raise c.error("TABLE after ALTER")
-    raise UnsupportedError(f"ALTER {c.word()} is not supported: only ALTER TABLE")
+        raise c.error("TABLE or VIEW after ALTER")
+    raise UnsupportedError(f"ALTER {c.word()} is not supported: only ALTER TABLE and ALTER VIEW")
 
 
 #: leading keyword of a write statement -> its parser

@@ -112,11 +112,16 @@ _TARGET_WORDS: dict[str, tuple[tuple[str, ...], ...]] = {
 _NAME_TOKENS = (TokenType.VAR, TokenType.IDENTIFIER)
 
 
-def session_statement(text: str, tables: frozenset[str]) -> SessionStatement | None:
+def session_statement(
+    text: str, tables: frozenset[str], views: frozenset[str] = frozenset(), namespace_in_use: bool = False
+) -> SessionStatement | None:
     """What ``text`` (one statement) does to or with the session's objects; None when it is
     no session statement (an Iceberg write, a query: :func:`iceduck.sql.classify.classify`
-    reads it). ``tables`` are the (lower-case) names of the session's tables. Only the
-    statements that may be session statements are tokenized here."""
+    reads it). ``tables`` and ``views`` are the (lower-case) names of the session's tables
+    and views; ``namespace_in_use``: a one-part name in ``CREATE VIEW`` / ``DROP VIEW``
+    then names a view of the current namespace, as it names a table
+    (:mod:`iceduck.sql.view_statements`), unless it is ``TEMPORARY`` or (dropped) one of
+    ``views``. Only the statements that may be session statements are tokenized here."""
     keyword = leading_word(text)
     if keyword not in KEYWORDS:
         return None
@@ -132,9 +137,9 @@ def session_statement(text: str, tables: frozenset[str]) -> SessionStatement | N
         return None
     words = _words(tokenize(text))
     if keyword == "CREATE":
-        return _create(text, words)
+        return _create(text, words, namespace_in_use)
     if keyword == "DROP" and len(words) > 1 and words[1][0] in ("VIEW", "MACRO", "FUNCTION"):
-        return _drop(text, words)
+        return _drop(text, words, views, namespace_in_use)
     if keyword == "COPY":
         return _copy(text, words, tables)
     target = _target(words, keyword)
@@ -209,7 +214,9 @@ def _summarized(text: str) -> str:
     return text if m is None else f"SUMMARIZE SELECT * FROM {m['name']}"
 
 
-def _create(text: str, words: list[tuple[str, Token]]) -> SessionStatement | None:
+def _create(
+    text: str, words: list[tuple[str, Token]], namespace_in_use: bool = False
+) -> SessionStatement | None:
     i = _skip(words, 1, (("OR", "REPLACE"),))
     replace = i > 1
     temporary = None
@@ -220,6 +227,8 @@ def _create(text: str, words: list[tuple[str, Token]]) -> SessionStatement | Non
         i += 1
     what = words[i][0] if i < len(words) else ""
     if what == "VIEW":
+        if temporary is None and _catalog_view(words, i + 1, namespace_in_use):
+            return None  # an Iceberg view (:mod:`iceduck.sql.ddl_views`)
         return _view(text, words, i + 1, replace)
     if what in ("MACRO", "FUNCTION"):
         return _macro(_without(text, temporary), _created(words, i + 1, "macro"))
@@ -266,14 +275,21 @@ def _created(words: list[tuple[str, Token]], i: int, what: str) -> str:
     return named[0].lower()
 
 
+def _catalog_view(words: list[tuple[str, Token]], i: int, namespace_in_use: bool) -> bool:
+    """Whether the view named at word ``i`` (after ``VIEW [IF NOT EXISTS]``) is a catalog
+    view: a dotted name, or any name while a namespace is in use."""
+    j = _skip(words, i, (("IF", "NOT", "EXISTS"),))
+    return namespace_in_use or _name_at(words, j) is None
+
+
 def _view(text: str, words: list[tuple[str, Token]], i: int, replace: bool) -> ViewDefinition:
     j = _skip(words, i, (("IF", "NOT", "EXISTS"),))
     if_not_exists = j > i
     named = _name_at(words, j)
     if named is None:
         raise UnsupportedError(
-            "CREATE VIEW takes a one-part name: views belong to the session (Iceberg views are not "
-            "supported yet)"
+            "CREATE TEMPORARY VIEW takes a one-part name: a temporary view belongs to the session "
+            "(CREATE VIEW ns.v makes an Iceberg view in namespace ns)"
         )
     name, j = named
     columns: list[str] = []
@@ -298,13 +314,20 @@ def _view(text: str, words: list[tuple[str, Token]], i: int, replace: bool) -> V
     return ViewDefinition(name, query, tuple(columns), replace, if_not_exists)
 
 
-def _drop(text: str, words: list[tuple[str, Token]]) -> SessionStatement:
+def _drop(
+    text: str,
+    words: list[tuple[str, Token]],
+    views: frozenset[str] = frozenset(),
+    namespace_in_use: bool = False,
+) -> SessionStatement | None:
     what = words[1][0]
     i = 2
     if what != "VIEW" and i < len(words) and words[i][0] == "TABLE":
         i += 1
     j = _skip(words, i, (("IF", "EXISTS"),))
     named = _name_at(words, j)
+    if what == "VIEW" and (named is None or (namespace_in_use and named[0].lower() not in views)):
+        return None  # an Iceberg view (:mod:`iceduck.sql.ddl_views`)
     if named is None:
         raise UserError(f"DROP {what} takes the one-part name of a session {what.lower()}")
     if what == "VIEW":

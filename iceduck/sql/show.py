@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from iceduck.catalog.base import TableIdentifier
 from iceduck.errors import UnsupportedError
 from iceduck.spec.table_metadata import TableMetadata
-from iceduck.sql.create_statement import create_table_sql, shown_properties
+from iceduck.spec.view_metadata import ViewMetadata
+from iceduck.sql.create_statement import create_table_sql, create_view_sql, shown_properties
 from iceduck.sql.parse import tokenize
 
 CREATE = "CREATE TABLE"
@@ -78,9 +79,23 @@ def show_table_columns(
     return {"key": [show.key], "value": [properties.get(show.key, missing)]}
 
 
+def show_view_columns(
+    show: ShowTable, catalog: str, identifier: TableIdentifier, metadata: ViewMetadata
+) -> dict[str, list[str | None]]:
+    """The result's columns of ``SHOW CREATE TABLE`` / ``SHOW TBLPROPERTIES`` of a view: its
+    statement (:func:`~iceduck.sql.create_statement.create_view_sql`), or its properties."""
+    if show.what == CREATE:
+        return {"createtab_stmt": [create_view_sql(catalog, identifier, metadata)]}
+    properties = dict(sorted(metadata.properties.items()))
+    if show.key is None:
+        return {"key": list(properties), "value": list(properties.values())}
+    missing = f"View {catalog}.{identifier} does not have property: {show.key}"
+    return {"key": [show.key], "value": [properties.get(show.key, missing)]}
+
+
 #: the SHOW statements iceduck runs, named when it refuses another
 SHOW_STATEMENTS = (
-    "SHOW TABLES, SHOW NAMESPACES, SHOW CREATE TABLE, SHOW TBLPROPERTIES, SHOW COLUMNS, "
+    "SHOW TABLES, SHOW VIEWS, SHOW NAMESPACES, SHOW CREATE TABLE, SHOW TBLPROPERTIES, SHOW COLUMNS, "
     "SHOW PARTITIONS and DuckDB's SHOW ALL TABLES"
 )
 

@@ -28,6 +28,14 @@ from iceduck.spec.sort import NullOrder, SortDirection
 from iceduck.spec.transforms import Transform
 from iceduck.spec.types import IcebergType
 from iceduck.sql.condition import Condition
+from iceduck.sql.view_statements import (
+    AlterViewAs,
+    CreateView,
+    DropCatalogView,
+    RenameView,
+    SetViewProperties,
+    UnsetViewProperties,
+)
 
 Name = tuple[str, ...]
 ColumnPath = tuple[str, ...]
@@ -392,4 +400,10 @@ WriteStatement = (
     | AlterTable
     | CreateRef
     | DropRef
+    | CreateView
+    | AlterViewAs
+    | SetViewProperties
+    | UnsetViewProperties
+    | RenameView
+    | DropCatalogView
 )

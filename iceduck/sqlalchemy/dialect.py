@@ -151,9 +151,10 @@ class IceduckDialect(PGDialect):
 
     @_cached
     def get_view_names(self, connection: Connection, schema: str | None = None, **kw: Any) -> list[str]:
-        if self._schema(connection, schema) == catalog.SESSION_SCHEMA:
+        schema = self._schema(connection, schema)
+        if schema == catalog.SESSION_SCHEMA:
             return catalog.session_objects(connection)[1]
-        return []  # Iceberg views are not supported yet: views belong to the session
+        return catalog.catalog_views(connection, self.identifier_preparer, schema)
 
     def get_temp_table_names(self, connection: Connection, schema: str | None = None, **kw: Any) -> list[str]:
         return catalog.session_objects(connection)[0]
@@ -238,7 +239,10 @@ class IceduckDialect(PGDialect):
     def get_view_definition(
         self, connection: Connection, view_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        raise NotImplementedError("iceduck does not show a session view's definition")
+        schema = self._schema(connection, schema)
+        if schema == catalog.SESSION_SCHEMA:
+            raise NotImplementedError("iceduck does not show a session view's definition")
+        return catalog.view_definition(connection, self.identifier_preparer, schema, view_name)
 
     def get_table_options(
         self, connection: Connection, table_name: str, schema: str | None = None, **kw: Any

@@ -53,6 +53,19 @@ def catalog_tables(connection: Connection, preparer: IdentifierPreparer, namespa
     return [name for ns, name in rows if ns == namespace]
 
 
+def catalog_views(connection: Connection, preparer: IdentifierPreparer, namespace: str) -> list[str]:
+    """The Iceberg views of ``namespace`` itself (``SHOW VIEWS`` lists the session's too, with
+    an empty namespace)."""
+    rows = connection.exec_driver_sql(f"SHOW VIEWS IN {quote_name(preparer, namespace)}")
+    return [name for ns, name, _ in rows if ns == namespace]
+
+
+def view_definition(connection: Connection, preparer: IdentifierPreparer, namespace: str, view: str) -> str:
+    """An Iceberg view's query, as ``SHOW CREATE TABLE`` ends with it (after ``AS``)."""
+    statement = connection.exec_driver_sql(f"SHOW CREATE TABLE {quote_name(preparer, namespace, view)}").scalar()
+    return str(statement).split("\nAS\n", 1)[1].rstrip("\n")
+
+
 def session_objects(connection: Connection) -> tuple[list[str], list[str]]:
     """The session's own temporary tables and views: ``SHOW TABLES`` lists both with an empty
     namespace, ``information_schema.tables`` only the tables (in schema ``main``)."""

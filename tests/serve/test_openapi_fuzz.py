@@ -9,8 +9,7 @@ valid against the response schema, 405 with ``Allow`` for an undeclared method, 
 a missing or wrong token. The run is bounded (a fixed seed and number of examples), and a
 failure prints schemathesis's report with a ``curl`` line per failure.
 
-Left out are the operations the server does not offer (not in its ``endpoints``): views
-(they answer, but with statuses the document does not list for a server without views),
+Left out are the operations the server does not offer (not in its ``endpoints``):
 server-side scan planning, the S3 request signer, functions, credentials and unregister.
 """
 
@@ -36,7 +35,7 @@ CHECKS = (
     "unsupported_method",
     "ignored_auth",
 )
-NOT_OFFERED = r"/(views|register-view|plan|tasks|sign|credentials|unregister|functions)(/|$)"
+NOT_OFFERED = r"/(plan|tasks|sign|credentials|unregister|functions)(/|$)"
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("schemathesis") is None, reason="schemathesis is not installed (the test extra)"

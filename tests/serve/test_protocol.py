@@ -1,15 +1,20 @@
 """The protocol around the tables: ``GET /v1/config`` (warehouse, overrides, endpoints),
-the view routes (answered, not served), ETags with ``If-None-Match``, and register with
-``overwrite``."""
+the view routes of a catalog without views (answered, not listed), ETags with
+``If-None-Match``, and register with ``overwrite``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 import iceduck
+from iceduck.catalog.rest_client.catalog import RestCatalog
+from iceduck.serve.context import ServeContext
 from iceduck.serve.server import CatalogServer
 from tests.serve.conftest import RestClient, start_server
 
@@ -67,14 +72,50 @@ def test_config_endpoints_are_the_served_routes(client: RestClient) -> None:
         "POST /v1/{prefix}/transactions/commit",
     ):
         assert expected in endpoints
-    assert not [e for e in endpoints if "view" in e]
+    for view_route in (
+        "GET /v1/{prefix}/namespaces/{namespace}/views",
+        "POST /v1/{prefix}/namespaces/{namespace}/views",
+        "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "POST /v1/{prefix}/views/rename",
+        "POST /v1/{prefix}/namespaces/{namespace}/register-view",
+    ):
+        assert view_route in endpoints  # the JDBC catalog.db keeps views
     assert len(endpoints) == len(body["endpoints"])
+
+
+def test_config_lists_no_view_routes_for_a_catalog_without_views(no_views: RestClient) -> None:
+    endpoints = no_views.get("/v1/config").body["endpoints"]
+    assert "GET /v1/{prefix}/namespaces/{namespace}/tables" in endpoints
+    assert not [e for e in endpoints if "view" in e]
+    # a server serving that server's catalog through iceduck's REST client lists none either
+    proxy = CatalogServer(("127.0.0.1", 0), ServeContext(RestCatalog(no_views.base, "up"), ""))
+    proxy.start()
+    try:
+        proxied = RestClient(proxy.url).get("/v1/config").body["endpoints"]
+    finally:
+        proxy.stop()
+    assert "GET /v1/{prefix}/namespaces/{namespace}/tables" in proxied
+    assert not [e for e in proxied if "view" in e]
 
 
 # -- views ---------------------------------------------------------------------------------------
 
 
-def test_view_routes_answer_as_clients_expect(client: RestClient) -> None:
+@pytest.fixture
+def no_views(warehouse: Path) -> Iterator[RestClient]:
+    """A server over a file-system (Hadoop) warehouse: a catalog that keeps no views."""
+    served = start_server(warehouse, kind="hadoop")
+    yield RestClient(served.url)
+    served.stop()
+
+
+def test_view_routes_of_a_catalog_without_views_answer_as_clients_expect(
+    no_views: RestClient, warehouse: Path
+) -> None:
+    client = no_views
     client.post("/v1/namespaces", {"namespace": ["shop"]})
     assert client.get("/v1/namespaces/shop/views").body == {"identifiers": []}
     missing_ns = client.get("/v1/namespaces/nope/views")
@@ -84,12 +125,28 @@ def test_view_routes_answer_as_clients_expect(client: RestClient) -> None:
     assert "keeps no views" in load.body["error"]["message"]
     assert client.call("HEAD", "/v1/namespaces/shop/views/v").status == 404
     assert client.call("DELETE", "/v1/namespaces/shop/views/v").status == 404
-    view = {"name": "v", "schema": SCHEMA, "view-version": {}, "properties": {}}
-    for path in ("/v1/namespaces/shop/views", "/v1/namespaces/shop/views/v", "/v1/views/rename"):
-        reply = client.post(path, view)
+    version = {
+        "version-id": 1,
+        "timestamp-ms": 1,
+        "schema-id": 0,
+        "summary": {},
+        "default-namespace": ["shop"],
+        "representations": [{"type": "sql", "sql": "select 1", "dialect": "spark"}],
+    }
+    view = {"name": "v", "schema": SCHEMA, "view-version": version, "properties": {}}
+    rename = {
+        "source": {"namespace": ["shop"], "name": "v"},
+        "destination": {"namespace": ["shop"], "name": "w"},
+    }
+    for path, body in (("/v1/namespaces/shop/views", view), ("/v1/views/rename", rename)):
+        reply = client.post(path, body)
         assert reply.status == 406, path
         assert reply.body["error"]["type"] == "UnsupportedOperationException"
-    assert client.post("/v1/namespaces/shop/register-view", {"name": "v"}).status == 406
+        assert "keeps no views" in reply.body["error"]["message"]
+    commit = client.post("/v1/namespaces/shop/views/v", {"requirements": [], "updates": []})
+    assert commit.status == 404 and commit.body["error"]["type"] == "NoSuchViewException"
+    register = {"name": "v", "metadata-location": str(warehouse / "shop" / "x.metadata.json")}
+    assert client.post("/v1/namespaces/shop/register-view", register).status == 406
     bad = client.get("/v1/namespaces/shop/views/a%2Fb")
     assert bad.status == 400
 
@@ -240,14 +297,21 @@ def test_missing_and_existing_tables_and_namespaces_in_javas_words(client: RestC
     assert exists["message"] == "Table already exists: shop.t"
 
 
-def test_view_route_errors_read_under_both_schemas_of_the_document(client: RestClient) -> None:
+def test_view_route_errors_read_under_both_schemas_of_the_document(
+    client: RestClient, no_views: RestClient
+) -> None:
     """The document gives the view routes' 404/406 a bare ``ErrorModel``; its examples and
     every other route wrap it: the body carries both, other statuses only the wrapper."""
     client.post("/v1/namespaces", {"namespace": ["shop"]})
     missing = client.get("/v1/namespaces/shop/views/v").body
     assert missing["error"]["code"] == missing["code"] == 404
     assert missing["type"] == missing["error"]["type"] == "NoSuchViewException"
-    refused = client.post("/v1/views/rename", {}).body
+    no_views.post("/v1/namespaces", {"namespace": ["shop"]})
+    rename = {
+        "source": {"namespace": ["shop"], "name": "v"},
+        "destination": {"namespace": ["shop"], "name": "w"},
+    }
+    refused = no_views.post("/v1/views/rename", rename).body
     assert refused["code"] == refused["error"]["code"] == 406
     bad = client.get("/v1/namespaces/shop/views/a%2Fb").body
     assert set(bad) == {"error"}  # a 400 is IcebergErrorResponse: nothing beside "error"

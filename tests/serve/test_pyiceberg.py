@@ -62,3 +62,33 @@ def test_pyiceberg_with_a_bearer_token(warehouse: Path) -> None:
             rest.RestCatalog("anonymous", uri=served.url).list_namespaces()
     finally:
         served.stop()
+
+
+def test_pyiceberg_creates_lists_loads_and_drops_a_view(server: CatalogServer, warehouse: Path) -> None:
+    """PyIceberg's view calls (``create_view`` sends a ``CreateViewRequest``, the others
+    ``GET``/``HEAD``/``DELETE``) against the served views; iceduck's catalog holds the view."""
+    from pyiceberg.view.metadata import SQLViewRepresentation, ViewVersion
+
+    from iceduck.catalog.base import TableIdentifier
+    from iceduck.catalog.sqlite import SqliteCatalog
+
+    catalog = rest.RestCatalog("served", uri=server.url)
+    catalog.create_namespace("shop")
+    version = ViewVersion(
+        schema_id=0,
+        summary={"engine-name": "pyiceberg"},
+        representations=[SQLViewRepresentation(type="sql", sql="select 1 as id", dialect="spark")],
+        default_namespace=("shop",),
+    )
+    schema = pa.schema([pa.field("id", pa.int64())])
+    created = catalog.create_view("shop.v", schema, version, properties={"comment": "one"})
+    assert created.metadata.properties == {"comment": "one"}
+    assert catalog.list_views("shop") == [("shop", "v")]
+    assert catalog.view_exists("shop.v") and not catalog.view_exists("shop.w")
+    loaded = catalog.load_view("shop.v")
+    assert loaded.metadata.view_uuid == created.metadata.view_uuid
+    own = SqliteCatalog(warehouse).load_view(TableIdentifier(("shop",), "v")).metadata
+    assert own.view_uuid == str(created.metadata.view_uuid)
+    assert own.current_version.representations[0].sql == "select 1 as id"
+    catalog.drop_view("shop.v")
+    assert catalog.list_views("shop") == []

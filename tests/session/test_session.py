@@ -341,8 +341,8 @@ def test_unknown_tables_are_named(con: Connection) -> None:
 
 
 def test_unsupported_statements_are_named(con: Connection) -> None:
-    with pytest.raises(iceduck.NotSupportedError, match=r"views are not supported") as info:
-        con.execute("CREATE VIEW ns.v AS SELECT * FROM ns.events")
+    with pytest.raises(iceduck.NotSupportedError, match=r"materialized views are not supported") as info:
+        con.execute("CREATE MATERIALIZED VIEW ns.v AS SELECT * FROM ns.events")
     assert isinstance(info.value, UnsupportedError)
     with pytest.raises(iceduck.NotSupportedError, match=r"CALL"):
         con.execute("CALL iceduck.system.migrate('ns.events')")  # Spark's, not run by iceduck

@@ -86,7 +86,7 @@ CASES = [
         "expected an ALTER TABLE action (ADD, DROP, RENAME, ALTER COLUMN, SET, UNSET, WRITE, ...)",
     ),
     ("ALTER TABLE", "syntax error at end of input: expected a table name"),
-    ("ALTER", "syntax error at end of input: expected TABLE after ALTER"),
+    ("ALTER", "syntax error at end of input: expected TABLE or VIEW after ALTER"),
     (
         "DROP TABLE db.t CASCADE",
         'syntax error at or near "CASCADE" (line 1, column 17): expected the end of the statement',
@@ -123,7 +123,7 @@ def test_a_query_inside_a_write_statement_counts_its_own_lines() -> None:
     [
         ("SET threads = 1", "SET is not supported yet: iceduck runs queries"),
         ("PRAGMA version", "PRAGMA is not supported yet: iceduck runs queries"),
-        ("CREATE VIEW v AS SELECT 1", "views are not supported"),
+        ("CREATE MATERIALIZED VIEW v AS SELECT 1", "materialized views are not supported"),
     ],
 )
 def test_real_statements_iceduck_does_not_run_are_not_syntax_errors(sql: str, message: str) -> None:

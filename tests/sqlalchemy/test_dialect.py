@@ -76,6 +76,19 @@ def test_session_objects_are_the_default_schema(engine: sa.Engine) -> None:
         assert inspector.get_view_names("sales") == []
 
 
+def test_iceberg_views_are_reflected_in_their_namespace(engine: sa.Engine, warehouse: Path) -> None:
+    with iceduck.connect(warehouse) as con:
+        con.execute("CREATE VIEW sales.named (order_id) AS SELECT id FROM sales.orders")
+    inspector = sa.inspect(engine)
+    assert inspector.get_view_names("sales") == ["named"]
+    assert "named" not in inspector.get_table_names("sales")
+    assert [c["name"] for c in inspector.get_columns("named", "sales")] == ["order_id"]
+    assert inspector.get_view_definition("named", "sales") == "SELECT id FROM sales.orders"
+    view = sa.Table("named", sa.MetaData(), schema="sales", autoload_with=engine)
+    with engine.connect() as conn:
+        assert sorted(conn.execute(sa.select(view.c.order_id)).scalars().all()) == [1, 2]
+
+
 def test_the_namespace_argument_is_the_default_schema(warehouse: Path) -> None:
     engine = sa.create_engine(f"iceduck:///{warehouse}?namespace=sales")
     assert sa.inspect(engine).default_schema_name == "sales"

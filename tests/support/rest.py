@@ -65,12 +65,17 @@ def _reply(status: int, data: bytes, headers: dict[str, str]) -> Reply:
 
 
 def start_server(
-    warehouse: Path, token: str | None = None, prefix: str | None = None, **options: Any
+    warehouse: Path,
+    token: str | None = None,
+    prefix: str | None = None,
+    kind: str = "sql",
+    **options: Any,
 ) -> CatalogServer:
-    """A server over ``warehouse``; ``options`` are further :class:`ServeContext` fields
-    (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
+    """A server over ``warehouse`` (its ``catalog.db``, or with ``kind="hadoop"`` the folder
+    itself, a catalog that keeps no views); ``options`` are further :class:`ServeContext`
+    fields (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
     location = warehouse_location(warehouse)
-    catalog = open_catalog(location, "iceduck")
+    catalog = open_catalog(location, "iceduck", kind)
     context = ServeContext(catalog, location, prefix, **options)
     server = CatalogServer(("127.0.0.1", 0), context, token=token)
     server.start()

@@ -12,8 +12,13 @@ import pytest
 
 import iceduck
 from iceduck.catalog.base import TableIdentifier
+from iceduck.catalog.sqlite import SqliteCatalog
 from iceduck.connection import Connection
 from iceduck.errors import CommitConflictError, UnsupportedError, UserError
+from iceduck.spec.schema import Schema
+from iceduck.spec.types import LongType, NestedField
+from iceduck.spec.view_metadata import ViewRepresentation, new_view
+from iceduck.txn.transaction import Transaction
 
 FAST = "'commit.retry.min-wait-ms'='1', 'commit.retry.max-wait-ms'='5'"
 
@@ -219,3 +224,26 @@ def test_executemany_is_one_commit_all_or_nothing(tmp_path: Path) -> None:
         con.executemany("UPDATE n.t SET id = CAST(? AS BIGINT) WHERE id = ?", [("9", 1), ("oops", 2)])
     assert metadata() == after and not con.in_transaction
     assert con.execute("SELECT * FROM n.t ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "c")]
+
+
+def test_a_transaction_reads_views_and_refuses_view_ddl(tmp_path: Path) -> None:
+    """Views are DDL: inside BEGIN .. COMMIT they are read through, never written."""
+    catalog = SqliteCatalog(tmp_path)
+    catalog.create_namespace(("ns",))
+    v = TableIdentifier(("ns",), "v")
+    md = new_view(
+        catalog.default_view_location(v),
+        Schema((NestedField(1, "id", LongType()),)),
+        [ViewRepresentation("SELECT 1 AS id", "spark")],
+        ("ns",),
+    )
+    created = catalog.create_view(v, md)
+    txn = Transaction(catalog)
+    assert txn.list_views(("ns",)) == [v] and txn.view_exists(v)
+    assert txn.load_view(v) == created
+    with pytest.raises(UnsupportedError, match=r"cannot create view 'ns\.w' inside a transaction"):
+        txn.create_view(TableIdentifier(("ns",), "w"), md)
+    with pytest.raises(UnsupportedError, match=r"cannot drop view 'ns\.v' inside a transaction"):
+        txn.drop_view(v)
+    assert catalog.view_exists(v)
+    catalog.close()

@@ -47,7 +47,7 @@ from iceduck.catalog.rest_client.table_result import (
     storage_only,
     table_storage,
 )
-from iceduck.catalog.views_refused import NoViews
+from iceduck.catalog.rest_client.views import RestViews
 from iceduck.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -92,11 +92,9 @@ def _identifier_json(identifier: TableIdentifier) -> dict[str, Any]:
     return {"namespace": list(identifier.namespace), "name": identifier.name}
 
 
-class RestCatalog(NoViews):
-    """The REST catalog at ``uri`` (``http(s)://host:port[/path]``), as catalog ``name``."""
-
-    views_kind = 'the REST catalog'
-    views_reason = "iceduck's REST client does not call the server's view endpoints yet"
+class RestCatalog(RestViews):
+    """The REST catalog at ``uri`` (``http(s)://host:port[/path]``), as catalog ``name``;
+    its views in :class:`~iceduck.catalog.rest_client.views.RestViews`."""
 
     def __init__(
         self, uri: str, name: str, properties: Mapping[str, str] | None = None, read_only: bool = False

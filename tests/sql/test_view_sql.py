@@ -1,0 +1,102 @@
+"""A view's SQL between dialects (:mod:`iceduck.sql.view_sql`): the Spark text written only
+when it means what the DuckDB text does, Spark's and Trino's read as DuckDB's, names
+qualified as the view's version says."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from iceduck.errors import UnsupportedError
+from iceduck.sql.view_sql import duckdb_text, qualified, spark_representation
+
+
+@pytest.mark.parametrize(
+    ("query", "spark"),
+    [
+        (
+            "SELECT id, amount * 2 AS a FROM ns.t WHERE x > 1",
+            "SELECT id, amount * 2 AS a FROM ns.t WHERE x > 1",
+        ),
+        ("SELECT a FROM t ORDER BY a", "SELECT a FROM t ORDER BY a NULLS LAST"),  # DuckDB's default order
+        ("SELECT [1, 2][1] AS x", "SELECT ARRAY(1, 2)[0] AS x"),  # 1-based in DuckDB, 0-based in Spark
+        ("SELECT a // b, coalesce(a, b) FROM t", "SELECT a DIV b, COALESCE(a, b) FROM t"),
+        (
+            "SELECT CAST(round(a) AS INT), substring(s, 1, 2) FROM t",
+            "SELECT CAST(ROUND(a) AS INT), SUBSTRING(s, 1, 2) FROM t",
+        ),
+    ],
+)
+def test_faithful_queries_are_written_for_spark(query: str, spark: str) -> None:
+    assert spark_representation(query, "ns.v") == spark
+
+
+@pytest.mark.parametrize(
+    ("query", "construct"),
+    [
+        ("SELECT string_agg(s, ',') FROM t", "string_agg / group_concat"),
+        ("SELECT list(x) FROM t", "list / array_agg"),
+        ("SELECT arg_max(a, b) FROM t", "arg_max / max_by"),
+        ("SELECT len(tags) FROM t", "length / len"),
+        ("SELECT epoch_ms(ts) FROM t", "epoch_ms"),
+        ("SELECT date_diff('day', a, b) FROM t", "date_diff"),
+        ("SELECT my_macro(a) FROM t", "function my_macro()"),
+        ("SELECT list_sum([1, 2])", "function list_sum()"),
+        ("SELECT * EXCLUDE (a) FROM t", "EXCLUDE / REPLACE"),
+        ("SELECT a FROM t QUALIFY row_number() OVER () = 1", "QUALIFY"),
+        ("SELECT * FROM t USING SAMPLE 10%", "USING SAMPLE"),
+        ("SELECT a::HUGEINT FROM t", "INT128"),
+        ("SELECT a::TIMESTAMP FROM t", "TIMESTAMP"),
+        ("SELECT CAST(amount AS INT) FROM t", "rounds a fraction in DuckDB and truncates it in Spark"),
+        ("SELECT substring(s, 0, 2) FROM t", "substring"),
+    ],
+)
+def test_a_query_spark_reads_otherwise_is_refused_naming_the_construct(query: str, construct: str) -> None:
+    with pytest.raises(UnsupportedError) as refused:
+        spark_representation(query, "ns.v")
+    message = str(refused.value)
+    assert message.startswith("view ns.v: ") and construct in message
+    assert "TBLPROPERTIES ('iceduck.spark-representation' = 'false')" in message
+
+
+def test_the_spark_text_casts_each_column_to_the_schema_type() -> None:
+    assert spark_representation("SELECT avg(a) AS m, s FROM t", "v", [("m", "DOUBLE"), ("s", None)]) == (
+        "SELECT CAST(`_c0` AS DOUBLE) AS `m`, `_c1` AS `s` "
+        "FROM (SELECT AVG(a) AS m, s FROM t) AS `q`(`_c0`, `_c1`)"
+    )
+
+
+def test_spark_text_is_read_as_spark_computes_it() -> None:
+    duck = duckdb.connect()
+    duck.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, NULL), (1, NULL), (2, 5)) v(g, x)")
+    text = duckdb_text("SELECT g, collect_list(x) AS l, collect_set(x) AS s FROM t GROUP BY g", "spark", "v")
+    assert sorted(duck.execute(text).fetchall()) == [(1, [], []), (2, [5], [5])]  # Spark: [] for no values
+    text = duckdb_text("SELECT months_between(DATE '2024-03-17', DATE '2024-01-30') AS m", "spark", "v")
+    assert duck.execute(text).fetchone() == (1.58064516,)  # 2 - 13/31, rounded to 8 digits as Spark does
+    assert (
+        duckdb_text("SELECT count_if(g > 1) AS n FROM t", "trino", "v")
+        == "SELECT COUNT_IF(g > 1) AS n FROM t"
+    )
+
+
+def test_what_cannot_be_translated_is_named_with_its_dialect() -> None:
+    with pytest.raises(UnsupportedError, match=r"view v: the function frobnicate\(\) of its spark SQL"):
+        duckdb_text("SELECT frobnicate(a) FROM t", "spark", "v")
+    with pytest.raises(UnsupportedError, match="reads views written in duckdb, spark, trino, not hive"):
+        duckdb_text("SELECT 1", "hive", "v")
+    assert duckdb_text("SELECT anything_goes(1)", "duckdb", "v") == "SELECT anything_goes(1)"  # as written
+
+
+def test_a_name_led_by_the_catalog_is_read_in_it() -> None:
+    assert qualified("SELECT * FROM lake.ns.t", "lake", ("x",), []) == 'SELECT * FROM "lake"."ns"."t"'
+
+
+def test_names_are_qualified_by_the_default_namespace_and_catalog() -> None:
+    text = (
+        "WITH c AS (SELECT 1 AS a) SELECT * FROM c JOIN t USING (a) JOIN spark_catalog.x.y ON true "
+        "JOIN other.p FOR VERSION AS OF 3 ON true"
+    )
+    assert qualified(text, "lake", ("ns",), ["spark_catalog"]) == (
+        'WITH c AS (SELECT 1 AS a) SELECT * FROM c JOIN "lake"."ns"."t" USING (a) '
+        'JOIN "lake"."x"."y" ON true JOIN "lake"."other"."p" FOR VERSION AS OF 3 ON true'
+    )
