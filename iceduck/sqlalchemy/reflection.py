@@ -62,7 +62,8 @@ def catalog_views(connection: Connection, preparer: IdentifierPreparer, namespac
 
 def view_definition(connection: Connection, preparer: IdentifierPreparer, namespace: str, view: str) -> str:
     """An Iceberg view's query, as ``SHOW CREATE TABLE`` ends with it (after ``AS``)."""
-    statement = connection.exec_driver_sql(f"SHOW CREATE TABLE {quote_name(preparer, namespace, view)}").scalar()
+    shown = f"SHOW CREATE TABLE {quote_name(preparer, namespace, view)}"
+    statement = connection.exec_driver_sql(shown).scalar()
     return str(statement).split("\nAS\n", 1)[1].rstrip("\n")
 
 

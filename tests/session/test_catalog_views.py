@@ -235,6 +235,13 @@ def test_spark_and_trino_sql_is_transpiled_and_an_unknown_function_named(con: Co
         con.execute("SELECT * FROM ns.bad")
 
 
+def test_a_cycle_another_engine_left_is_refused_naming_it(con: Connection) -> None:
+    _register_view(con, "x", "spark", "SELECT n FROM y")
+    _register_view(con, "y", "spark", "SELECT n FROM x")
+    with pytest.raises(UserError, match=r"view ns.x refers to itself: ns.x -> ns.y -> ns.x"):
+        con.execute("SELECT * FROM ns.x")
+
+
 def test_views_spark_made_read_as_spark_answered(tmp_path: Path) -> None:
     """Each view of ``tests/fixtures/views`` (Spark 3.5 + Iceberg 1.10.2), registered over
     tables holding the rows Spark's did, answers Spark's rows."""
