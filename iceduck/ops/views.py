@@ -19,7 +19,11 @@ Spark wrote: ``tests/fixtures/views``):
   ``doc``), field ids from 0 as Spark numbers a view's schema;
 * properties: those given, ``comment`` for the view's ``COMMENT``, and Spark's
   ``spark.query-column-names`` (the query's own output names, before the column list renames
-  them); ``summary`` ``engine-name`` ``iceduck`` and ``engine-version``.
+  them); ``summary`` ``engine-name`` ``iceduck`` and ``engine-version``;
+* ``replace.drop-dialect.allowed`` = ``true`` unless the statement or the view says otherwise:
+  Spark writes only ``spark``, and Java's rule ("Cannot replace view due to loss of view
+  dialects") would keep every Spark job from replacing a view iceduck made; after Spark's
+  replace the ``duckdb`` text would be stale anyway, and iceduck reads the ``spark`` one.
 
 The query must run when the view is made (as Spark analyses it): it is qualified first as
 a reader will qualify it (:func:`iceduck.sql.view_sql.qualified`), so the session's own
@@ -42,6 +46,7 @@ from iceduck.spec.schema import Schema
 from iceduck.spec.types import IcebergType, NestedField, StructType
 from iceduck.spec.view_metadata import (
     COMMENT,
+    REPLACE_DROP_DIALECT_ALLOWED,
     ViewRepresentation,
     add_view_version,
     new_view,
@@ -100,8 +105,10 @@ def create_view(ctx: OpContext, stmt: CreateView) -> OpResult:
     )
     properties.update(version_properties)
     summary = _summary()
-    if exists:
-        base = catalog.load_view(identifier)
+    base = catalog.load_view(identifier) if exists else None
+    if base is None or REPLACE_DROP_DIALECT_ALLOWED not in base.metadata.properties:
+        properties.setdefault(REPLACE_DROP_DIALECT_ALLOWED, "true")
+    if base is not None:
         metadata = add_view_version(
             set_view_properties(base.metadata, properties, ()),
             schema, representations, default_namespace, None, summary, ctx.now_ms(),

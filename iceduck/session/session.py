@@ -26,6 +26,8 @@ Life of a query -- what ``SELECT count(*) FROM ns.t WHERE id = 5`` passes throug
    :func:`iceduck.scan.snapshots.resolve` picks the snapshot and the schema. A one-part
    name may instead read a DataFrame or Arrow object (registered, or a variable of the
    calling code), registered on the cursor (:mod:`iceduck.session.python_objects`).
+   A name that is no table but a view of the catalog is replaced by the view's query,
+   whose own tables go through steps 4-8 in turn (:mod:`iceduck.session.catalog_views`).
    DuckDB's catalog views and table functions (``information_schema.tables``,
    ``duckdb_columns()``...: :func:`iceduck.sql.introspection.system_refs`) read DuckDB's rows
    followed by the catalog's tables, registered as Arrow (:mod:`iceduck.session.introspection`).

@@ -5,9 +5,10 @@ The session hands every statement it runs to :func:`classify`. The leading keywo
 the text, so each statement is parsed by exactly one parser:
 
 * ``CREATE``, ``DROP``, ``ALTER``, ``INSERT``, ``DELETE``, ``UPDATE``, ``MERGE``...: the
-  DDL/DML grammar of :mod:`iceduck.sql.ddl` (loaded on first use, so a session that only
-  reads never loads it), giving a :mod:`iceduck.sql.statements` object;
-* ``SHOW TABLES|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
+  DDL/DML grammar of :mod:`iceduck.sql.ddl` (views': :mod:`iceduck.sql.ddl_views`), loaded
+  on first use, so a session that only reads never loads it, giving a
+  :mod:`iceduck.sql.statements` object;
+* ``SHOW TABLES|VIEWS|NAMESPACES [IN ns]``: a :class:`Show` (these list the Iceberg catalog,
   not DuckDB's, and sqlglot's DuckDB dialect cannot parse ``SHOW TABLES IN x``);
   ``SHOW CREATE TABLE t`` / ``SHOW TBLPROPERTIES t``: a :class:`~iceduck.sql.show.ShowTable`;
   Spark's ``DESCRIBE EXTENDED t``, ``SHOW COLUMNS FROM t``, ``SHOW PARTITIONS t``: a

@@ -21,7 +21,9 @@ session does: temporary tables, views, macros, settings. These statements run in
   (``SET iceduck.wap_id = 'x'``, Spark's ``spark.wap.id``): the session keeps those itself.
 
 A one-part name is the only kind a session object has: ``ns.t`` always names an
-Iceberg table.
+Iceberg table or view. ``CREATE VIEW v`` makes a session view only while no namespace is in
+use (else the catalog's view ``ns.v``, as a table's one-part name means), and ``CREATE
+TEMPORARY VIEW`` always (:mod:`iceduck.sql.view_statements`).
 """
 
 from __future__ import annotations

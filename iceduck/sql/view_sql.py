@@ -196,9 +196,12 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
         )
     tree = _parsed(sql, read, view)
     if read == "spark":
-        tree = tree.transform(_as_spark_means)
+        try:
+            tree = tree.transform(_as_spark_means)
+        except SqlglotUnsupported as e:
+            raise UnsupportedError(f"view {view}: its spark SQL cannot be translated to DuckDB's: {e}") from e
     for node in tree.walk():
-        if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc):
+        if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc) and node.name.lower() not in _INTRODUCED:
             raise UnsupportedError(
                 f"view {view}: the function {node.name}() of its {dialect} SQL has no DuckDB "
                 "translation iceduck knows"
@@ -209,11 +212,69 @@ def duckdb_text(sql: str, dialect: str, view: str) -> str:
         raise UnsupportedError(f"view {view}: its {dialect} SQL cannot be translated to DuckDB's: {e}") from e
 
 
+#: Spark's ``trunc`` / ``date_trunc`` units, as DuckDB's ``date_trunc`` names them
+_TRUNC_UNITS = {
+    "YEAR": "year", "YYYY": "year", "YY": "year", "QUARTER": "quarter", "MONTH": "month", "MON": "month",
+    "MM": "month", "WEEK": "week", "DAY": "day", "DD": "day", "HOUR": "hour", "MINUTE": "minute",
+    "SECOND": "second",
+}  # fmt: skip
+
+#: DuckDB functions :func:`_as_spark_means` writes
+_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid", "trunc"})
+
+#: Spark constructs sqlglot's DuckDB spelling reads otherwise, refused when a view is read
+_SPARK_UNREAD: dict[type[exp.Expr], str] = {
+    exp.ExplodeOuter: "explode_outer (DuckDB has no outer unnest)",
+    exp.PosexplodeOuter: "posexplode_outer (DuckDB has no outer unnest)",
+    exp.ArrayDistinct: "array_distinct (DuckDB's list_distinct does not keep the first-seen order)",
+    exp.Format: "format_string (Spark writes null for a NULL argument, DuckDB's printf gives NULL)",
+    exp.StrToUnix: "unix_timestamp (DuckDB's strptime takes text only, not a timestamp)",
+}
+
+
 def _as_spark_means(node: exp.Expr) -> exp.Expr:
     """``node`` of a Spark query as Spark computes it, where sqlglot's DuckDB spelling
     differs: ``collect_list`` / ``collect_set`` of no values is ``[]`` (DuckDB's list is
-    NULL); ``months_between`` is rounded to 8 digits unless told not to (``roundOff``)."""
+    NULL); ``months_between`` is rounded to 8 digits unless told not to (``roundOff``);
+    ``substring`` from position 0 starts at 1; a cast to an integer type truncates a fraction
+    (Spark's non-ANSI cast; DuckDB's rounds); ``min_by`` / ``max_by`` keep a NULL value
+    (DuckDB's ``arg_min_null``); ``get_json_object`` of
+    text that is no JSON is NULL; ``trunc`` units are DuckDB's. What has no such spelling
+    (:data:`_SPARK_UNREAD`, ``LATERAL VIEW OUTER``, ``split`` with a limit) is refused."""
+    for kind, what in _SPARK_UNREAD.items():
+        if isinstance(node, kind):
+            raise SqlglotUnsupported(what)
+    if isinstance(node, exp.Lateral) and node.args.get("outer"):
+        raise SqlglotUnsupported("LATERAL VIEW OUTER (sqlglot's DuckDB spelling drops empty arrays' rows)")
+    if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is not None:
+        raise SqlglotUnsupported("split with a limit")
     parent = node.parent
+    if isinstance(node, exp.Substring) and node.args.get("start") is not None:
+        start = node.args["start"]
+        if not (isinstance(start, exp.Literal) and start.is_int and int(start.name) != 0):
+            node = node.copy()
+            zero = exp.EQ(this=start.copy(), expression=exp.Literal.number(0))
+            node.set("start", exp.If(this=zero, true=exp.Literal.number(1), false=start.copy()))
+            return node
+    if isinstance(node, exp.Cast | exp.TryCast) and node.to.this in _INTEGRAL and not _truncated(node.this):
+        # Spark truncates a fraction (10.50 -> 10, '10.5' -> 10), DuckDB rounds: truncate first
+        exact = exp.TryCast(this=node.this.copy(), to=exp.DataType.build("DECIMAL(38, 10)"))
+        node = node.copy()
+        node.set("this", exp.Anonymous(this="trunc", expressions=[exact]))
+        return node
+    if isinstance(node, exp.ArgMin | exp.ArgMax):
+        name = "arg_min_null" if isinstance(node, exp.ArgMin) else "arg_max_null"
+        return exp.Anonymous(this=name, expressions=[node.this.copy(), node.expression.copy()])
+    if isinstance(node, exp.JSONExtractScalar | exp.JSONExtract) and not isinstance(parent, exp.If):
+        valid = exp.Anonymous(this="json_valid", expressions=[node.this.copy()])
+        return exp.If(this=valid, true=node.copy(), false=exp.Null())
+    if isinstance(node, exp.DateTrunc) and isinstance(node.args.get("unit"), exp.Literal | exp.Var):
+        unit = node.args["unit"].name.upper()
+        if unit not in _TRUNC_UNITS:
+            raise SqlglotUnsupported(f"trunc / date_trunc to {unit!r}")
+        node = node.copy()
+        node.set("unit", exp.Literal.string(_TRUNC_UNITS[unit]))
+        return node
     if _collected(node) and not isinstance(parent, exp.Window | exp.Filter | exp.Coalesce):
         return exp.Coalesce(this=node.copy(), expressions=[exp.Array()])
     if isinstance(node, exp.MonthsBetween) and not isinstance(parent, exp.Round):
@@ -221,6 +282,14 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
         if roundoff is None or roundoff.sql(dialect="spark").upper() != "FALSE":
             return exp.Round(this=node.copy(), decimals=exp.Literal.number(8))
     return node
+
+
+def _truncated(node: exp.Expr) -> bool:
+    """Whether a cast to an integer type of ``node`` needs no truncating first: an integer
+    literal, or what :func:`_as_spark_means` truncated already."""
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    return isinstance(node, exp.Anonymous) and node.name.lower() == "trunc"
 
 
 def _collected(node: exp.Expr) -> bool:

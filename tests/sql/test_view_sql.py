@@ -100,3 +100,42 @@ def test_names_are_qualified_by_the_default_namespace_and_catalog() -> None:
         'WITH c AS (SELECT 1 AS a) SELECT * FROM c JOIN "lake"."ns"."t" USING (a) '
         'JOIN "lake"."x"."y" ON true JOIN "lake"."other"."p" FOR VERSION AS OF 3 ON true'
     )
+
+
+def test_spark_functions_sqlglot_spells_otherwise_are_read_as_spark_computes_them() -> None:
+    duck = duckdb.connect()
+    query = (
+        "SELECT substring('ann', 0, 2) AS a, min_by(x, y) AS m, 'a-3' AS f, "
+        "get_json_object('not json', '$.a') AS j, get_json_object('{\"a\": 1}', '$.a') AS k, "
+        "trunc(DATE '2024-03-17', 'MM') AS t FROM (SELECT NULL AS x, 1 AS y UNION ALL SELECT 'n2', 2)"
+    )
+    (row,) = duck.execute(duckdb_text(query, "spark", "v")).fetchall()
+    assert row[:5] == ("an", None, "a-3", None, "1")  # Spark: 'an', NULL (min_by keeps it), NULL on bad JSON
+    assert str(row[5])[:10] == "2024-03-01"
+
+
+def test_a_spark_cast_to_an_integer_truncates_as_spark_does() -> None:
+    query = (
+        "SELECT CAST(d AS INT), CAST(s AS INT), CAST(f AS BIGINT), CAST(b AS INT), CAST('x' AS INT) "
+        "FROM (SELECT CAST(10.50 AS DECIMAL(10, 2)) AS d, '10.5' AS s, CAST(-10.7 AS DOUBLE) AS f, true AS b)"
+    )
+    assert duckdb.connect().execute(duckdb_text(query, "spark", "v")).fetchall() == [(10, 10, -10, 1, None)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "construct"),
+    [
+        ("SELECT explode_outer(arr) FROM t", "explode_outer"),
+        ("SELECT id, e FROM t LATERAL VIEW OUTER explode(arr) x AS e", "LATERAL VIEW OUTER"),
+        ("SELECT split(s, ',', 2) FROM t", "split with a limit"),
+        ("SELECT array_distinct(a) FROM t", "array_distinct"),
+        ("SELECT format_string('%s-%d', s, i) FROM t", "format_string"),
+        ("SELECT unix_timestamp(ts) FROM t", "unix_timestamp"),
+        ("SELECT trunc(d, 'XX') FROM t", "trunc / date_trunc to 'XX'"),
+    ],
+)
+def test_spark_constructs_without_a_duckdb_spelling_are_refused(sql: str, construct: str) -> None:
+    with pytest.raises(UnsupportedError) as refused:
+        duckdb_text(sql, "spark", "ns.v")
+    prefix = "view ns.v: its spark SQL cannot be translated to DuckDB's: "
+    assert str(refused.value).startswith(prefix + construct)
