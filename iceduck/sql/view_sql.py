@@ -220,7 +220,7 @@ _TRUNC_UNITS = {
 }  # fmt: skip
 
 #: DuckDB functions :func:`_as_spark_means` writes
-_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid", "trunc"})
+_INTRODUCED = frozenset({"arg_min_null", "arg_max_null", "json_valid", "trunc", "typeof"})
 
 #: Spark constructs sqlglot's DuckDB spelling reads otherwise, refused when a view is read
 _SPARK_UNREAD: dict[type[exp.Expr], str] = {
@@ -239,7 +239,8 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
     ``substring`` from position 0 starts at 1; a cast to an integer type truncates a fraction
     (Spark's non-ANSI cast; DuckDB's rounds); ``min_by`` / ``max_by`` keep a NULL value
     (DuckDB's ``arg_min_null``); ``get_json_object`` of
-    text that is no JSON is NULL; ``trunc`` units are DuckDB's. What has no such spelling
+    text that is no JSON is NULL; ``trunc`` units are DuckDB's; a cast of a timestamp with a
+    zone to text writes its local time. What has no such spelling
     (:data:`_SPARK_UNREAD`, ``LATERAL VIEW OUTER``, ``split`` with a limit) is refused."""
     for kind, what in _SPARK_UNREAD.items():
         if isinstance(node, kind):
@@ -262,6 +263,8 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
         node = node.copy()
         node.set("this", exp.Anonymous(this="trunc", expressions=[exact]))
         return node
+    if isinstance(node, exp.Cast | exp.TryCast) and node.to.this in _TEXT and not node.meta.get(_AS_SPARK):
+        return _as_spark_text(node)
     if isinstance(node, exp.ArgMin | exp.ArgMax):
         name = "arg_min_null" if isinstance(node, exp.ArgMin) else "arg_max_null"
         return exp.Anonymous(this=name, expressions=[node.this.copy(), node.expression.copy()])
@@ -282,6 +285,34 @@ def _as_spark_means(node: exp.Expr) -> exp.Expr:
         if roundoff is None or roundoff.sql(dialect="spark").upper() != "FALSE":
             return exp.Round(this=node.copy(), decimals=exp.Literal.number(8))
     return node
+
+
+#: text types: Spark writes a timestamp with a zone as its local time, DuckDB adds the offset
+_TEXT = frozenset({exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR})
+#: the meta key marking the casts :func:`_as_spark_text` wrote (not rewritten again)
+_AS_SPARK = "iceduck_as_spark"
+
+
+def _as_spark_text(node: exp.Cast | exp.TryCast) -> exp.Expr:
+    """A cast to text as Spark's: a timestamp with a zone is written as its local time in the
+    session's zone (``2024-01-01 10:00:00.5``), where DuckDB's cast appends the offset
+    (``+00``). The operand's type is known only when DuckDB binds the query, hence the
+    ``typeof`` test; the other branch is the cast as written. (A node replaced by
+    ``transform`` is not walked again, so the operand is translated here.)"""
+    value = node.this.transform(_as_spark_means)
+    if isinstance(value, exp.Literal) and value.is_string:
+        return node
+    local = exp.TryCast(this=value.copy(), to=exp.DataType.build("TIMESTAMP"))
+    as_local = exp.Cast(this=local, to=node.to.copy())
+    as_written = node.copy()
+    as_written.set("this", value.copy())
+    for cast in (as_local, as_written):
+        cast.meta[_AS_SPARK] = True
+    zoned = exp.EQ(
+        this=exp.Anonymous(this="typeof", expressions=[value.copy()]),
+        expression=exp.Literal.string("TIMESTAMP WITH TIME ZONE"),
+    )
+    return exp.If(this=zoned, true=as_local, false=as_written)
 
 
 def _truncated(node: exp.Expr) -> bool:

@@ -114,6 +114,25 @@ def test_spark_functions_sqlglot_spells_otherwise_are_read_as_spark_computes_the
     assert str(row[5])[:10] == "2024-03-01"
 
 
+def test_a_spark_cast_to_text_writes_a_zoned_timestamp_as_its_local_time() -> None:
+    """Spark's ``CAST(ts AS STRING)`` is ``2024-01-01 10:00:00.5``; DuckDB's cast of a
+    TIMESTAMPTZ appends ``+00``. Other types cast as written, the operand translated too."""
+    duck = duckdb.connect()
+    duck.execute("SET TimeZone = 'UTC'")
+    duck.execute(
+        "CREATE TABLE t AS SELECT TIMESTAMPTZ '2024-01-01 10:00:00.5+00' AS tz, 7 AS i, [1, 2] AS l, "
+        "DATE '2024-01-02' AS d, 10.75 AS x"
+    )
+    query = (
+        "SELECT CAST(tz AS STRING), CAST(i AS STRING), CAST(l AS STRING), CAST(d AS STRING), "
+        "CAST(CAST(x AS INT) AS STRING) FROM t"
+    )
+    assert duck.execute(duckdb_text(query, "spark", "v")).fetchall() == [
+        ("2024-01-01 10:00:00.5", "7", "[1, 2]", "2024-01-02", "10")
+    ]
+    assert duckdb_text("SELECT CAST('a' AS STRING)", "spark", "v") == "SELECT TRY_CAST('a' AS TEXT)"
+
+
 def test_a_spark_cast_to_an_integer_truncates_as_spark_does() -> None:
     query = (
         "SELECT CAST(d AS INT), CAST(s AS INT), CAST(f AS BIGINT), CAST(b AS INT), CAST('x' AS INT) "
