@@ -304,7 +304,8 @@ def reset_namespace(spark: Any, namespace: str) -> None:
     """``namespace`` exists and is empty (a kept warehouse may hold a previous run's)."""
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {CAT}.{namespace}")
     for row in spark.sql(f"SHOW VIEWS IN {CAT}.{namespace}").collect():
-        spark.sql(f"DROP VIEW {CAT}.{namespace}.`{row.viewName}`")
+        if not row.isTemporary:  # the run's one session lists other tests' temporary views too
+            spark.sql(f"DROP VIEW {CAT}.{namespace}.`{row.viewName}`")
     for row in spark.sql(f"SHOW TABLES IN {CAT}.{namespace}").collect():
         if not row.isTemporary:
             spark.sql(f"DROP TABLE {CAT}.{namespace}.`{row.tableName}` PURGE")
@@ -479,7 +480,7 @@ def test_listing_and_dropping_cross(shared: tuple[Any, Connection]) -> None:
     spark, con = shared
     spark.sql(f"CREATE VIEW {CAT}.{NS}.s_doomed AS SELECT 1 AS one")
     con.execute(f"CREATE VIEW {NS}.d_doomed AS SELECT 1 AS one")
-    spark_names = {r.viewName for r in spark.sql(f"SHOW VIEWS IN {CAT}.{NS}").collect()}
+    spark_names = {r.viewName for r in spark.sql(f"SHOW VIEWS IN {CAT}.{NS}").collect() if not r.isTemporary}
     assert {"s_doomed", "d_doomed", *SPARK_VIEWS} <= spark_names
     cur = con.execute(f"SHOW VIEWS IN {NS}")
     iceduck_names = {value for row in cur.fetchall() for value in row if isinstance(value, str)}
