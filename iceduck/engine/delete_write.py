@@ -10,6 +10,10 @@
   order id. ``referenced_data_file`` is set when every delete is for one data file
   ("Position delete metadata can use ``referenced_data_file`` when all deletes tracked by
   the entry are in a single data file").
+* equality deletes (v2 and v3): Parquet files of the equality fields' columns with the
+  table's field ids, written as data files are (:func:`iceduck.engine.write.write_data_files`:
+  one or more files per partition of the spec given, metrics per the table's metrics
+  config, as Java's equality delete writer keeps them), with ``equality_ids`` set.
 * v3: one Puffin file of ``deletion-vector-v1`` blobs, one per data file, one manifest
   entry per blob with ``content_offset``/``content_size_in_bytes`` = the blob's
   offset/length and ``record_count`` = its cardinality, no column metrics (as Java).
@@ -25,7 +29,8 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -33,7 +38,7 @@ import pyarrow.parquet as pq
 
 from iceduck.engine.spool import Placement
 from iceduck.engine.types import quote_string
-from iceduck.engine.write import parquet_codec
+from iceduck.engine.write import FileTarget, parquet_codec, write_data_files
 from iceduck.errors import ValidationError
 from iceduck.formats.parquet_metrics import file_metrics
 from iceduck.formats.puffin import write_deletion_vectors
@@ -180,3 +185,24 @@ def write_deletion_vector_file(
             )
         )
     return out
+
+
+def write_equality_deletes(
+    con: Duck, keys_sql: str, target: FileTarget, equality_ids: Sequence[int], *, params: Any = None
+) -> list[DataFile]:
+    """Write the rows of ``keys_sql`` (``target.schema``'s top-level columns: the equality
+    fields and the structs holding them) as equality delete files partitioned by
+    ``target.spec``; their manifest entries.
+
+    Spec, "Equality Delete Files": "The data file's [...] columns" of an equality delete
+    "must contain the equality fields" and a row is deleted when "the values are equal"
+    for all of them. The spec's partition source columns must be among ``target.schema``'s
+    (a key then lies in exactly one partition): the caller checks it.
+    """
+    ids = list(equality_ids)
+    if not ids:
+        raise ValidationError("an equality delete file needs at least one equality field")
+    files = write_data_files(con, keys_sql, target, params=params)
+    return [
+        replace(f, content=FileContent.EQUALITY_DELETES, equality_ids=ids, sort_order_id=None) for f in files
+    ]

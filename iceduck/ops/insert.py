@@ -59,6 +59,7 @@ from iceduck.ops.rows import (
     run_sql,
 )
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, file_target
+from iceduck.ops.upsert import upsert, upsert_enabled
 from iceduck.ops.wap import write_target
 from iceduck.scan.tasks import FileScanTask
 from iceduck.spec import properties as props
@@ -151,6 +152,9 @@ def insert(ctx: OpContext, stmt: Insert) -> OpResult:
     )
     if stmt.overwrite and stmt.static_partition:
         return _static_overwrite(ctx, target, stmt, select)
+    if stmt.replace or (not stmt.overwrite and upsert_enabled(metadata)):
+        how = "INSERT OR REPLACE" if stmt.replace else f"INSERT with {props.UPSERT_ENABLED}=true"
+        return upsert(ctx, target, select, how)
     with WrittenFiles() as written:
         files = written.add(
             write_data_files(

@@ -113,6 +113,9 @@ ROW_LEVEL_MODE_DEFAULT = COPY_ON_WRITE
 DELETE_ISOLATION_LEVEL = "write.delete.isolation-level"
 UPDATE_ISOLATION_LEVEL = "write.update.isolation-level"
 MERGE_ISOLATION_LEVEL = "write.merge.isolation-level"
+#: Flink's ``write.upsert.enabled`` (``FlinkWriteOptions.WRITE_UPSERT_ENABLED``): an INSERT
+#: replaces the rows with the same identifier fields, written as equality deletes
+UPSERT_ENABLED = "write.upsert.enabled"
 ISOLATION_LEVEL_DEFAULT = "serializable"
 #: Java's ``IsolationLevel`` (``fromName`` upper-cases)
 ISOLATION_LEVELS = ("serializable", "snapshot")
@@ -353,6 +356,7 @@ CHECKS: dict[str, Check] = {
     DELETE_ISOLATION_LEVEL: _choice(ISOLATION_LEVELS),
     UPDATE_ISOLATION_LEVEL: _choice(ISOLATION_LEVELS),
     MERGE_ISOLATION_LEVEL: _choice(ISOLATION_LEVELS),
+    UPSERT_ENABLED: _boolean,
     COMMIT_NUM_RETRIES: _NON_NEGATIVE_INT,  # Java's validateCommitProperties
     COMMIT_MIN_RETRY_WAIT_MS: _NON_NEGATIVE_INT,
     COMMIT_MAX_RETRY_WAIT_MS: _NON_NEGATIVE_INT,

@@ -8,7 +8,7 @@ manifest, and schemas are shared by every scan of a table.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from iceduck.errors import NotFoundError
 from iceduck.spec.column_names import sql_names
@@ -129,6 +129,26 @@ class Schema:
                 return True
             parent = self._parents.get(parent)
         return False
+
+
+def select_fields(schema: Schema, field_ids: tuple[int, ...]) -> Schema:
+    """The schema of only ``field_ids`` and the structs that hold them, in the schema's
+    order (Java's ``TypeUtil.select``): the columns of an equality delete file, whose
+    "schema [...] must contain the equality fields" with the table's field ids."""
+    wanted = set(field_ids)
+
+    def keep(fields: tuple[NestedField, ...]) -> tuple[NestedField, ...]:
+        out = []
+        for f in fields:
+            if f.field_id in wanted:
+                out.append(f)
+            elif isinstance(f.field_type, StructType):
+                inner = keep(f.field_type.fields)
+                if inner:
+                    out.append(replace(f, field_type=StructType(inner)))
+        return tuple(out)
+
+    return Schema(keep(schema.fields), schema.schema_id, tuple(field_ids))
 
 
 def _walk(

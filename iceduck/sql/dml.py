@@ -6,7 +6,7 @@ DuckDB to run later; a WHERE or ON condition is a
 :class:`~iceduck.sql.condition.Condition`, which also carries its parsed tree.
 Grammar (Spark's and DuckDB's spellings)::
 
-    INSERT (INTO | OVERWRITE) [TABLE] t [PARTITION (c = v, ...)] [(col, ...)]
+    INSERT [OR REPLACE] (INTO | OVERWRITE) [TABLE] t [PARTITION (c = v, ...)] [(col, ...)]
         [BY NAME | BY POSITION] <query | VALUES ...>
     DELETE FROM t [[AS] a] [WHERE cond]             TRUNCATE [TABLE] t
     UPDATE t [[AS] a] SET path = expr, ... [FROM relations] [WHERE cond]
@@ -53,9 +53,15 @@ _CLAUSE_WORDS = frozenset({"WHERE", "SET", "FROM", "USING", "ON", "RETURNING", "
 
 
 def insert(c: Cursor) -> Insert:
+    replace = c.accept("OR", "REPLACE")
     if c.word() == "OR":
-        raise UnsupportedError(f"INSERT OR {c.word(1)} is not supported: Iceberg tables have no keys")
+        raise UnsupportedError(
+            f"INSERT OR {c.word(1)} is not supported: INSERT OR REPLACE replaces rows by the "
+            "table's identifier fields"
+        )
     overwrite = c.accept("OVERWRITE")
+    if replace and overwrite:
+        raise UserError("INSERT OR REPLACE cannot OVERWRITE: it replaces rows by key")
     if not overwrite:
         c.expect("INTO")
     c.accept("TABLE")
@@ -78,7 +84,7 @@ def insert(c: Cursor) -> Insert:
     if by_name and columns is not None:
         raise UserError("INSERT ... BY NAME takes the columns from the query: do not list them")
     query = _query(c)
-    return Insert(name, query, columns, overwrite, static, by_name)
+    return Insert(name, query, columns, overwrite, static, by_name, replace)
 
 
 def _partition_clause(c: Cursor) -> dict[str, str] | None:
@@ -117,7 +123,12 @@ def _query(c: Cursor) -> str:
         depth += token_type in (TokenType.L_PAREN, TokenType.L_BRACKET)
         depth -= token_type in (TokenType.R_PAREN, TokenType.R_BRACKET)
         word = c.word(k - c.i)
-        if depth == 0 and (word == "RETURNING" or (word == "ON" and c.word(k - c.i + 1) == "CONFLICT")):
+        if depth == 0 and word == "ON" and c.word(k - c.i + 1) == "CONFLICT":
+            raise UnsupportedError(
+                "INSERT ... ON CONFLICT is not supported: INSERT OR REPLACE INTO replaces rows "
+                "by the table's identifier fields"
+            )
+        if depth == 0 and word == "RETURNING":
             raise UnsupportedError(f"INSERT ... {word} is not supported")
     if c.at("VALUES") and c.peek(1) is None:
         c.next()

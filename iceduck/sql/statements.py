@@ -157,7 +157,8 @@ class Insert:
     null). ``static_partition`` maps the columns named in ``PARTITION (c = v, ...)`` to
     DuckDB SQL text of their values; with ``overwrite`` and no static partition the
     overwrite is dynamic (replaces the partitions the rows fall in). ``by_name`` is
-    DuckDB's ``INSERT INTO t BY NAME``.
+    DuckDB's ``INSERT INTO t BY NAME``. ``replace`` is ``INSERT OR REPLACE INTO``: an
+    upsert by the table's identifier fields (:mod:`iceduck.ops.upsert`).
     """
 
     name: Name
@@ -166,6 +167,7 @@ class Insert:
     overwrite: bool = False
     static_partition: dict[str, str] | None = field(default=None, hash=False)
     by_name: bool = False
+    replace: bool = False
 
 
 @dataclass(frozen=True)
