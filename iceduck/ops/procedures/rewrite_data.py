@@ -81,7 +81,7 @@ from iceduck.scan.compaction import (
 )
 from iceduck.scan.tasks import FileScanTask, ScanPlan
 from iceduck.spec import properties as props
-from iceduck.spec.manifest import DataFile
+from iceduck.spec.manifest import DataFile, FileContent, ManifestContent
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation
 from iceduck.spec.sort import UNSORTED, SortOrder
@@ -178,9 +178,11 @@ def rewrite_data_files(ctx: OpContext, args: Arguments) -> Rows:
     outcome.total_bytes = sum(g.size_bytes for g in groups)
     batches = _batches(groups, max_commits if partial else 1)
     failures: list[CommitConflictError] = []
-    for batch in batches:
+    dangling = _dangling_equality_deletes(ctx, target, plan)
+    for n, batch in enumerate(batches):
         try:
-            _rewrite_batch(ctx, target, plan, batch, chosen, settings, sequence, outcome)
+            extra = dangling if n == 0 else []
+            _rewrite_batch(ctx, target, plan, batch, chosen, settings, sequence, outcome, extra)
         except CommitConflictError as e:
             if not partial:
                 raise
@@ -249,6 +251,29 @@ def _layout(args: Arguments, schema: Schema, table_order: SortOrder, known: Sequ
     return Layout(sort_order=same[0] if same else order)
 
 
+def _dangling_equality_deletes(ctx: OpContext, target: WriteTarget, plan: ScanPlan) -> list[str]:
+    """Equality delete files of the snapshot read that apply to no live data file (``plan``
+    covers them all): no data file of their partition has a smaller data sequence number
+    (spec: an equality delete applies only when "the data file's data sequence number is
+    strictly less than the delete's"), or none may hold their keys by its bounds -- as an
+    upsert of new keys leaves them. They delete nothing, and never will: a file added later
+    gets a larger sequence number. Java drops them with ``remove-dangling-deletes``;
+    iceduck in the compaction's commit, so a compacted table keeps none."""
+    metadata = target.table.metadata
+    snapshot = metadata.snapshot_by_id(plan.snapshot_id) if plan.snapshot_id is not None else None
+    if snapshot is None:
+        return []
+    applying = {d.path for t in plan.tasks for d in t.equality_deletes}
+    specs = metadata.specs_by_id()
+    found: list[str] = []
+    for m in ctx.manifests.snapshot_manifests(snapshot, metadata.format_version):
+        if m.content is ManifestContent.DELETES:
+            for d in ctx.manifests.parsed_manifest(m, specs).deletes:
+                if d.content is FileContent.EQUALITY_DELETES and d.path not in applying:
+                    found.append(d.path)
+    return list(dict.fromkeys(found))
+
+
 def _positive(options: Mapping[str, str], name: str, default: int) -> int:
     value = long_option(options, name, default)
     if value <= 0:
@@ -272,12 +297,14 @@ def _rewrite_batch(
     settings: BinPackSettings,
     sequence_number: int | None,
     outcome: Outcome,
+    dangling: Sequence[str] = (),
 ) -> None:
-    """Rewrite ``groups`` and commit them as one ``replace`` snapshot."""
+    """Rewrite ``groups`` and commit them as one ``replace`` snapshot; it also drops the
+    ``dangling`` delete files."""
     metadata = target.table.metadata
     tasks = [t for g in groups for t in g.tasks]
     rewritten = {t.path for t in tasks}
-    removed_deletes = dead_delete_files(plan.tasks, rewritten)
+    removed_deletes = [*dead_delete_files(plan.tasks, rewritten), *dangling]
     base = file_target(metadata)
     lineage = has_lineage(metadata)
     with WrittenFiles() as written:
