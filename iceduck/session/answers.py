@@ -82,6 +82,12 @@ def explain(
     return Result(StatementRows(duck), keyword + sql, scans_of(sources))
 
 
+def lines(duck: Duck, text: str, column: str, values: list[str]) -> Result:
+    """A statement answered by lines of text, one column ``column`` (``EXPLAIN`` of a write)."""
+    queries.select_lists(duck, {column: values})
+    return Result(StatementRows(duck), text)
+
+
 def describe_table(duck: Duck, sql: str, source: Source) -> Result:
     """``DESCRIBE ns.t``: the columns of the schema read (:mod:`iceduck.sql.describe`),
     typed as DuckDB reads them (its DESCRIBE of the scan); of a metadata table, which

@@ -145,7 +145,7 @@ from iceduck.sql.rewrite import quote_identifier, rewrite
 from iceduck.sql.session_statements import Setting, WrittenTable
 from iceduck.sql.show import ShowTable
 from iceduck.sql.spark_describe import TableInfo
-from iceduck.sql.statements import WriteStatement
+from iceduck.sql.statements import ExplainWrite, WriteStatement
 from iceduck.sql.table_parameters import bind_tables
 from iceduck.sql.transaction import TransactionStatement
 from iceduck.txn.transaction import Transaction
@@ -538,6 +538,15 @@ class Session:
         objects.release()  # the statement is done: keep no user object alive
         return Result(StatementRows(duck), text, written=written)
 
+    def _explain_write(
+        self, duck: Duck, text: str, statement: ExplainWrite, params: Any, objects: StatementObjects
+    ) -> Result:
+        """``EXPLAIN INSERT|DELETE|UPDATE|MERGE``: the write it would do (nothing is written)."""
+        from iceduck.ops.explain_write import explain_write
+
+        lines = explain_write(self.op_context(duck, params, objects), statement.statement)
+        return answers.lines(duck, text, "explain", lines)
+
     def _query_statement(
         self, duck: Duck, text: str, statement: Statement, params: Any, objects: StatementObjects
     ) -> Result:
@@ -928,6 +937,7 @@ _BY_KIND: dict[type, Handler] = {
     Detach: Session._attach,
     TransactionStatement: Session._transaction,
     CallStatement: Session._call,
+    ExplainWrite: Session._explain_write,
     **{kind: Session._write_statement for kind in get_args(WriteStatement)},
     Statement: Session._query_statement,
 }

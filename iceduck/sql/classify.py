@@ -24,6 +24,8 @@ the text, so each statement is parsed by exactly one parser:
 * ``BEGIN``, ``COMMIT``, ``ROLLBACK`` and their spellings: a
   :class:`~iceduck.sql.transaction.TransactionStatement` (the session opens and ends
   transactions before anything else reads the text);
+* ``EXPLAIN INSERT|DELETE|UPDATE|MERGE ...``: an
+  :class:`~iceduck.sql.statements.ExplainWrite` of the write statement, read as above;
 * anything else: sqlglot (:func:`iceduck.sql.parse.parse_statement`), giving a
   :class:`~iceduck.sql.parse.Statement` -- a query, ``EXPLAIN`` of one, or ``DESCRIBE``
   (read by :func:`iceduck.sql.describe.parse_describe`, which knows a described table);
@@ -58,7 +60,7 @@ from iceduck.sql.parse import (
 )
 from iceduck.sql.show import ShowTable, parse_show_table, unsupported_show
 from iceduck.sql.spark_describe import TableInfo, parse_table_info
-from iceduck.sql.statements import WriteStatement
+from iceduck.sql.statements import Delete, ExplainWrite, Insert, Merge, Update, WriteStatement
 from iceduck.sql.syntax import unknown_statement
 from iceduck.sql.transaction import TransactionStatement, parse_transaction
 
@@ -68,6 +70,13 @@ RUNNABLE_KINDS = QUERY_KINDS | {"DESCRIBE"}
 #: leading keywords of the write statements :mod:`iceduck.sql.ddl` reads
 WRITE_KEYWORDS = frozenset(
     {"CREATE", "REPLACE", "DROP", "ALTER", "INSERT", "DELETE", "UPDATE", "MERGE", "TRUNCATE"}
+)
+
+
+#: ``EXPLAIN`` of a row-level write (comments before it are skipped by ``leading_word``)
+_EXPLAINED_WRITE = re.compile(
+    r"\s*(?:(?:--[^\n]*\n|/\*.*?\*/)\s*)*EXPLAIN\s+(?=(?P<kind>INSERT|DELETE|UPDATE|MERGE)\b)",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -91,7 +100,7 @@ class Use:
 #: what a statement the session runs is
 Classified = (
     Statement | Show | ShowTable | Use | CallStatement | WriteStatement | TransactionStatement
-    | Attach | Detach | ShowTables | TableInfo
+    | Attach | Detach | ShowTables | TableInfo | ExplainWrite
 )  # fmt: skip
 
 
@@ -118,6 +127,13 @@ def classify(text: str) -> Classified:
         from iceduck.sql.ddl import parse_write_statement  # the DDL/DML grammar loads on first use
 
         return parse_write_statement(text, keyword)
+    explained = _EXPLAINED_WRITE.match(text) if keyword == "EXPLAIN" else None
+    if explained is not None:
+        from iceduck.sql.ddl import parse_write_statement
+
+        inner = parse_write_statement(text[explained.end() :], explained["kind"].upper())
+        assert isinstance(inner, Insert | Delete | Update | Merge)  # the grammar of each keyword
+        return ExplainWrite(inner)
     if keyword == "WITH":
         from iceduck.sql.ddl import refuse_write_after_with
 

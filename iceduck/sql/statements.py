@@ -409,3 +409,11 @@ WriteStatement = (
     | RenameView
     | DropCatalogView
 )
+
+
+@dataclass(frozen=True)
+class ExplainWrite:
+    """``EXPLAIN INSERT|DELETE|UPDATE|MERGE ...``: which write the statement would do
+    (append, upsert, overwrite, copy-on-write or merge-on-read), without doing it."""
+
+    statement: Insert | Delete | Update | Merge

@@ -21,7 +21,7 @@ from iceduck.sql.condition import Condition
 from iceduck.sql.parse import Statement
 from iceduck.sql.qualifiers import requalify_condition
 from iceduck.sql.spark_describe import COLUMNS, EXTENDED, PARTITIONS, TableInfo
-from iceduck.sql.statements import CreateNamespace, Delete, Insert, Merge, Update
+from iceduck.sql.statements import CreateNamespace, Delete, ExplainWrite, Insert, Merge, Update
 from iceduck.sql.transaction import TransactionStatement
 
 T = TypeVar("T")
@@ -133,8 +133,11 @@ def test_explain_and_describe_are_read_by_sqlglot() -> None:
     assert isinstance(explained, Statement) and (explained.explain, explained.analyze) == (True, True)
     described = classify("DESCRIBE ns.t")
     assert isinstance(described, Statement) and described.kind == "DESCRIBE"
-    with pytest.raises(UnsupportedError, match=r"^EXPLAIN INSERT is not supported yet: only queries"):
-        classify("EXPLAIN INSERT INTO ns.t VALUES (1)")
+    explained_write = classify("EXPLAIN INSERT OR REPLACE INTO ns.t VALUES (1)")
+    assert isinstance(explained_write, ExplainWrite)
+    assert explained_write.statement == Insert(("ns", "t"), "VALUES (1)", replace=True)
+    with pytest.raises(UnsupportedError, match=r"^EXPLAIN CREATE TABLE is not supported yet: only queries"):
+        classify("EXPLAIN CREATE TABLE ns.t (a int)")
 
 
 def test_call_is_read_as_a_procedure_call() -> None:

@@ -36,6 +36,11 @@ def test_insert_values_keeps_placeholders_numbered() -> None:
         ("INSERT INTO db.t SELECT * FROM src", Insert(T, "SELECT * FROM src")),
         ("INSERT INTO TABLE db.t (a, `b c`) VALUES (1, 2)", Insert(T, "VALUES (1, 2)", ("a", "b c"))),
         ("INSERT INTO db.t (SELECT 1)", Insert(T, "(SELECT 1)")),
+        ("INSERT OR REPLACE INTO db.t VALUES (1)", Insert(T, "VALUES (1)", replace=True)),
+        (
+            "insert or replace into db.t by name select 1 as a",
+            Insert(T, "select 1 as a", by_name=True, replace=True),
+        ),
         (
             "INSERT INTO db.t ((SELECT 1) UNION ALL (SELECT 2))",
             Insert(T, "((SELECT 1) UNION ALL (SELECT 2))"),
@@ -180,7 +185,8 @@ def test_merge_duckdb_form_and_plain_source() -> None:
         ("INSERT INTO db.t", UserError, "a query or VALUES"),
         ("INSERT INTO db.t (a, a) VALUES (1, 2)", UserError, "listed twice"),
         ("INSERT INTO db.t (a) BY NAME SELECT 1", UserError, "BY NAME"),
-        ("INSERT OR REPLACE INTO db.t VALUES (1)", UnsupportedError, "INSERT OR REPLACE"),
+        ("INSERT OR IGNORE INTO db.t VALUES (1)", UnsupportedError, "INSERT OR REPLACE replaces rows"),
+        ("INSERT OR REPLACE OVERWRITE db.t VALUES (1)", UserError, "cannot OVERWRITE"),
         ("INSERT INTO db.t DEFAULT VALUES", UnsupportedError, "DEFAULT VALUES"),
         ("INSERT INTO db.t VALUES (1) RETURNING *", UnsupportedError, "RETURNING"),
         ("INSERT INTO db.t VALUES (1) ON CONFLICT DO NOTHING", UnsupportedError, "ON"),
