@@ -71,7 +71,11 @@ def has_lineage(metadata: TableMetadata) -> bool:
 
 
 def plan_target(ctx: OpContext, target: WriteTarget, row_filter: BooleanExpression = MATCH_ALL) -> ScanPlan:
-    """The scan of the branch head with the table's current schema (writes always use it)."""
+    """The scan of the branch head with the table's current schema (writes always use it).
+
+    Its tasks list every delete file of their data files, also those that cannot delete a
+    row the filter matches (``whole_files``): a copy-on-write rewrite copies a file's other
+    rows, which those deletes may remove."""
     metadata = target.table.metadata
     return plan_scan(
         metadata,
@@ -80,6 +84,7 @@ def plan_target(ctx: OpContext, target: WriteTarget, row_filter: BooleanExpressi
         row_filter=row_filter,
         cache=ctx.manifests,
         field_ids_of=field_ids_reader(ctx.duck, ctx.layouts, name_mapping(metadata)),
+        whole_files=True,
     )
 
 

@@ -151,8 +151,11 @@ class _Planner:
         case_sensitive: bool,
         cache: ManifestCache,
         trust: MetricsTrust,
+        whole_files: bool = False,
     ) -> None:
         self.metadata = metadata
+        #: list every delete file of a kept data file (:func:`plan_scan`'s ``whole_files``)
+        self.whole_files = whole_files
         self.trust = trust
         self.schema = schema
         self.bound = bound
@@ -243,6 +246,8 @@ class _Planner:
         if self.match_all:
             return pairs
         residual_of = self.spec_filter(cm.spec_id, cm.path).residual
+        if self.whole_files:  # the partition test matches the data files': kept
+            return [(d, f) for d, f in pairs if residual_of(d.partition) is not None]
         metrics = self.metrics
         assert metrics is not None
         return [(d, f) for d, f in pairs if residual_of(d.partition) is not None and metrics(f)]
@@ -374,6 +379,7 @@ def plan_scan(
     case_sensitive: bool = True,
     cache: ManifestCache | None = None,
     field_ids_of: FieldIdsOf | None = None,
+    whole_files: bool = False,
 ) -> ScanPlan:
     """Plan a scan of ``snapshot`` (default: the current one; None: an empty scan).
 
@@ -389,6 +395,12 @@ def plan_scan(
     mapping): on a table with ``schema.name-mapping.default`` a file's metrics prune only
     for the fields it provides (:mod:`iceduck.scan.trusted_metrics`); without it, no metric
     of such a table prunes.
+
+    ``whole_files``: the caller reads every row of the files kept, not only those matching
+    ``row_filter`` (a copy-on-write rewrite keeps a file's other rows). Each task then lists
+    every delete file that applies to it: an equality delete whose key bounds exclude the
+    filter cannot delete a *matching* row, so a query's plan leaves it out, but it still
+    deletes rows the rewrite would otherwise copy back.
     """
     if snapshot is CURRENT:
         snapshot = metadata.current_snapshot()
@@ -399,13 +411,14 @@ def plan_scan(
     if snapshot is None:
         return ScanPlan(schema, None, (), bind(schema, row_filter, case_sensitive), ScanStats(), mapping)
     if cache is None:
-        return _plan(metadata, snapshot, schema, row_filter, case_sensitive, ManifestCache(), field_ids_of)
-    key = plan_key(
-        metadata, snapshot, schema, row_filter, case_sensitive, mapping, field_ids_of is not None
-    )
+        cache = ManifestCache()
+        return _plan(metadata, snapshot, schema, row_filter, case_sensitive, cache, field_ids_of, whole_files)
+    key = plan_key(metadata, snapshot, schema, row_filter, case_sensitive, mapping, field_ids_of is not None)
     return cache.plan(
-        key,
-        lambda: _plan(metadata, snapshot, schema, row_filter, case_sensitive, cache, field_ids_of),
+        (*key, whole_files),
+        lambda: _plan(
+            metadata, snapshot, schema, row_filter, case_sensitive, cache, field_ids_of, whole_files
+        ),
         _plan_weight,
     )
 
@@ -425,13 +438,12 @@ def _plan(
     case_sensitive: bool,
     cache: ManifestCache,
     field_ids_of: FieldIdsOf | None,
+    whole_files: bool = False,
 ) -> ScanPlan:
     """The plan of one snapshot, made from the manifest index (see :func:`plan_scan`)."""
     bound = bind(schema, row_filter, case_sensitive)
     mapping = name_mapping(metadata)
     trust = MetricsTrust(mapping is not None, field_ids_of)
-    planner = _Planner(metadata, schema, bound, case_sensitive, cache, trust)
+    planner = _Planner(metadata, schema, bound, case_sensitive, cache, trust, whole_files)
     tasks = planner.plan(snapshot)
-    return ScanPlan(
-        schema, snapshot.snapshot_id, tasks, bound, planner.counters.stats(len(tasks)), mapping
-    )
+    return ScanPlan(schema, snapshot.snapshot_id, tasks, bound, planner.counters.stats(len(tasks)), mapping)
