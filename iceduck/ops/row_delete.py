@@ -8,6 +8,9 @@ files are located through DuckDB (:func:`iceduck.ops.rows.find_matches`) and rem
 ``write.delete.mode`` says (:mod:`iceduck.ops.row_changes`). ``rowcount`` is the number
 of rows deleted.
 
+On a table with identifier fields and ``write.upsert.enabled=true``, a condition on the
+key alone is written as equality deletes instead (:mod:`iceduck.ops.key_delete`).
+
 ``write.delete.isolation-level`` (default ``serializable``, as Spark) decides whether a
 data file another writer appended meanwhile that may hold rows matching the condition
 makes the commit fail: under serializable it does, since the statement did not see (and
@@ -19,6 +22,7 @@ from __future__ import annotations
 from iceduck.engine.queries import registered
 from iceduck.ops.context import OpContext, OpResult
 from iceduck.ops.context import rows as row_count
+from iceduck.ops.key_delete import delete_by_key, key_delete_query
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import find_matches
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
@@ -35,6 +39,9 @@ def delete(ctx: OpContext, stmt: Delete) -> OpResult:
     if stmt.alias is None:  # db.t.k, iceduck.db.t.k name the target's columns too
         names = table_qualifiers(ctx.catalog.name, target_parts(target), stmt.name)
         stmt = requalify_delete(stmt, names, alias)
+    by_key = key_delete_query(ctx, target, stmt, alias)
+    if by_key is not None:  # an upsert table: equality deletes (:mod:`iceduck.ops.key_delete`)
+        return delete_by_key(ctx, target, by_key)
     mode = row_level_mode(target.table.metadata, props.DELETE_MODE)
     isolation = isolation_level(target.table.metadata, props.DELETE_ISOLATION_LEVEL)
     matches = find_matches(ctx, target, stmt.where, alias)

@@ -57,7 +57,7 @@ from iceduck.ops.context import rows as row_count
 from iceduck.ops.rows import branch_snapshot, params_for, run_sql
 from iceduck.ops.snapshot_commit import WrittenFiles, commit_changes, data_location, file_target
 from iceduck.spec import properties as props
-from iceduck.spec.manifest import ManifestContent
+from iceduck.spec.manifest import DataFile, ManifestContent
 from iceduck.spec.partition import PartitionSpec
 from iceduck.spec.schema import Schema, select_fields
 from iceduck.spec.snapshot import Operation
@@ -95,6 +95,21 @@ def delete_specs(ctx: OpContext, target: WriteTarget, key: tuple[int, ...], how:
     """The partition specs equality deletes are written with: the current spec and every
     spec live data files were written with (from the manifest list: no manifest is read).
     Each must partition by key columns only, or the delete of a key could miss its row."""
+    specs, problem = _delete_specs(ctx, target, key)
+    if problem is not None:
+        raise ValidationError(f"{how}: {problem}")
+    return specs
+
+
+def key_deletes_possible(ctx: OpContext, target: WriteTarget, key: tuple[int, ...]) -> bool:
+    """Whether deletes by ``key`` can be equality deletes (every spec in use partitions by
+    key columns only)."""
+    return _delete_specs(ctx, target, key)[1] is None
+
+
+def _delete_specs(
+    ctx: OpContext, target: WriteTarget, key: tuple[int, ...]
+) -> tuple[list[PartitionSpec], str | None]:
     metadata = target.table.metadata
     wanted = {metadata.default_spec_id}
     snapshot = branch_snapshot(target)
@@ -109,15 +124,15 @@ def delete_specs(ctx: OpContext, target: WriteTarget, key: tuple[int, ...], how:
         for pf in spec.fields:
             if not pf.transform.is_void and pf.source_id not in key:
                 source = metadata.schema().column_name(pf.source_id) or f"field {pf.source_id}"
-                raise ValidationError(
-                    f"{how}: table {target.identifier} is partitioned by {pf.name} (of column "
+                return [], (
+                    f"table {target.identifier} is partitioned by {pf.name} (of column "
                     f"{source}, spec {spec_id}), which is not an identifier field: the equality "
                     "delete of a key applies only in its own partition, so a row whose key moved "
                     "partition would be kept twice; make the partition source columns identifier "
                     "fields (as Flink's upsert requires)"
                 )
         out.append(spec)
-    return out
+    return out, None
 
 
 def _key_value(f: NestedField, ref: str) -> str:
@@ -151,6 +166,23 @@ def last_per_key_sql(schema: Schema, key: tuple[int, ...], table: str) -> str:
     return f"SELECT * FROM {table} QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rowid DESC) = 1"
 
 
+def write_key_deletes(
+    ctx: OpContext, target: WriteTarget, specs: list[PartitionSpec], key: tuple[int, ...], relation: str
+) -> list[DataFile]:
+    """Equality delete files of the keys of ``relation`` (rows with the table's key columns
+    by name), for each of ``specs``."""
+    metadata = target.table.metadata
+    key_schema = select_fields(metadata.schema(), key)
+    location = data_location(metadata)
+    out: list[DataFile] = []
+    for spec in specs:
+        delete_target = FileTarget(
+            key_schema, spec, UNSORTED, metadata.properties, location, metadata.format_version
+        )
+        out += write_equality_deletes(ctx.duck, key_rows_sql(key_schema, relation), delete_target, key)
+    return out
+
+
 def upsert(ctx: OpContext, target: WriteTarget, select: str, how: str) -> OpResult:
     """Write ``select``'s rows (the table's columns in order) as an upsert: see the module
     docstring. ``rowcount`` is the rows written (one per key)."""
@@ -158,8 +190,6 @@ def upsert(ctx: OpContext, target: WriteTarget, select: str, how: str) -> OpResu
     schema = metadata.schema()
     key = upsert_key(target, how)
     specs = delete_specs(ctx, target, key, how)
-    key_schema = select_fields(schema, key)
-    location = data_location(metadata)
     with temp_table(ctx.duck, ctx.unique_name("upsert_in"), select, params_for(select, ctx.params)) as given:
         rows = last_per_key_sql(schema, key, given)
         with temp_table(ctx.duck, ctx.unique_name("upsert"), rows, None) as table:
@@ -172,14 +202,7 @@ def upsert(ctx: OpContext, target: WriteTarget, select: str, how: str) -> OpResu
                         ctx.duck, f"SELECT * FROM {table}", file_target(metadata), width=len(schema.fields)
                     )
                 )
-                deletes = []
-                for spec in specs:
-                    delete_target = FileTarget(
-                        key_schema, spec, UNSORTED, metadata.properties, location, metadata.format_version
-                    )
-                    deletes += written.add(
-                        write_equality_deletes(ctx.duck, key_rows_sql(key_schema, table), delete_target, key)
-                    )
+                deletes = written.add(write_key_deletes(ctx, target, specs, key, table))
                 snapshot = branch_snapshot(target)
                 changes = SnapshotChanges(
                     operation=Operation.OVERWRITE,
