@@ -11,6 +11,7 @@ commit.
 from __future__ import annotations
 
 from iceduck.ops.context import OpContext, WriteTarget
+from iceduck.ops.key_delete import key_delete_query
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.upsert import upsert_description, upsert_enabled
 from iceduck.ops.wap import write_target
@@ -31,7 +32,7 @@ def explain_write(ctx: OpContext, statement: Insert | Delete | Update | Merge) -
     if isinstance(statement, Insert):
         lines.append(f"  write: {_insert(target, statement)}")
     else:
-        lines.extend(f"  {line}" for line in _row_level(target, statement))
+        lines.extend(f"  {line}" for line in _row_level(ctx, target, statement))
     return lines
 
 
@@ -54,11 +55,19 @@ def _insert(target: WriteTarget, stmt: Insert) -> str:
     return "append: the new rows as data files, in one append snapshot; the table is not read"
 
 
-def _row_level(target: WriteTarget, stmt: Delete | Update | Merge) -> list[str]:
+def _row_level(ctx: OpContext, target: WriteTarget, stmt: Delete | Update | Merge) -> list[str]:
     metadata = target.table.metadata
     mode_property, isolation_property, kind = _PROPERTIES[type(stmt)]
     if isinstance(stmt, Merge) and all(c.match is MergeMatch.NOT_MATCHED for c in stmt.clauses):
         return ["write: insert-only MERGE: the new rows are appended; no target row changes"]
+    if isinstance(stmt, Delete) and key_delete_query(ctx, target, stmt, stmt.alias or target.identifier.name):
+        key = ", ".join(
+            metadata.schema().column_name(k) or str(k) for k in metadata.schema().identifier_field_ids
+        )
+        return [
+            f"write: delete by key ({key}): equality deletes of the keys the condition names, one "
+            f"file per partition, in one delete snapshot; the table is not read ({props.UPSERT_ENABLED}=true)"
+        ]
     mode = row_level_mode(metadata, mode_property)
     if mode == props.COPY_ON_WRITE:
         how = "copy-on-write: the data files holding changed rows are rewritten without them"

@@ -73,9 +73,16 @@ EXPLAIN INSERT INTO shop.customers VALUES (4, 'c4', 'basic')
 -- Iceberg write to shop.customers (branch main)
 --   write: upsert by identifier fields (id): equality deletes of the new rows' keys, one file per partition, plus the new rows, in one snapshot; the table is not read (write.upsert.enabled=true)
 
--- A DELETE still reads the rows it matches, by the table's write.delete.mode.
+-- On such a table a DELETE naming keys only is written as equality deletes too.
 -- step: iceduck
-EXPLAIN DELETE FROM shop.customers WHERE id = 4
+EXPLAIN DELETE FROM shop.customers WHERE id IN (4, 5)
+-- expect:
+-- Iceberg write to shop.customers (branch main)
+--   write: delete by key (id): equality deletes of the keys the condition names, one file per partition, in one delete snapshot; the table is not read (write.upsert.enabled=true)
+
+-- Any other DELETE reads the rows it matches, by the table's write.delete.mode.
+-- step: iceduck
+EXPLAIN DELETE FROM shop.customers WHERE id > 4
 -- expect:
 -- Iceberg write to shop.customers (branch main)
 --   write: copy-on-write: the data files holding changed rows are rewritten without them
