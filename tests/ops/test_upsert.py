@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 import iceduck
 from iceduck.connection import Connection
 from iceduck.errors import UnsupportedError, UserError, ValidationError
+from iceduck.ops import upsert as upsert_module
+from iceduck.ops.procedures import rewrite_data
 
 
 def _table(con: Connection, extra: str = "", version: int = 2, name: str = "db.t") -> str:
@@ -214,3 +217,47 @@ def test_compaction_applies_the_equality_deletes_and_keeps_none(con: Connection)
     con.execute("CALL system.rewrite_position_delete_files(table => 'db.t')")
     assert _rows(con) == expected
     assert _rows(con, "SELECT count(*) FROM db.t.delete_files") == [(0,)]
+
+
+def _before_commit(monkeypatch: pytest.MonkeyPatch, module: object, action: Callable[[], object]) -> None:
+    """Run ``action`` once, just before ``module``'s next commit (the other writer wins the race)."""
+    real = module.commit_changes  # type: ignore[attr-defined]
+    done: list[bool] = []
+
+    def wrapped(*args: object, **kwargs: object) -> object:
+        if not done:
+            done.append(True)
+            action()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "commit_changes", wrapped)
+
+
+def test_upsert_committed_during_a_compaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compaction's files keep the sequence number of the snapshot it read, so the
+    upsert's deletes (committed meanwhile) still apply to them: both land, nothing returns."""
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    other = iceduck.connect(tmp_path / "wh")
+    _table(con)
+    con.execute("INSERT INTO db.t VALUES (4, 'd', 40)")
+    _before_commit(
+        monkeypatch, rewrite_data, lambda: other.execute("INSERT OR REPLACE INTO db.t VALUES (1, 'new', 1)")
+    )
+    con.execute("CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))")
+    assert _rows(con) == [(1, "new", 1), (2, "b", 20), (3, "c", 30), (4, "d", 40)]
+
+
+def test_compaction_committed_during_an_upsert(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upsert reads nothing: it lands after the compaction, its deletes applying to the
+    compacted files."""
+    con = iceduck.connect(tmp_path / "wh")
+    con.execute("CREATE NAMESPACE db")
+    other = iceduck.connect(tmp_path / "wh")
+    _table(con)
+    con.execute("INSERT INTO db.t VALUES (4, 'd', 40)")
+    compact = "CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))"
+    _before_commit(monkeypatch, upsert_module, lambda: other.execute(compact))
+    con.execute("INSERT OR REPLACE INTO db.t VALUES (1, 'new', 1), (4, 'D', 41)")
+    assert _rows(con) == [(1, "new", 1), (2, "b", 20), (3, "c", 30), (4, "D", 41)]
+    assert _rows(other) == _rows(con)
