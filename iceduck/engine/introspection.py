@@ -107,6 +107,11 @@ class ListedTable:
     defaults: tuple[str | None, ...] = ()
     #: whether iceduck writes the table (``is_insertable_into``): not a Paimon table's
     insertable: bool = True
+    #: an Iceberg view rather than a table
+    is_view: bool = False
+    #: a loaded view's ``CREATE VIEW`` statement, as DuckDB prints its own (:func:`view_sql`;
+    #: None when the view has no SQL iceduck reads)
+    definition: str | None = None
 
     def default(self, index: int) -> str | None:
         return self.defaults[index] if index < len(self.defaults) else None
@@ -200,15 +205,15 @@ def schema_rows(kind: str, catalog: str, namespaces: Sequence[str]) -> list[Row]
 def table_rows(
     kind: str, tables: Sequence[ListedTable], spelled: dict[str, str], reserved: frozenset[str]
 ) -> list[Row]:
-    """``information_schema.tables`` / ``duckdb_tables()`` rows."""
+    """``information_schema.tables`` (tables and views) / ``duckdb_tables()`` (tables) rows."""
     if kind == "tables":
         return [
             {
                 "table_catalog": t.catalog,
                 "table_schema": t.namespace,
                 "table_name": t.name,
-                "table_type": "BASE TABLE",
-                "is_insertable_into": "YES" if t.insertable else "NO",
+                "table_type": "VIEW" if t.is_view else "BASE TABLE",
+                "is_insertable_into": "YES" if t.insertable and not t.is_view else "NO",
                 "is_typed": "NO",
                 "table_comment": t.comment,
             }
@@ -230,6 +235,50 @@ def table_rows(
         }
         for t in tables
     ]
+
+
+def view_rows(kind: str, views: Sequence[ListedTable]) -> list[Row]:
+    """``information_schema.views`` / ``duckdb_views()`` rows: a view is no updatable or
+    insertable one (DuckDB says NO of its own), its definition the ``CREATE VIEW``."""
+    if kind == "views":
+        return [
+            {
+                "table_catalog": v.catalog,
+                "table_schema": v.namespace,
+                "table_name": v.name,
+                "view_definition": v.definition,
+                "check_option": "NONE",
+                **dict.fromkeys(
+                    ("is_updatable", "is_insertable_into", "is_trigger_updatable", "is_trigger_deletable"),
+                    "NO",
+                ),
+                "is_trigger_insertable_into": "NO",
+            }
+            for v in views
+        ]
+    return [
+        {
+            **{k.replace("table_", "view_"): value for k, value in _table_keys(v).items()},
+            "comment": v.comment,
+            "tags": {},
+            "internal": False,
+            "temporary": False,
+            "column_count": None if v.schema is None else len(v.schema.fields),
+            "sql": v.definition,
+            "is_bound": True,
+        }
+        for v in views
+    ]
+
+
+def view_sql(duck: Duck, namespace: str, name: str, columns: Sequence[str] | None, query: str) -> str:
+    """``CREATE VIEW ns.v (a, b) AS <query>;`` as ``duckdb_views().sql`` prints a view: the
+    column list only when the view renames its query's columns (``columns``), the query as
+    DuckDB prints it back (:func:`iceduck.engine.queries.printed_query`)."""
+    reserved = keywords(duck)
+    listed = "" if not columns else " (" + ", ".join(printed_name(c, reserved) for c in columns) + ")"
+    head = f"CREATE VIEW {printed_name(namespace, reserved)}.{printed_name(name, reserved)}{listed}"
+    return f"{head} AS {queries.printed_query(duck, query)};"
 
 
 def create_table(t: ListedTable, spelled: dict[str, str], reserved: frozenset[str]) -> str:
@@ -340,8 +389,9 @@ def attach_rows(duck: Duck, own: str, rows: Sequence[Row], name: str, with_own: 
     if not with_own:
         return f"({ours})"
     hidden = ""
-    if any(column == "table_name" for column, _ in columns):
-        hidden = f" WHERE NOT starts_with(table_name, '{INTERNAL_PREFIX}')"
+    named = [column for column, _ in columns if column in ("table_name", "view_name")]
+    if named:
+        hidden = f" WHERE NOT starts_with({named[0]}, '{INTERNAL_PREFIX}')"
     return f"(SELECT * FROM {own}{hidden} UNION ALL {ours})"
 
 

@@ -181,3 +181,14 @@ def temp_table(duck: Duck, name: str, query: str, params: Any = None) -> Iterato
         yield table
     finally:
         drop_temp_table(duck, name)
+
+
+def printed_query(duck: Duck, query: str) -> str:
+    """A SELECT as DuckDB prints it back (its parse serialized and deserialized: DuckDB's own
+    spelling, as ``duckdb_views().sql`` shows a view's query); the text as given when DuckDB
+    cannot (a statement it cannot serialize)."""
+    try:
+        found = duck.execute("SELECT json_deserialize_sql(json_serialize_sql(?))", [query]).fetchone()
+    except duckdb.Error:
+        return query
+    return query if found is None or found[0] is None else str(found[0])

@@ -1,12 +1,21 @@
 """DuckDB's catalog views and table functions answered with the Iceberg tables too.
 
-A query that reads ``information_schema.tables|columns|schemata``, ``duckdb_tables()``,
-``duckdb_columns()``, ``duckdb_schemas()`` or ``pragma_table_info('t')`` (found by
+A query that reads ``information_schema.tables|columns|schemata|views``, ``duckdb_tables()``,
+``duckdb_views()``, ``duckdb_columns()``, ``duckdb_schemas()`` or ``pragma_table_info('t')`` (found by
 :func:`iceduck.sql.introspection.system_refs`, also behind ``SHOW ALL TABLES`` and
 ``PRAGMA table_info``) reads DuckDB's own rows -- the session's temporary tables -- followed
 by the rows of the Iceberg catalog's namespaces and tables, and of each attached Paimon
 warehouse's databases and tables (its alias as the database), in DuckDB's columns
 (:mod:`iceduck.engine.introspection`).
+
+The catalog's Iceberg views are listed as DuckDB lists its own views: in
+``information_schema.tables`` (``VIEW``), ``.views`` and ``.columns``, ``duckdb_views()``,
+``duckdb_columns()``, ``SHOW ALL TABLES`` and ``pragma_table_info``, not in
+``duckdb_tables()``. A view's columns are its current version's schema; its definition the
+``CREATE VIEW`` of the SQL iceduck reads it by (the ``duckdb`` representation, else the
+``spark`` or ``trino`` one translated: :func:`iceduck.sql.view_sql.duckdb_text`), printed as
+DuckDB prints its own, with the column list when the schema renames the query's columns
+(Spark's ``spark.query-column-names``); its comment the ``comment`` property.
 
 What it costs: names come from the catalog's listings (``list_namespaces``,
 ``list_tables``); a table's metadata is loaded only when the query uses a column that needs
@@ -27,9 +36,9 @@ from iceduck.catalog.base import Catalog, TableIdentifier
 from iceduck.catalog.paimon_warehouse import DB_SUFFIX, load_paimon_table
 from iceduck.engine import introspection as rows_of
 from iceduck.engine.introspection import ListedTable
-from iceduck.errors import UserError
+from iceduck.errors import UnsupportedError, UserError
 from iceduck.session.iceberg_sources import Lookup
-from iceduck.session.name_resolution import all_namespaces, resolve_table_name
+from iceduck.session.name_resolution import all_namespaces, resolve_table_name, resolve_view_name
 from iceduck.spec.paimon.iceberg_bridge import iceberg_schema
 from iceduck.sql.classify import dotted_name
 from iceduck.sql.describe import default_sql
@@ -37,20 +46,25 @@ from iceduck.sql.introspection import (
     DUCKDB_DATABASES,
     DUCKDB_SCHEMAS,
     DUCKDB_TABLES,
+    DUCKDB_VIEWS,
     SCHEMATA,
     TABLE_INFO,
     TABLES,
+    VIEWS,
     NameFilter,
     SystemRef,
 )
 from iceduck.sql.references import ResolvedName, TableRef
+from iceduck.sql.view_sql import READ_ORDER, duckdb_text
 
 if TYPE_CHECKING:
     from iceduck.catalog.paimon_warehouse import PaimonWarehouse
     from iceduck.engine.connection import Duck
 
-#: the property Spark keeps a table's comment in (``COMMENT 'text'``)
+#: the property Spark keeps a table's comment in (``COMMENT 'text'``), a view's too
 COMMENT = "comment"
+#: Spark's property of a view's query output names (``SparkView.QUERY_COLUMN_NAMES``)
+QUERY_COLUMN_NAMES = "spark.query-column-names"
 
 
 def attach_system_sources(
@@ -87,15 +101,21 @@ def attach_system_sources(
             relations.append((ref.ref, _attach(duck, ref, rows, unique_name)))
             continue
         if ref.kind == TABLE_INFO:
-            table = _described(ref, lookup, paimon, temporary)
+            table = _described(duck, ref, lookup, paimon, temporary)
             if table is not None:
                 spelled = rows_of.spelled_types(duck, [table])
                 rows = rows_of.column_rows(ref.kind, [table], spelled)
                 relations.append((ref.ref, _attach(duck, ref, rows, unique_name, with_own=False)))
             continue
-        tables = _tables(lookup, paimon, names, ref.needs_metadata)
+        tables = (
+            [] if ref.kind in (VIEWS, DUCKDB_VIEWS) else _tables(lookup, paimon, names, ref.needs_metadata)
+        )
+        if ref.kind != DUCKDB_TABLES:
+            tables += _views(duck, lookup, names, ref.needs_metadata)
         spelled = rows_of.spelled_types(duck, tables)
-        if ref.kind in (TABLES, DUCKDB_TABLES):
+        if ref.kind in (VIEWS, DUCKDB_VIEWS):
+            rows = rows_of.view_rows(ref.kind, tables)
+        elif ref.kind in (TABLES, DUCKDB_TABLES):
             reserved = rows_of.keywords(duck) if ref.needs_metadata and ref.kind != TABLES else frozenset()
             rows = rows_of.table_rows(ref.kind, tables, spelled, reserved)
         else:
@@ -158,6 +178,56 @@ def _tables(
     return listed
 
 
+def _views(duck: Duck, lookup: Lookup, names: NameFilter, load: bool) -> list[ListedTable]:
+    """The catalog's views the filter keeps, by name from ``list_views``; loaded when ``load``."""
+    catalog = lookup.catalog
+    listed: list[ListedTable] = []
+    for namespace in all_namespaces(catalog):
+        schema = ".".join(namespace)
+        if names.keeps_schema(schema):
+            for identifier in catalog.list_views(namespace):
+                if names.keeps_table(identifier.name):
+                    listed.append(_iceberg_view(duck, lookup, identifier, schema, load))
+    return listed
+
+
+def _iceberg_view(
+    duck: Duck, lookup: Lookup, identifier: TableIdentifier, schema: str, load: bool
+) -> ListedTable:
+    """A view: its current version's schema, comment and definition (module docstring)."""
+    catalog = lookup.catalog
+    if not load:
+        return ListedTable(catalog.name, schema, identifier.name, is_view=True)
+    metadata = catalog.load_view(identifier).metadata
+    version = metadata.current_version
+    columns = metadata.schema_by_id(version.schema_id)
+    rep = next((r for d in READ_ORDER if (r := version.representation(d)) is not None), None)
+    definition = None
+    if rep is not None:
+        try:
+            text = duckdb_text(rep.sql, rep.dialect, str(identifier))
+        except (UserError, UnsupportedError):
+            text = None  # a listing shows the view; reading it says why it cannot be read
+        if text is not None:
+            names = [f.name for f in columns.fields]
+            renamed = (
+                names
+                if metadata.properties.get(QUERY_COLUMN_NAMES, ",".join(names)).split(",") != names
+                else None
+            )
+            definition = rows_of.view_sql(duck, schema, identifier.name, renamed, text)
+    return ListedTable(
+        catalog.name,
+        schema,
+        identifier.name,
+        columns,
+        metadata.properties.get(COMMENT),
+        insertable=False,
+        is_view=True,
+        definition=definition,
+    )
+
+
 def _iceberg(lookup: Lookup, identifier: TableIdentifier, schema: str, load: bool) -> ListedTable:
     catalog = lookup.catalog
     if not load:
@@ -189,9 +259,13 @@ def _paimon(warehouse: PaimonWarehouse, database: str, name: str, load: bool) ->
 
 
 def _described(
-    ref: SystemRef, lookup: Lookup, paimon: Mapping[str, PaimonWarehouse], temporary: Callable[[str], bool]
+    duck: Duck,
+    ref: SystemRef,
+    lookup: Lookup,
+    paimon: Mapping[str, PaimonWarehouse],
+    temporary: Callable[[str], bool],
 ) -> ListedTable | None:
-    """The Iceberg or Paimon table ``pragma_table_info('name')`` names, loaded; None for
+    """The Iceberg or Paimon table or Iceberg view ``pragma_table_info('name')`` names, loaded; None for
     DuckDB's own (a temporary table, a name the catalog does not have: DuckDB then says so)."""
     assert ref.argument is not None
     try:
@@ -207,6 +281,11 @@ def _described(
         return _paimon(warehouse, folder.removesuffix(DB_SUFFIX), table, load=True)
     catalog = lookup.catalog
     name = resolve_table_name(catalog, parts, lookup.namespace)
-    if name is None or name != ResolvedName(name.identifier):
+    if name is None:
+        view = resolve_view_name(catalog, parts, lookup.namespace)
+        return (
+            None if view is None else _iceberg_view(duck, lookup, view, ".".join(view.namespace), load=True)
+        )
+    if name != ResolvedName(name.identifier):
         return None
     return _iceberg(lookup, name.identifier, ".".join(name.identifier.namespace), load=True)

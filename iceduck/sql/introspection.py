@@ -7,9 +7,9 @@ DuckDB's own catalog holds only the connection's temporary tables, so these sour
 found here (:func:`system_refs`) and the session replaces each by DuckDB's rows followed by
 the Iceberg catalog's (:mod:`iceduck.session.introspection`):
 
-* views ``information_schema.tables|columns|schemata`` (also led by ``system.``);
+* views ``information_schema.tables|columns|schemata|views`` (also led by ``system.``);
 * table functions ``duckdb_databases()``, ``duckdb_schemas()``, ``duckdb_tables()``,
-  ``duckdb_columns()`` (also
+  ``duckdb_views()``, ``duckdb_columns()`` (also
   written without parentheses, as DuckDB allows) and ``pragma_table_info('name')``;
 * statements ``SHOW ALL TABLES`` and ``PRAGMA table_info('name')`` -- the queries DuckDB
   expands them to, over the sources above (:func:`parse_introspection`) -- and
@@ -43,18 +43,24 @@ DUCKDB_TABLES = "duckdb_tables"
 DUCKDB_COLUMNS = "duckdb_columns"
 DUCKDB_SCHEMAS = "duckdb_schemas"
 DUCKDB_DATABASES = "duckdb_databases"
+VIEWS = "views"
+DUCKDB_VIEWS = "duckdb_views"
 TABLE_INFO = "pragma_table_info"
 
 #: ``information_schema.<view>`` -> kind
-_VIEWS = {TABLES: TABLES, COLUMNS: COLUMNS, SCHEMATA: SCHEMATA}
+_VIEWS = {TABLES: TABLES, COLUMNS: COLUMNS, SCHEMATA: SCHEMATA, VIEWS: VIEWS}
 #: table functions -> kind
-_FUNCTIONS = frozenset({DUCKDB_TABLES, DUCKDB_COLUMNS, DUCKDB_SCHEMAS, DUCKDB_DATABASES, TABLE_INFO})
+_FUNCTIONS = frozenset(
+    {DUCKDB_TABLES, DUCKDB_VIEWS, DUCKDB_COLUMNS, DUCKDB_SCHEMAS, DUCKDB_DATABASES, TABLE_INFO}
+)
 
 #: the columns (lower case) whose values need a table's metadata, by kind: every row of a
 #: column listing is a column, so all of them; a table's comment, size, column count and
-#: definition; nothing of a schema
+#: definition (a view's too); nothing of a schema
 METADATA_COLUMNS: dict[str, frozenset[str] | None] = {
     TABLES: frozenset({"table_comment"}),
+    VIEWS: frozenset({"view_definition"}),
+    DUCKDB_VIEWS: frozenset({"comment", "column_count", "sql"}),
     SCHEMATA: frozenset(),
     DUCKDB_SCHEMAS: frozenset(),
     DUCKDB_DATABASES: frozenset(),
@@ -72,8 +78,13 @@ _SCHEMA_COLUMN = {
     DUCKDB_TABLES: "schema_name",
     DUCKDB_COLUMNS: "schema_name",
     DUCKDB_SCHEMAS: "schema_name",
+    VIEWS: "table_schema",
+    DUCKDB_VIEWS: "schema_name",
 }
-_TABLE_COLUMN = dict.fromkeys((TABLES, COLUMNS, DUCKDB_TABLES, DUCKDB_COLUMNS), "table_name")
+_TABLE_COLUMN = {
+    **dict.fromkeys((TABLES, COLUMNS, DUCKDB_TABLES, DUCKDB_COLUMNS, VIEWS), "table_name"),
+    DUCKDB_VIEWS: "view_name",
+}
 
 
 #: what the text of a statement reading one of the sources holds
@@ -219,14 +230,23 @@ def _name_values(node: exp.Expr, tables: set[str], params: object) -> tuple[str,
 
 # -- statements -----------------------------------------------------------------------------------
 
-#: DuckDB's ``SHOW ALL TABLES`` (its ``PragmaShowTablesExpanded``, tables only: a session's
-#: views are iceduck's, expanded where used, not DuckDB's)
+#: DuckDB's ``SHOW ALL TABLES`` (its ``PragmaShowTablesExpanded``): its tables, then its
+#: views but the internal ones (DuckDB 2.0 lists views there too; a session's own views are
+#: iceduck's, expanded where used, not DuckDB's, but the catalog's views are listed)
 SHOW_ALL_TABLES = """SELECT t.database_name AS "database", t.schema_name AS "schema", t.table_name AS "name",
   list(c.column_name ORDER BY c.column_index) AS column_names,
   list(c.data_type ORDER BY c.column_index) AS column_types,
   first(t."temporary") AS "temporary"
 FROM duckdb_tables() AS t JOIN duckdb_columns() AS c USING (table_oid)
 GROUP BY t.database_name, t.schema_name, t.table_name, t.table_oid
+UNION ALL
+SELECT v.database_name, v.schema_name, v.view_name,
+  list(c.column_name ORDER BY c.column_index),
+  list(c.data_type ORDER BY c.column_index),
+  first(v."temporary")
+FROM duckdb_views() AS v JOIN duckdb_columns() AS c ON v.view_oid = c.table_oid
+WHERE NOT v.internal
+GROUP BY v.database_name, v.schema_name, v.view_name, v.view_oid
 ORDER BY "database", "schema", "name\""""
 
 

@@ -46,7 +46,7 @@ def test_views_and_table_functions_are_found_with_their_spans() -> None:
     "sql",
     [
         "SELECT * FROM ns.tables",
-        "SELECT * FROM information_schema.views",
+        "SELECT * FROM information_schema.key_column_usage",
         "SELECT * FROM other.information_schema.tables",
         "WITH duckdb_tables AS (SELECT 1 AS x) SELECT * FROM duckdb_tables",
         "SELECT * FROM read_parquet('information_schema.parquet')",
@@ -151,3 +151,17 @@ def test_show_tables_query_adds_the_current_namespace() -> None:
     query = show_tables_query("iceduck", "it's")
     assert "database_name = 'iceduck' AND schema_name = 'it''s'" in query
     assert [r.kind for r in system_refs(parse_statement(query))] == ["duckdb_tables"]
+
+
+def test_the_views_sources_are_catalog_sources_filtered_by_name() -> None:
+    """``information_schema.views`` and ``duckdb_views()`` list the catalog's views too; a
+    WHERE on their name columns limits what is listed, as for tables."""
+    refs = system_refs(
+        parse_statement(
+            "SELECT table_name FROM information_schema.views WHERE table_schema = 'ns' "
+            "UNION ALL SELECT sql FROM duckdb_views() WHERE view_name IN ('a', 'b')"
+        )
+    )
+    assert [(r.kind, r.needs_metadata) for r in refs] == [("views", False), ("duckdb_views", True)]
+    assert refs[0].filter == NameFilter(frozenset({"ns"}), None)
+    assert refs[1].filter == NameFilter(None, frozenset({"a", "b"}))
