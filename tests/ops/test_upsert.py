@@ -261,3 +261,21 @@ def test_compaction_committed_during_an_upsert(tmp_path: Path, monkeypatch: pyte
     con.execute("INSERT OR REPLACE INTO db.t VALUES (1, 'new', 1), (4, 'D', 41)")
     assert _rows(con) == [(1, "new", 1), (2, "b", 20), (3, "c", 30), (4, "D", 41)]
     assert _rows(other) == _rows(con)
+
+
+def test_upserts_in_a_transaction_see_each_other(con: Connection) -> None:
+    _table(con)
+    con.execute("BEGIN")
+    con.execute("INSERT OR REPLACE INTO db.t VALUES (1, 'A', 1)")
+    con.execute("INSERT OR REPLACE INTO db.t VALUES (1, 'AA', 2), (4, 'd', 4)")
+    assert _rows(con) == [(1, "AA", 2), (2, "b", 20), (3, "c", 30), (4, "d", 4)]
+    con.execute("COMMIT")
+    assert _rows(con) == [(1, "AA", 2), (2, "b", 20), (3, "c", 30), (4, "d", 4)]
+
+
+def test_upsert_into_a_branch_leaves_main(con: Connection) -> None:
+    _table(con)
+    con.execute("ALTER TABLE db.t CREATE BRANCH dev")
+    con.execute("INSERT OR REPLACE INTO db.t.branch_dev VALUES (2, 'dev', 0)")
+    assert _rows(con, "SELECT * FROM db.t.branch_dev ORDER BY id")[1] == (2, "dev", 0)
+    assert _rows(con)[1] == (2, "b", 20)
