@@ -141,6 +141,22 @@ def test_packing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [k for _, k, _ in scans[2].segments] == [0, 1, 2, 3]
 
 
+def test_large_files_get_scans_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows past ``MAX_SCAN_ROWS`` start a new scan even with segments to spare: each row of
+    a scan goes through its CASE, so large files do not share one."""
+    monkeypatch.setattr(bitmaps, "SEGMENT_ROWS", 8)
+    monkeypatch.setattr(bitmaps, "MAX_SEGMENTS", 16)
+    monkeypatch.setattr(bitmaps, "MAX_SCAN_ROWS", 30)
+
+    def task(path: str, rows: int) -> FileScanTask:
+        return FileScanTask(path, None, rows, 0, 0, (), 1)  # type: ignore[arg-type]
+
+    tasks = [task("big1", 24), task("big2", 24), task("s1", 3), task("s2", 3), task("big3", 24)]
+    positions = {p: np.array([1]) for p in ("big1", "big2", "s1", "s2", "big3")}
+    scans = bitmap_scans(tasks, positions)
+    assert [[t.path for t in s.tasks] for s in scans] == [["big1"], ["big2", "s1", "s2"], ["big3"]]
+
+
 # -- through SQL: the planner's scope rules, then the bitmaps -------------------------------------
 
 
