@@ -279,3 +279,30 @@ def test_upsert_into_a_branch_leaves_main(con: Connection) -> None:
     con.execute("INSERT OR REPLACE INTO db.t.branch_dev VALUES (2, 'dev', 0)")
     assert _rows(con, "SELECT * FROM db.t.branch_dev ORDER BY id")[1] == (2, "dev", 0)
     assert _rows(con)[1] == (2, "b", 20)
+
+
+@pytest.mark.parametrize(
+    ("column_type", "old", "other"),
+    [
+        ("string", "'a'", "'b'"),
+        ("decimal(10,2)", "1.50", "2.25"),
+        ("date", "DATE '2024-01-01'", "DATE '2024-02-01'"),
+        ("timestamp", "TIMESTAMP '2024-01-01 10:00:00'", "TIMESTAMP '2024-01-01 11:00:00'"),
+        ("timestamptz", "TIMESTAMPTZ '2024-01-01 10:00:00+00'", "TIMESTAMPTZ '2024-01-01 11:00:00+00'"),
+        (
+            "uuid",
+            "'00000000-0000-0000-0000-000000000001'::UUID",
+            "'00000000-0000-0000-0000-000000000002'::UUID",
+        ),
+        ("binary", "'\\xAA'::BLOB", "'\\xBB'::BLOB"),
+        ("boolean", "true", "false"),
+    ],
+)
+def test_keys_of_each_type_partitioned_by_identity(
+    con: Connection, column_type: str, old: str, other: str
+) -> None:
+    con.execute(f"CREATE TABLE db.k (k {column_type} NOT NULL, v INT) PARTITIONED BY (k)")
+    con.execute("ALTER TABLE db.k SET IDENTIFIER FIELDS k")
+    con.execute(f"INSERT INTO db.k VALUES ({old}, 1), ({other}, 2)")
+    con.execute(f"INSERT OR REPLACE INTO db.k VALUES ({old}, 10)")
+    assert _rows(con, "SELECT v FROM db.k ORDER BY v") == [(2,), (10,)]
