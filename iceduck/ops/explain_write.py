@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from iceduck.ops.context import OpContext, WriteTarget
 from iceduck.ops.key_delete import key_delete_query
+from iceduck.ops.merge import requalified, source_alias
+from iceduck.ops.merge_upsert import is_feed_merge
 from iceduck.ops.snapshot_commit import isolation_level, row_level_mode
 from iceduck.ops.upsert import upsert_description, upsert_enabled
 from iceduck.ops.wap import write_target
@@ -60,6 +62,15 @@ def _row_level(ctx: OpContext, target: WriteTarget, stmt: Delete | Update | Merg
     mode_property, isolation_property, kind = _PROPERTIES[type(stmt)]
     if isinstance(stmt, Merge) and all(c.match is MergeMatch.NOT_MATCHED for c in stmt.clauses):
         return ["write: insert-only MERGE: the new rows are appended; no target row changes"]
+    if isinstance(stmt, Merge):
+        source, alias = source_alias(stmt), stmt.alias or target.identifier.name
+        if is_feed_merge(target, requalified(stmt, ctx.catalog.name, target), alias, source):
+            return [
+                "write: by key: equality deletes of the keys of the source rows that act, plus the "
+                "rows that upsert, in one snapshot; the table is not read "
+                f"({props.UPSERT_ENABLED}=true; a source row whose clauses need the table makes "
+                "the MERGE read it instead)"
+            ]
     if isinstance(stmt, Delete) and key_delete_query(ctx, target, stmt, stmt.alias or target.identifier.name):
         key = ", ".join(
             metadata.schema().column_name(k) or str(k) for k in metadata.schema().identifier_field_ids

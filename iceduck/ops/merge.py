@@ -20,6 +20,10 @@ concurrently that may hold target rows the ON condition matches (every file, wit
 MATCHED`` clauses changes no target row; Spark runs it as a plain append, and so is it
 committed here: without that check.
 
+On a table with identifier fields and ``write.upsert.enabled=true``, a change feed's MERGE
+(ON the key, DELETE / UPDATE SET * / INSERT * decided by source columns) is written by key
+without reading the table (:mod:`iceduck.ops.merge_upsert`).
+
 Without aliases, the clauses may name the target's and the source's columns by their
 full names (``db.t.k``, ``iceduck.db.t.k``), as Spark and DuckDB allow; they are
 rewritten to the names the joined relations carry (:mod:`iceduck.sql.qualifiers`).
@@ -36,6 +40,7 @@ from iceduck.errors import UserError, ValidationError
 from iceduck.ops.assignments import assigned_values, find_column, insert_values
 from iceduck.ops.context import OpContext, OpResult, WriteTarget
 from iceduck.ops.context import rows as row_count
+from iceduck.ops.merge_upsert import is_feed_merge, merge_by_key
 from iceduck.ops.row_changes import RowChanges, apply_row_changes, conflict_detection
 from iceduck.ops.rows import (
     FILE,
@@ -185,6 +190,10 @@ def merge(ctx: OpContext, stmt: Merge) -> OpResult:
     lineage = has_lineage(metadata)
     alias = stmt.alias or target.identifier.name
     stmt = requalified(stmt, ctx.catalog.name, target)
+    if is_feed_merge(target, stmt, alias, source_alias(stmt)):  # an upsert table's change feed
+        by_key = merge_by_key(ctx, target, stmt, alias, source_alias(stmt))
+        if by_key is not None:
+            return by_key
     plan = plan_target(ctx, target, _target_filter(ctx, target, stmt, alias))
     scan = register_target(ctx, plan, lineage)
     t = quote_identifier(alias)

@@ -139,3 +139,40 @@ def _in_rows(node: exp.In, names: list[str], alias: str) -> str | None:
         return None
     aliases = ", ".join(KEY_COLUMN.format(i) for i in range(len(names)))
     return f"SELECT * FROM (VALUES {', '.join(rows)}) AS __iceduck_keys({aliases})"
+
+
+def on_keys(on: Condition, keys: Sequence[str], target: str, source: str) -> bool:
+    """Whether a MERGE's ON is exactly ``target.k = source.k`` for each key column ``k``
+    (the same name on both sides, each once, joined by AND): then the key a source row
+    deletes is the key of the row it writes."""
+    names = [k.lower() for k in keys]
+    found: set[str] = set()
+    for term in _conjuncts(on.tree):
+        if not isinstance(term, exp.EQ):
+            return False
+        sides = {_qualifier(_unwrap(term.left)), _qualifier(_unwrap(term.right))}
+        if sides != {target.lower(), source.lower()}:
+            return False
+        left, right = _unwrap(term.left), _unwrap(term.right)
+        assert isinstance(left, exp.Column) and isinstance(right, exp.Column)  # _qualifier said so
+        name = left.name.lower()
+        if right.name.lower() != name or name not in names or name in found:
+            return False
+        found.add(name)
+    return found == set(names)
+
+
+def _qualifier(node: exp.Expr) -> str | None:
+    """The table qualifier of a plain column reference (lower case), else None."""
+    if not isinstance(node, exp.Column) or node.args.get("catalog") or node.args.get("db") or not node.table:
+        return None
+    return node.table.lower()
+
+
+def names_only(condition: str, source: str) -> bool:
+    """Whether every column ``condition`` names is qualified by ``source`` (so the
+    condition is decided by a source row alone), with no subquery."""
+    tree = Condition(condition).tree
+    if any(isinstance(n, exp.Query) for n in tree.walk()):
+        return False
+    return all(_qualifier(c) == source.lower() for c in tree.find_all(exp.Column))
