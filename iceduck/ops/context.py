@@ -112,6 +112,9 @@ class OpContext:
     #: lines for the user besides the rows (why a ``CALL`` did nothing): the statement's
     #: :attr:`~iceduck.session.result.Result.notice`, which the shell prints under the rows
     notices: list[str] = field(default_factory=list)
+    #: connection views a ``CALL`` asks for (name, SQL of its query): the session creates
+    #: them once the procedure returns (``create_changelog_view``)
+    session_views: list[tuple[str, str]] = field(default_factory=list)
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)

@@ -38,7 +38,7 @@ from iceduck.sql.columns import ColumnsUsed, columns_used
 from iceduck.sql.describe import described_table
 from iceduck.sql.parse import Statement
 from iceduck.sql.predicates import pushdown
-from iceduck.sql.references import ResolvedName, TableRef, metadata_columns_named
+from iceduck.sql.references import ChangesBound, ResolvedName, TableRef, metadata_columns_named
 from iceduck.sql.rewrite import quote_identifier
 
 if TYPE_CHECKING:
@@ -117,6 +117,8 @@ def resolve_source(
         )
     if name is None:
         # DuckDB's own (pg_tables, main.t), or a name DuckDB reports missing (see Session.run)
+        if ref.changes is not None:
+            raise NotFoundError(not_found_message(catalog, ref.parts, lookup.namespace))
         if (bare and ref.time_travel is None) or ref.parts[0].lower() in DUCKDB_SCHEMAS:
             return None
         raise NotFoundError(not_found_message(catalog, ref.parts, lookup.namespace))
@@ -186,7 +188,7 @@ def plan_sources(
     """Plan each data source of ``statement`` with the filter its WHERE/ON clauses imply and
     attach it to ``duck`` (setting ``plan``, ``view`` and ``relation``); register each
     metadata table. The same scan twice in one statement is planned and attached once."""
-    data = [s for s in sources if s.metadata_table is None]
+    data = [s for s in sources if s.metadata_table is None and s.ref.changes is None]
     filters: dict[int, BooleanExpression]
     if statement.kind == "DESCRIBE":
         filters = {id(s.ref.node): AlwaysFalse() for s in data}  # no rows needed: read no manifest
@@ -202,6 +204,9 @@ def plan_sources(
     for source in sources:
         if source.metadata_table is not None:
             _register_metadata_table(duck, source, planning)
+            continue
+        if source.ref.changes is not None:
+            _register_changes(duck, source, planning)
             continue
         row_filter = filters[id(source.ref.node)]
         names = None if id(source.ref.node) in used.whole else used.names
@@ -277,6 +282,62 @@ def _register_metadata_table(duck: Duck, source: Source, planning: Planning) -> 
     source.view = planning.unique_name()
     source.rows = table.num_rows
     source.required = tuple((f.name, not f.nullable) for f in table.schema)
+    queries.register_arrow(duck, source.view, table)
+    source.relation = quote_identifier(source.view)
+
+
+def _register_changes(duck: Duck, source: Source, planning: Planning) -> None:
+    """``table_changes(...)``: the changelog rows (:mod:`iceduck.engine.changes`) as Arrow,
+    registered on ``duck``."""
+    from iceduck.engine.changes import changelog_rows
+    from iceduck.scan.changes import Bound, changelog_ends, changelog_snapshots, plan_changes
+
+    call = source.ref.changes
+    assert call is not None
+    metadata = source.loaded.metadata
+
+    def bound(given: ChangesBound | None) -> Bound | None:
+        if given is None:
+            return None
+        if given.ref is not None and given.ref in metadata.refs:
+            return Bound(ref=given.ref)
+        if given.ref is not None and given.timestamp_ms is None:
+            raise NotFoundError(
+                f"{source.display} has no branch or tag named {given.ref!r} (nor is it a time)"
+            )
+        return Bound(given.snapshot_id, None, given.timestamp_ms)
+
+    start, end = changelog_ends(metadata, bound(call.start), bound(call.end))
+    snapshots = [] if end is None else changelog_snapshots(metadata, start, end)
+    schema = metadata.schema()
+    steps = plan_changes(
+        metadata,
+        snapshots,
+        schema,
+        planning.manifests,
+        field_ids_reader(duck, planning.layouts, name_mapping(metadata)),
+    )
+    columns = call.identifier_columns
+    if columns is None:
+        columns = tuple(schema.column_name(i) or str(i) for i in schema.identifier_field_ids)
+    compute = (
+        call.compute_updates if call.compute_updates is not None else call.identifier_columns is not None
+    )
+    if compute and call.net_changes:
+        raise UserError("Not support net changes with update images")
+    table = changelog_rows(
+        duck,
+        schema,
+        steps,
+        planning.unique_name,
+        layouts=planning.layouts,
+        positions=planning.positions,
+        identifier_columns=columns,
+        compute_updates=compute,
+        net_changes=call.net_changes,
+    )
+    source.view = planning.unique_name()
+    source.rows = table.num_rows
     queries.register_arrow(duck, source.view, table)
     source.relation = quote_identifier(source.view)
 

@@ -525,6 +525,8 @@ class Session:
             self._reported.setdefault(duck, None)
         ctx = self.op_context(duck, params, objects)
         rows = call_procedure(ctx, statement)
+        for name, query in ctx.session_views:  # Spark's createOrReplaceTempView
+            self.run(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS {query}").close()
         working = lambda: self._working(duck)  # noqa: E731
         result = answers.arrow_rows(duck, text, rows, self.unique_name("call"), working)
         result.notice = "\n".join(ctx.notices) or None

@@ -40,6 +40,8 @@ TABLE_FUNCTION = "iceduck_scan"
 #: reads one Paimon table folder without attaching its warehouse
 PAIMON_FUNCTION = "paimon_scan"
 TABLE_FUNCTIONS = frozenset({TABLE_FUNCTION, PAIMON_FUNCTION})
+#: ``table_changes('ns.t', start, end, ...)``: the changelog of a catalog table
+CHANGES_FUNCTION = "table_changes"
 
 #: computes the epoch millis of a SQL timestamp expression (see :func:`table_refs`)
 Evaluator = Callable[[str], int | None]
@@ -85,6 +87,28 @@ class TimeTravel:
 
 
 @dataclass(frozen=True)
+class ChangesBound:
+    """One end of ``table_changes``: a snapshot id, a branch or tag name, or a time (epoch
+    millis); a string that reads as a time keeps both (a ref of that name wins)."""
+
+    snapshot_id: int | None = None
+    ref: str | None = None
+    timestamp_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class ChangesCall:
+    """``table_changes('ns.t', start, end, identifier_columns := [...], compute_updates :=
+    b, net_changes := b)``: start exclusive, end inclusive; None is open."""
+
+    start: ChangesBound | None = None
+    end: ChangesBound | None = None
+    identifier_columns: tuple[str, ...] | None = None
+    compute_updates: bool | None = None
+    net_changes: bool = False
+
+
+@dataclass(frozen=True)
 class TableRef:
     """One table reference that may be an Iceberg table.
 
@@ -102,6 +126,8 @@ class TableRef:
     path: str | None = None
     #: which table function ``path`` was given to
     function: str = TABLE_FUNCTION
+    #: ``table_changes(...)``: the changelog of the table ``parts`` names
+    changes: ChangesCall | None = None
 
     @property
     def display(self) -> str:
@@ -160,6 +186,11 @@ def _reference(
     function = node.this if isinstance(node.this, exp.Anonymous) else None
     alias = node.alias or None
     version = node.args.get("version")
+    if function is not None and function.name.lower() == CHANGES_FUNCTION and not node.args.get("db"):
+        start = function.meta["start"]
+        call_parts, call = _changes_call(function, timezone, params)
+        span = (start, _call_end(statement.tokens, start))
+        return TableRef(node, call_parts, alias, span, None, None, CHANGES_FUNCTION, call)
     if function is not None:
         if function.name.lower() not in TABLE_FUNCTIONS or node.args.get("db"):
             return None
@@ -192,6 +223,76 @@ def _reference(
         travel = time_travel(version, timezone, params, (lambda: evaluate(value_text)) if evaluate else None)
     name = function.name.lower() if function is not None else TABLE_FUNCTION
     return TableRef(node, parts, alias, (start, end), travel, path, name)
+
+
+_CHANGES_USAGE = (
+    "table_changes('ns.t' [, start [, end]] [, identifier_columns := ['id'], compute_updates := true, "
+    "net_changes := false]): start (exclusive) and end (inclusive) are snapshot ids, branch or tag "
+    "names, timestamps, or NULL"
+)
+
+
+def _changes_call(
+    function: exp.Anonymous, timezone: str, params: object
+) -> tuple[tuple[str, ...], ChangesCall]:
+    """The table name and arguments of a ``table_changes(...)`` call."""
+    positional = [a for a in function.expressions if not isinstance(a, exp.PropertyEQ)]
+    named = {a.this.name.lower(): a.expression for a in function.expressions if isinstance(a, exp.PropertyEQ)}
+    if not positional or len(positional) > 3:
+        raise UserError(_CHANGES_USAGE)
+    table = literal_of(positional[0], params)
+    if table is None or table.kind is not Kind.STRING or not table.value.strip():
+        raise UserError(f"the first argument names the table: {_CHANGES_USAGE}")
+    parts = tuple(p.strip().strip('"`') for p in table.value.split("."))
+    bounds = [_changes_bound(a, timezone, params) for a in positional[1:]] + [None, None]
+    unknown = set(named) - {"identifier_columns", "compute_updates", "net_changes"}
+    if unknown:
+        raise UserError(f"table_changes has no argument {sorted(unknown)[0]}: {_CHANGES_USAGE}")
+    columns = None
+    if "identifier_columns" in named:
+        given = named["identifier_columns"]
+        items = given.expressions if isinstance(given, exp.Array) else []
+        values = [literal_of(i, params) for i in items]
+        if not isinstance(given, exp.Array) or any(v is None or v.kind is not Kind.STRING for v in values):
+            raise UserError("identifier_columns takes a list of column names: ['id', ...]")
+        columns = tuple(v.value for v in values if v is not None)
+    call = ChangesCall(
+        bounds[0],
+        bounds[1],
+        columns,
+        _flag(named.get("compute_updates"), "compute_updates", params),
+        bool(_flag(named.get("net_changes"), "net_changes", params)),
+    )
+    return parts, call
+
+
+def _flag(node: exp.Expr | None, name: str, params: object) -> bool | None:
+    if node is None:
+        return None
+    value = literal_of(node, params)
+    if value is None or value.kind is not Kind.BOOLEAN:
+        raise UserError(f"{name} takes true or false")
+    return bool(value.value)
+
+
+def _changes_bound(node: exp.Expr, timezone: str, params: object) -> ChangesBound | None:
+    value = literal_of(node, params)
+    if value is None:
+        raise UserError(f"a changelog bound must be a constant: {_CHANGES_USAGE}")
+    if value.kind is Kind.NULL:
+        return None
+    if value.kind is Kind.INTEGER:
+        return ChangesBound(snapshot_id=int(value.value))
+    if value.kind is Kind.STRING:
+        return ChangesBound(ref=value.value, timestamp_ms=_timestamp_ms(value, timezone))
+    millis = (
+        _timestamp_ms(value, timezone)
+        if value.kind in (Kind.TIMESTAMP, Kind.TIMESTAMPTZ, Kind.DATE)
+        else None
+    )
+    if millis is None:
+        raise UserError(f"not a changelog bound: {node.sql(dialect=DIALECT)}: {_CHANGES_USAGE}")
+    return ChangesBound(timestamp_ms=millis)
 
 
 def _is_cte(node: exp.Table) -> bool:
@@ -424,9 +525,7 @@ def resolve_name(
 
 #: Iceberg's metadata columns a query may name (spec, "Reserved Field IDs"); Spark shows them
 #: only when asked for by name, never in ``*``
-METADATA_COLUMN_NAMES = frozenset(
-    {"_file", "_pos", "_spec_id", "_row_id", "_last_updated_sequence_number"}
-)
+METADATA_COLUMN_NAMES = frozenset({"_file", "_pos", "_spec_id", "_row_id", "_last_updated_sequence_number"})
 
 
 def metadata_columns_named(statement: Statement) -> frozenset[str]:
@@ -437,7 +536,4 @@ def metadata_columns_named(statement: Statement) -> frozenset[str]:
     lowered = statement.text.lower()
     if not any(name in lowered for name in METADATA_COLUMN_NAMES):
         return frozenset()
-    return frozenset(
-        c.name for c in statement.tree.find_all(exp.Column) if c.name in METADATA_COLUMN_NAMES
-    )
-
+    return frozenset(c.name for c in statement.tree.find_all(exp.Column) if c.name in METADATA_COLUMN_NAMES)

@@ -16,6 +16,7 @@ MODULES: dict[str, str] = {
     "cherrypick_snapshot": "cherrypick_snapshot",
     "compute_partition_stats": "partition_stats",
     "compute_table_stats": "table_stats",
+    "create_changelog_view": "changelog_view",
     "expire_snapshots": "expire",
     "fast_forward": "fast_forward",
     "publish_changes": "publish_changes",
