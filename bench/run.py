@@ -49,9 +49,9 @@ from engines import EngineResult, Measurement, Query
 PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 SECTIONS += ("rest", "paimon")
-SECTIONS += ("lake-latency",)
+SECTIONS += ("lake-latency", "upserts")
 #: the sections that never run bench/.venv's DuckDB 1.5.5
-NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon"})
+NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon", "upserts"})
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -92,6 +92,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     suite.add_argument("--mor-runs", type=int, default=3, help="timed runs per merge-on-read query")
     suite.add_argument(
         "--compaction-rows", type=int, default=5_000_000, help="rows per table of the compaction section"
+    )
+    suite.add_argument(
+        "--upserts-rows", type=int, default=2_000_000, help="rows per table of the upserts section"
     )
     suite.add_argument("--writes-rows", type=int, default=2_000_000, help="rows the writes section writes")
     suite.add_argument("--commits", type=int, default=50, help="one-row commits timed per catalog")
@@ -353,6 +356,10 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
         import compaction
 
         return [lambda: compaction.run_section(args.compaction_rows, args.mor_runs, cache / "compaction")]
+    if name == "upserts":
+        import upserts
+
+        return [lambda: upserts.run_section(args.upserts_rows, args.mor_runs, cache / "upserts")]
     if name == "writes":
         import writes
 

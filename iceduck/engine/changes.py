@@ -95,8 +95,12 @@ def changelog_rows(
         meta = f"{step.ordinal} AS {CHANGE_ORDINAL}, {step.snapshot.snapshot_id} AS {COMMIT_SNAPSHOT_ID}"
         ins = " UNION ALL ".join(inserted) or f"SELECT {columns} FROM {scan(step.inserted)} LIMIT 0"
         dels = " UNION ALL ".join(deleted) or f"SELECT {columns} FROM {scan(step.inserted)} LIMIT 0"
-        parts.append(f"SELECT *, 'INSERT' AS {CHANGE_TYPE}, {meta} FROM (({ins}) EXCEPT ALL ({dels}))")
-        parts.append(f"SELECT *, 'DELETE' AS {CHANGE_TYPE}, {meta} FROM (({dels}) EXCEPT ALL ({ins}))")
+        if net_changes:  # Spark cancels rows across the whole range, carry-overs included
+            parts.append(f"SELECT *, 'INSERT' AS {CHANGE_TYPE}, {meta} FROM ({ins})")
+            parts.append(f"SELECT *, 'DELETE' AS {CHANGE_TYPE}, {meta} FROM ({dels})")
+        else:
+            parts.append(f"SELECT *, 'INSERT' AS {CHANGE_TYPE}, {meta} FROM (({ins}) EXCEPT ALL ({dels}))")
+            parts.append(f"SELECT *, 'DELETE' AS {CHANGE_TYPE}, {meta} FROM (({dels}) EXCEPT ALL ({ins}))")
     if not parts:
         empty = f"SELECT {columns}, NULL::VARCHAR AS {CHANGE_TYPE}, NULL::INTEGER AS {CHANGE_ORDINAL}, "
         empty += f"NULL::BIGINT AS {COMMIT_SNAPSHOT_ID} FROM {scan(_empty(steps, schema))} LIMIT 0"
@@ -158,17 +162,23 @@ def _updates(relation: str, keys: Sequence[str]) -> str:
 
 
 def _net(relation: str, names: Sequence[str]) -> str:
-    """What remains of each row across all snapshots: ``|inserts - deletes|`` copies of its
-    latest changes of the winning kind."""
+    """Spark's ``RemoveNetCarryoverIterator`` over each row's changes (all data columns
+    equal), in order of ordinal then type (DELETE first): a run starts at a change and ends
+    when as many opposite changes have followed; the last run left open emits its first
+    change as many times as it is open. With INSERT +1 and DELETE -1, runs end where the
+    running sum returns to 0: the row after the last such point, ``|sum|`` times."""
     group = ", ".join(names)
-    ranked = (
-        f"SELECT *, count(*) FILTER ({CHANGE_TYPE} = 'INSERT') OVER (PARTITION BY {group}) "
-        f"- count(*) FILTER ({CHANGE_TYPE} = 'DELETE') OVER (PARTITION BY {group}) AS __net, "
-        f"row_number() OVER (PARTITION BY {group}, {CHANGE_TYPE} ORDER BY {CHANGE_ORDINAL} DESC) AS __n "
-        f"FROM {relation}"
+    order = f"{CHANGE_ORDINAL}, {CHANGE_TYPE}"
+    sign = f"CASE WHEN {CHANGE_TYPE} = 'INSERT' THEN 1 ELSE -1 END"
+    within = f"PARTITION BY {group}"
+    steps = (
+        f"SELECT *, sum({sign}) OVER ({within} ORDER BY {order} ROWS UNBOUNDED PRECEDING) AS __c, "
+        f"row_number() OVER ({within} ORDER BY {order}) AS __k FROM {relation}"
     )
-    keep = (
-        f"(__net > 0 AND {CHANGE_TYPE} = 'INSERT' AND __n <= __net) "
-        f"OR (__net < 0 AND {CHANGE_TYPE} = 'DELETE' AND __n <= -__net)"
+    bounds = (
+        f"SELECT *, sum({sign}) OVER ({within})::BIGINT AS __net, "
+        f"coalesce(max(CASE WHEN __c = 0 THEN __k END) OVER ({within}), 0) AS __zero FROM ({steps})"
     )
-    return f"SELECT * EXCLUDE (__net, __n) FROM ({ranked}) WHERE {keep}"
+    picked = f"SELECT * FROM ({bounds}) WHERE __net <> 0 AND __k = __zero + 1"
+    dropped = "__c, __k, __net, __zero, __copy"
+    return f"SELECT * EXCLUDE ({dropped}) FROM ({picked}), range(abs(__net)) AS __r(__copy)"
