@@ -174,8 +174,9 @@ def changes(con: Any, rows: int, runs: int, section: Section) -> list[str]:
     n = max(2, rows // 100)
     if got.get("INSERT") != n or got.get("DELETE") != n // 2:
         section.mismatches.append(f"upserts changelog: {got}, expected {n} inserts and {n // 2} deletes")
-    changed = [_timed(con, query) for _ in range(runs)]
-    full = [_timed(con, FULL.format(table=table)) for _ in range(runs)]
+    # a new text each run: a repeated text would reuse the changelog computed when planned
+    changed = [_timed(con, f"/* run {n} */ {query}") for n in range(runs)]
+    full = [_timed(con, f"/* run {n} */ {FULL.format(table=table)}") for n in range(runs)]
     c, f = statistics.median(changed), statistics.median(full)
     section.measures.append(
         Measure("table_changes of one 1% upsert vs full scan", c, f, note="limit=full scan")

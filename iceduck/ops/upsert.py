@@ -156,14 +156,24 @@ def key_rows_sql(key_schema: Schema, relation: str) -> str:
     return f"SELECT {', '.join(items)} FROM {relation}"
 
 
+#: the position of a row in the statement's rows
+_ORDINAL = "__iceduck_ordinal"
+
+
+def _last_per_key(schema: Schema, key: tuple[int, ...], order: str) -> str:
+    """``QUALIFY`` keeping of each key its row last by ``order``; keys compared as the
+    column type holds them."""
+    keys = ", ".join(try_cast_sql(column_ref(schema, k), schema.find_type(k)) for k in key)
+    return f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {order} DESC) = 1"
+
+
 def last_per_key_sql(schema: Schema, key: tuple[int, ...], table: str) -> str:
     """The rows of ``table`` (a temporary table holding the statement's rows in order),
     keeping of each key its last row: DuckDB numbers a table's rows in insertion order
     (``rowid``). Keys are compared as the column type holds them (``'01'`` and ``1`` are
     one int key); a value that does not convert is refused by the file writer, naming
     the column."""
-    keys = ", ".join(try_cast_sql(column_ref(schema, k), schema.find_type(k)) for k in key)
-    return f"SELECT * FROM {table} QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY rowid DESC) = 1"
+    return f"SELECT * FROM {table} {_last_per_key(schema, key, 'rowid')}"
 
 
 def write_key_deletes(
@@ -190,27 +200,27 @@ def upsert(ctx: OpContext, target: WriteTarget, select: str, how: str) -> OpResu
     schema = metadata.schema()
     key = upsert_key(target, how)
     specs = delete_specs(ctx, target, key, how)
-    with temp_table(ctx.duck, ctx.unique_name("upsert_in"), select, params_for(select, ctx.params)) as given:
-        rows = last_per_key_sql(schema, key, given)
-        with temp_table(ctx.duck, ctx.unique_name("upsert"), rows, None) as table:
-            count = int(run_sql(ctx, f"SELECT count(*) FROM {table}")[0][0])
-            if not count:
-                return OpResult(rowcount=0, message=f"upserted 0 rows into {target.identifier}")
-            with WrittenFiles() as written:
-                data = written.add(
-                    write_data_files(
-                        ctx.duck, f"SELECT * FROM {table}", file_target(metadata), width=len(schema.fields)
-                    )
+    numbered = f"SELECT *, row_number() OVER () AS {_ORDINAL} FROM ({select})"  # in the query's order
+    rows = f"SELECT * EXCLUDE ({_ORDINAL}) FROM ({numbered}) {_last_per_key(schema, key, _ORDINAL)}"
+    with temp_table(ctx.duck, ctx.unique_name("upsert"), rows, params_for(select, ctx.params)) as table:
+        count = int(run_sql(ctx, f"SELECT count(*) FROM {table}")[0][0])
+        if not count:
+            return OpResult(rowcount=0, message=f"upserted 0 rows into {target.identifier}")
+        with WrittenFiles() as written:
+            data = written.add(
+                write_data_files(
+                    ctx.duck, f"SELECT * FROM {table}", file_target(metadata), width=len(schema.fields)
                 )
-                deletes = written.add(write_key_deletes(ctx, target, specs, key, table))
-                snapshot = branch_snapshot(target)
-                changes = SnapshotChanges(
-                    operation=Operation.OVERWRITE,
-                    added_data_files=tuple(data),
-                    added_delete_files=tuple(deletes),
-                    validate_from_snapshot_id=None if snapshot is None else snapshot.snapshot_id,
-                )
-                commit_changes(ctx, target, changes, written)
+            )
+            deletes = written.add(write_key_deletes(ctx, target, specs, key, table))
+            snapshot = branch_snapshot(target)
+            changes = SnapshotChanges(
+                operation=Operation.OVERWRITE,
+                added_data_files=tuple(data),
+                added_delete_files=tuple(deletes),
+                validate_from_snapshot_id=None if snapshot is None else snapshot.snapshot_id,
+            )
+            commit_changes(ctx, target, changes, written)
     return OpResult(rowcount=count, message=f"upserted {row_count(count)} into {target.identifier}")
 
 
