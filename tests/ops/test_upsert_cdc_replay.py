@@ -93,7 +93,8 @@ def test_replayed_feed_equals_duckdb(tmp_path: Path) -> None:
         _apply(con, batch, rows)
         _reference(duck, rows)
         if batch % 25 == 24:
-            con.execute("CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))")
+            compact = "CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))"
+            con.execute(compact)
         got = con.execute("SELECT * FROM db.t ORDER BY id").fetchall()
         assert got == duck.execute("SELECT * FROM t ORDER BY id").fetchall(), f"after batch {batch}"
     kinds = con.execute("SELECT DISTINCT operation FROM db.t.snapshots ORDER BY 1").fetchall()
