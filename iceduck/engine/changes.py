@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING
 
 from iceduck.engine.deletes import PositionCache
 from iceduck.engine.layout import LayoutCache
+from iceduck.engine.object_stores import duck_paths
 from iceduck.engine.queries import arrow_rows, create_temp_table, drop_temp_table
 from iceduck.engine.read import attach_scan
-from iceduck.engine.types import quote_identifier, quote_string
+from iceduck.engine.types import duckdb_type, quote_identifier, quote_string
 from iceduck.errors import UserError
 from iceduck.scan.changes import ChangedFiles
-from iceduck.scan.tasks import ScanPlan
+from iceduck.scan.tasks import DeleteFile, ScanPlan
 from iceduck.spec.column_names import unique_names
 from iceduck.spec.schema import FILE_PATH_ID, POS_ID, Schema
 
@@ -90,6 +91,8 @@ def changelog_rows(
             inserted.append(
                 f"SELECT {', '.join('n.' + n for n in names)} FROM {new} n ANTI JOIN {old} o ON {on}"
             )
+        for plan, files in step.by_key:
+            deleted.append(_matching_keys(duck, schema, names, scan(plan), files))
         if not inserted and not deleted:
             continue
         meta = f"{step.ordinal} AS {CHANGE_ORDINAL}, {step.snapshot.snapshot_id} AS {COMMIT_SNAPSHOT_ID}"
@@ -126,10 +129,28 @@ def changelog_rows(
         drop_temp_table(duck, table)
 
 
+def _matching_keys(
+    duck: Duck, schema: Schema, names: Sequence[str], before: str, files: Sequence[DeleteFile]
+) -> str:
+    """The rows of ``before`` whose equality fields equal a row of the equality delete
+    ``files`` ("A data row is deleted if its values are equal to all delete columns for
+    any row in an equality delete file"; nulls equal nulls), the files read by field id."""
+    ids = files[0].equality_ids
+    fields = {f.field_id: (f, name) for f, name in zip(schema.fields, names, strict=True)}
+    entries = ", ".join(
+        f"{fid}: {{name: '__k{fid}', type: {quote_string(duckdb_type(fields[fid][0].field_type))}, "
+        "default_value: CAST(NULL AS VARCHAR)}"
+        for fid in ids
+    )
+    paths = ", ".join(quote_string(p) for p in duck_paths(duck, [d.path for d in files]))
+    columns = ", ".join(f"__k{fid}" for fid in ids)
+    keys = f"SELECT DISTINCT {columns} FROM read_parquet([{paths}], schema = MAP {{{entries}}})"
+    on = " AND ".join(f"b.{fields[fid][1]} IS NOT DISTINCT FROM k.__k{fid}" for fid in ids)
+    return f"SELECT {', '.join('b.' + n for n in names)} FROM {before} b SEMI JOIN ({keys}) k ON {on}"
+
+
 def _empty(steps: Sequence[ChangedFiles], schema: Schema) -> ScanPlan:
     """A plan of no file, for the columns of an empty changelog."""
-    from iceduck.scan.tasks import ScanPlan
-
     return ScanPlan(schema, None, ())
 
 

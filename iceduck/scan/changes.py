@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from iceduck.errors import NotFoundError, UserError
 from iceduck.scan.manifest_cache import ManifestCache
 from iceduck.scan.planner import plan_scan
-from iceduck.scan.tasks import FileScanTask, ScanPlan
+from iceduck.scan.tasks import DeleteFile, FileScanTask, ScanPlan
 from iceduck.scan.trusted_metrics import FieldIdsOf
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import Operation, Snapshot
@@ -50,16 +50,16 @@ class ChangedFiles:
     #: not in the second are deleted; the reverse, which no writer does, inserted)
     before: ScanPlan
     after: ScanPlan
+    #: files whose only change is new equality deletes: P's plan of them, with those delete
+    #: files (same top-level equality fields): their rows matching a delete row are deleted,
+    #: found with the (small) delete files instead of a second scan
+    by_key: tuple[tuple[ScanPlan, tuple[DeleteFile, ...]], ...] = ()
 
     @property
     def reads(self) -> int:
         """Data files read for this snapshot."""
-        return (
-            len(self.inserted.tasks)
-            + len(self.removed.tasks)
-            + len(self.before.tasks)
-            + len(self.after.tasks)
-        )
+        scans = (self.inserted, self.removed, self.before, self.after, *(p for p, _ in self.by_key))
+        return sum(len(p.tasks) for p in scans)
 
 
 def changelog_snapshots(
@@ -123,17 +123,42 @@ def plan_changes(
         old = {t.path: t for t in before.tasks}
         new = {t.path: t for t in now.tasks}
         changed = [p for p in new if p in old and not _same_deletes(old[p], new[p])]
+        keyed: dict[tuple[DeleteFile, ...], list[FileScanTask]] = {}
+        for p in changed:
+            added = _added_equality_deletes(old[p], new[p], schema)
+            if added is not None:
+                keyed.setdefault(added, []).append(old[p])
+        by_key = {t.path for tasks in keyed.values() for t in tasks}
+        rest = [p for p in changed if p not in by_key]
         out.append(
             ChangedFiles(
                 ordinal,
                 snapshot,
                 _restricted(now, [t for p, t in new.items() if p not in old]),
                 _restricted(before, [t for p, t in old.items() if p not in new]),
-                _restricted(before, [old[p] for p in changed]),
-                _restricted(now, [new[p] for p in changed]),
+                _restricted(before, [old[p] for p in rest]),
+                _restricted(now, [new[p] for p in rest]),
+                tuple((_restricted(before, tasks), added) for added, tasks in keyed.items()),
             )
         )
     return out
+
+
+def _added_equality_deletes(
+    old: FileScanTask, new: FileScanTask, schema: Schema
+) -> tuple[DeleteFile, ...] | None:
+    """The equality delete files ``new`` has beyond ``old`` when that is its only change and
+    they share one set of top-level equality fields of ``schema``; else None."""
+    if old.deletion_vector != new.deletion_vector or old.position_deletes != new.position_deletes:
+        return None
+    before = {d.path for d in old.equality_deletes}
+    if not before <= {d.path for d in new.equality_deletes}:
+        return None
+    added = tuple(sorted((d for d in new.equality_deletes if d.path not in before), key=lambda d: d.path))
+    top = {f.field_id for f in schema.fields}
+    if not added or len({d.equality_ids for d in added}) != 1 or not set(added[0].equality_ids) <= top:
+        return None
+    return added
 
 
 def _restricted(plan: ScanPlan, tasks: list[FileScanTask]) -> ScanPlan:
