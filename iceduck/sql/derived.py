@@ -31,7 +31,8 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-#: the key of a substituted column's declared (view schema) type in ``exp.Column.meta``
+#: the key of a substituted column's declared (view schema) types in ``exp.Column.meta``: a
+#: tuple, one per catalog view the condition came through (a view of a view casts twice)
 TYPE_KEY = "iceduck_type"
 _INNER_KINDS = frozenset({"", "INNER", "CROSS"})
 _VOLATILE = frozenset({"random", "rand", "uuid", "gen_random_uuid", "nextval", "currval", "setseed"})
@@ -209,8 +210,9 @@ def _mapped(
                 break
             replacement, declared = found
             new = replacement.copy()
-            if declared is not None:
-                new.meta[TYPE_KEY] = declared
+            declared_all = (*column.meta.get(TYPE_KEY, ()), *(() if declared is None else (declared,)))
+            if declared_all:
+                new.meta[TYPE_KEY] = declared_all
             if column is copy:
                 copy = new
             else:

@@ -151,8 +151,8 @@ class Target:
         if found is None:
             return None
         name, field = found
-        declared = node.meta.get(TYPE_KEY) if isinstance(node, exp.Column) else None
-        if declared is not None and declared != field.field_type:
+        declared = node.meta.get(TYPE_KEY, ()) if isinstance(node, exp.Column) else ()
+        if any(t != field.field_type for t in declared):
             return None  # a catalog view's column, cast to another type: not this column's values
         return Column(self.target, name, field)
 

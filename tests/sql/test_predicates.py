@@ -356,3 +356,13 @@ def test_a_catalog_view_column_of_another_type_gets_nothing() -> None:
     schemas = {id(ref.node): SCHEMA}
     assert str(pushdown(statement.tree, schemas, outer=same)[id(ref.node)]) == "(id == 1 and data == 'x')"
     assert str(pushdown(statement.tree, schemas, outer=other)[id(ref.node)]) == "data == 'x'"
+
+
+def test_a_declared_type_follows_the_column_into_a_derived_table() -> None:
+    statement = parse_statement("SELECT k FROM (SELECT id AS k FROM ns.t) AS s")
+    [ref] = table_refs(statement)
+    condition = parse_statement("SELECT 1 WHERE k = 1").tree.args["where"].this
+    schemas = {id(ref.node): SCHEMA}
+    same = pushdown(statement.tree, schemas, outer=Outer((condition,), ("k",), (LongType(),)))
+    other = pushdown(statement.tree, schemas, outer=Outer((condition,), ("k",), (IntegerType(),)))
+    assert (str(same[id(ref.node)]), str(other[id(ref.node)])) == ("id == 1", "true")
