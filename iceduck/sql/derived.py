@@ -10,7 +10,8 @@ condition is passed into a SELECT only when filtering its output equals filterin
 
 * the SELECT only projects and filters: no GROUP BY, HAVING, QUALIFY, LIMIT, OFFSET, FETCH,
   DISTINCT ON, aggregate or window function, sample, or non-deterministic function, and is
-  not a set operation (plain DISTINCT is fine: a row filter commutes with it);
+  not a set operation (plain DISTINCT is fine: a row filter commutes with it); nor is the
+  enclosing query sampled (DuckDB draws a sample before applying the WHERE);
 * every column the condition names is a plain column of that SELECT (``id AS k``), never a
   computed one (``id + 1 AS k``), and the condition has no subquery or placeholder;
 * the derived table is not on the null-supplying side of an outer join of its parent
@@ -109,6 +110,8 @@ def _for_source(
     """The conjuncts of ``select`` (WHERE, inherited, inner-join ON; a LEFT JOIN's ON for its
     right side) that name only columns of its source ``name``."""
     name = name.lower()
+    if select.args.get("sample") or node.args.get("sample"):
+        return []  # a sample is drawn before the WHERE: fewer rows in, another sample out
     candidates: list[exp.Expr] = []
     if name in preserved_sources(select):
         where = select.args.get("where")
@@ -235,14 +238,17 @@ def _items(
         from_ = select.args.get("from_") or select.args.get("from")
         if select.args.get("joins") or from_ is None:
             return None
+        star = projections[0]
+        if isinstance(star, exp.Column) and star.table.lower() != from_.this.alias_or_name.lower():
+            return None  # ``s.*`` of a struct column, not of the source
         if columns is None:
             return _StarItems()
         names = stars.get(id(from_.this))
         if names is None or len(names) != len(columns):
             return None  # positional names over a star need the source's columns
-        star = [exp.Alias(this=exp.column(n, quoted=True), alias=exp.to_identifier(n)) for n in names]
+        named = [exp.Alias(this=exp.column(n, quoted=True), alias=exp.to_identifier(n)) for n in names]
         expanded = select.copy()
-        expanded.set("expressions", star)
+        expanded.set("expressions", named)
         return _items(expanded, columns, types, stars)
     if any(_bare_star(p) or isinstance(p, exp.Star) for p in projections):
         return None

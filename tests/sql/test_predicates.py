@@ -340,6 +340,9 @@ def test_an_outer_filter_reaches_a_derived_table(sql: str, expected: dict[str, s
         "SELECT * FROM ns.u WHERE EXISTS (SELECT * FROM (SELECT id AS k FROM ns.t) v WHERE k = u.id)",
         "SELECT * FROM (SELECT id AS k FROM ns.t) AS v WHERE k = (SELECT 1)",
         "SELECT * FROM (SELECT id AS k FROM ns.t) AS v, ns.u WHERE k = 1 OR u.id = 2",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v USING SAMPLE 50% (bernoulli, 7) WHERE k = 1",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v TABLESAMPLE 50% WHERE k = 1",
+        "SELECT * FROM (SELECT s.* FROM ns.t) AS v WHERE id = 1",  # s.a, not id
     ],
 )
 def test_an_outer_filter_stops_where_it_could_change_rows(sql: str) -> None:
