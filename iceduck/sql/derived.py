@@ -63,6 +63,8 @@ def inherited(
     the columns ``*`` gives over a table reference, by ``id(node)``, to match ``outer``'s
     positional names with a root ``SELECT * FROM table``."""
     result: dict[int, list[exp.Expr]] = {}
+    if not outer.conditions and tree.find(exp.Subquery) is None:
+        return result  # no derived table: nothing to pass (and no second scope walk)
     scopes = list(reversed(traverse_scope(tree)))  # root first
     if scopes and outer.conditions:
         root = scopes[0].expression
