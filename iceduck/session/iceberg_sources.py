@@ -35,6 +35,7 @@ from iceduck.spec.expressions.predicates import AlwaysFalse, BooleanExpression
 from iceduck.spec.schema import Schema
 from iceduck.spec.snapshot import RefType
 from iceduck.sql.columns import ColumnsUsed, columns_used
+from iceduck.sql.derived import NO_OUTER, Outer
 from iceduck.sql.describe import described_table
 from iceduck.sql.parse import Statement
 from iceduck.sql.predicates import pushdown
@@ -183,11 +184,18 @@ def _target(
 
 
 def plan_sources(
-    statement: Statement, sources: list[Source], params: Any, duck: Duck, planning: Planning
+    statement: Statement,
+    sources: list[Source],
+    params: Any,
+    duck: Duck,
+    planning: Planning,
+    outer: Outer = NO_OUTER,
 ) -> None:
     """Plan each data source of ``statement`` with the filter its WHERE/ON clauses imply and
     attach it to ``duck`` (setting ``plan``, ``view`` and ``relation``); register each
-    metadata table. The same scan twice in one statement is planned and attached once."""
+    metadata table. ``outer``: the conditions on the statement's output where it is used
+    (a catalog view's query), which prune too. The same scan twice in one statement is
+    planned and attached once."""
     data = [s for s in sources if s.metadata_table is None and s.ref.changes is None]
     filters: dict[int, BooleanExpression]
     if statement.kind == "DESCRIBE":
@@ -196,7 +204,7 @@ def plan_sources(
         filters = {id(s.ref.node): MATCH_ALL for s in data}
     else:
         schemas = {id(s.ref.node): s.target.schema for s in data}
-        filters = pushdown(statement.tree, schemas, params, planning.timezone)
+        filters = pushdown(statement.tree, schemas, params, planning.timezone, outer)
     named = metadata_columns_named(statement) if data else frozenset()
     prune = data and statement.kind != "DESCRIBE" and planning.prune_columns
     used = columns_used(statement.tree, {id(s.ref.node) for s in data}) if prune else ColumnsUsed(None)

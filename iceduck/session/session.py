@@ -131,6 +131,7 @@ from iceduck.session.result import Result, statement_errors
 from iceduck.sql.attach import Attach, Detach
 from iceduck.sql.call import CallStatement
 from iceduck.sql.classify import Classified, Show, Use, classify, dotted_name, parse_query
+from iceduck.sql.derived import NO_OUTER, Outer, passed_down
 from iceduck.sql.describe import described_table
 from iceduck.sql.introspection import ShowTables, show_tables_query, system_refs
 from iceduck.sql.item_names import unnamed_items
@@ -782,6 +783,7 @@ class Session:
         refs: list[TableRef] | None = None,
         views: list[ViewUse] | None = None,
         chain: tuple[TableIdentifier, ...] = (),
+        outer: Outer = NO_OUTER,
     ) -> tuple[list[Source], list[tuple[TableRef, str]], list[PaimonSource]]:
         """The Iceberg sources of ``statement``, planned and attached to ``duck``
         (:mod:`iceduck.session.iceberg_sources`), the relations of the Python objects it reads
@@ -789,7 +791,9 @@ class Session:
         (:mod:`iceduck.session.paimon_sources`); ``skip`` is the table a DuckDB write statement
         writes, never read as a source; ``refs`` collects every reference read, ``views`` the
         catalog views read (each replaced by its query: :mod:`iceduck.session.catalog_views`),
-        ``chain`` the catalog views whose query ``statement`` is, outermost first."""
+        ``chain`` the catalog views whose query ``statement`` is, outermost first; ``outer``
+        the conditions on its output where it is used (a catalog view's query: pruning only,
+        :mod:`iceduck.sql.derived`)."""
         loaded: dict[TableIdentifier, LoadedTable] = {}
         lookup = self.lookup()
         sources: list[Source] = []
@@ -811,7 +815,8 @@ class Session:
             temporary = len(ref.parts) == 1 and self.session_objects.is_table(ref.parts[0])
             source = None
             if relation is None and not temporary:
-                source, read_view = self._source_or_view(ref, loaded, lookup, duck, objects, chain)
+                within = (statement, outer)
+                source, read_view = self._source_or_view(ref, loaded, lookup, duck, objects, chain, within)
                 if read_view is not None:
                     python.append((ref, read_view[1]))
                     if views is not None:
@@ -834,7 +839,7 @@ class Session:
             self.session_objects.pruning,
             prune_columns and self.session_objects.pruning,  # the switch turns off all pruning
         )
-        plan_sources(statement, sources, params, duck, planning)
+        plan_sources(statement, sources, params, duck, planning, outer)
         if paimon:
             caches = (self.manifests, self.positions)
             plan_paimon_sources(
@@ -866,20 +871,22 @@ class Session:
         duck: Duck,
         objects: StatementObjects | None,
         chain: tuple[TableIdentifier, ...],
+        within: tuple[Statement, Outer] | None = None,
     ) -> tuple[Source | None, tuple[ViewUse, str] | None]:
         """The Iceberg table ``ref`` reads, or else the relation of the catalog view it names
-        (tables first: a name is never both); (None, None) for a name of neither."""
+        (tables first: a name is never both); (None, None) for a name of neither. ``within``:
+        the statement ``ref`` is in and the conditions on that statement's output."""
         try:
             source = resolve_source(ref, loaded, lookup)
         except NotFoundError:
             view = find_view(ref, lookup)
             if view is None:
                 raise
-            return None, self._view_relation(ref, view, duck, objects, chain)
+            return None, self._view_relation(ref, view, duck, objects, chain, within)
         if source is None and len(ref.parts) == 1 and lookup.namespace and ref.path is None:
             view = find_view(ref, lookup)
             if view is not None:
-                return None, self._view_relation(ref, view, duck, objects, chain)
+                return None, self._view_relation(ref, view, duck, objects, chain, within)
         return source, None
 
     def _view_relation(
@@ -889,15 +896,22 @@ class Session:
         duck: Duck,
         objects: StatementObjects | None,
         chain: tuple[TableIdentifier, ...],
+        within: tuple[Statement, Outer] | None = None,
     ) -> tuple[ViewUse, str]:
         """The derived table reading catalog view ``view`` where ``ref`` names it: its query,
-        whose own tables and views are resolved and planned now (at each use)."""
+        whose own tables and views are resolved and planned now (at each use), pruned with
+        the conditions of the query around ``ref`` (``within``) that reach the view."""
         use = view_use(ref, view, self.catalog.name, chain)
         statement = parse_query(use.body)
         nested: list[ViewUse] = []
+        outer = NO_OUTER
+        if within is not None and self.session_objects.pruning:
+            fields = use.schema.fields
+            conditions = passed_down(within[0].tree, ref.node, within[1])
+            outer = Outer(conditions, tuple(f.name for f in fields), tuple(f.field_type for f in fields))
         try:
-            within = (*chain, view.identifier)
-            inner = self._prepare(statement, None, duck, objects, views=nested, chain=within)
+            views = (*chain, view.identifier)
+            inner = self._prepare(statement, None, duck, objects, views=nested, chain=views, outer=outer)
         except NotFoundError as e:
             raise NotFoundError(f"view {view.identifier} reads what does not exist: {e}") from e
         use = dataclasses.replace(use, sources=(*inner[0], *(s for u in nested for s in u.sources)))

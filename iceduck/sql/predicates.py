@@ -13,7 +13,9 @@ translated are weakened to ``true`` (never to ``false``):
   ``true``: ``(a = 1 AND f(b)) OR a = 2`` gives ``a = 1 OR a = 2``. Under NOT only exact
   translations are used, because NOT turns a weakening into a strengthening.
 
-Which conditions reach which table, per SELECT scope (never across subqueries or CTEs):
+Which conditions reach which table, per SELECT scope (and from an enclosing query into a
+derived table or view that only projects and filters, :mod:`iceduck.sql.derived`; never into
+a CTE or a subquery in an expression):
 
 * the WHERE clause and the ON clauses of inner joins, to tables that are not on the
   null-supplying side of an outer join (``a LEFT JOIN b ... WHERE b.x IS NULL`` keeps the
@@ -70,6 +72,7 @@ from iceduck.spec.types import (
     StructType,
     UUIDType,
 )
+from iceduck.sql.derived import NO_OUTER, TYPE_KEY, Outer, inherited, preserved_sources
 from iceduck.sql.literals import Kind, SqlLiteral, iceberg_value, literal_of
 
 _COMPARISONS: dict[type[exp.Expr], Op] = {
@@ -148,6 +151,9 @@ class Target:
         if found is None:
             return None
         name, field = found
+        declared = node.meta.get(TYPE_KEY, ()) if isinstance(node, exp.Column) else ()
+        if any(t != field.field_type for t in declared):
+            return None  # a catalog view's column, cast to another type: not this column's values
         return Column(self.target, name, field)
 
     def literal(self, node: exp.Expression) -> SqlLiteral | None:
@@ -390,36 +396,48 @@ def pushdown(
     schemas: Mapping[int, Schema],
     params: Any = None,
     timezone: str = "UTC",
+    outer: Outer = NO_OUTER,
 ) -> dict[int, BooleanExpression]:
     """The row filter for each Iceberg table reference of ``tree``.
 
     ``schemas`` maps ``id(table_node)`` of every Iceberg table reference to the schema
     its rows are read with; the result maps the same keys to filters (``true`` when
     nothing can be pushed). ``params`` are the statement's parameter values and
-    ``timezone`` DuckDB's session time zone (for TIMESTAMPTZ literals without offset).
+    ``timezone`` DuckDB's session time zone (for TIMESTAMPTZ literals without offset);
+    ``outer`` the conditions on ``tree``'s output from where it is used (a catalog view's
+    query). Conditions of an enclosing query reach the tables of a derived table as
+    :mod:`iceduck.sql.derived` says.
     """
     filters: dict[int, BooleanExpression] = dict.fromkeys(schemas, AlwaysTrue())
+    stars = {key: tuple(schema.sql_names().values()) for key, schema in schemas.items()}
+    received = inherited(tree, outer, stars)
     for scope in traverse_scope(tree):
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
-        preserved = _preserved_sources(select)
+        preserved = preserved_sources(select)
         for name, source in scope.sources.items():
             if not (isinstance(source, exp.Table) and id(source) in schemas):
                 continue
             target = Target(scope, schemas, source, params, timezone)
-            found = and_(*_conditions(select, source, name.lower() in preserved, target))
+            found = and_(*_conditions(select, source, name.lower() in preserved, target, received))
             filters[id(source)] = rewrite_not(found)
     return filters
 
 
 def _conditions(
-    select: exp.Select, source: exp.Table, preserved: bool, target: Target
+    select: exp.Select,
+    source: exp.Table,
+    preserved: bool,
+    target: Target,
+    received: Mapping[int, list[exp.Expr]],
 ) -> list[BooleanExpression]:
     found: list[BooleanExpression] = []
     where = select.args.get("where")
     if where is not None and preserved:
         found.append(weaken(where.this, target))
+    if preserved:
+        found.extend(weaken(condition, target) for condition in received.get(id(select), ()))
     for join in select.args.get("joins") or ():
         on = join.args.get("on")
         if on is None or join.args.get("method"):
@@ -431,30 +449,3 @@ def _conditions(
         elif side == "LEFT" and kind in ("", "OUTER") and join.this is source:
             found.append(weaken(on, target))
     return found
-
-
-def _preserved_sources(select: exp.Select) -> set[str]:
-    """Names of the sources whose rows are never null-extended by an outer join."""
-    from_ = select.args.get("from_") or select.args.get("from")
-    if from_ is None:
-        return set()
-    seen: list[str] = []
-    nullable: set[str] = set()
-    first = from_.this
-    if isinstance(first, exp.Table | exp.Subquery) and not first.args.get("joins"):
-        seen.append(first.alias_or_name.lower())
-    for join in select.args.get("joins") or ():
-        name = join.this.alias_or_name.lower()
-        method = str(join.args.get("method") or "").upper()
-        side = str(join.args.get("side") or "").upper()
-        kind = str(join.args.get("kind") or "").upper()
-        if method in ("ASOF", "POSITIONAL") or join.this.args.get("joins"):
-            return set()
-        if kind in ("SEMI", "ANTI") or side == "LEFT":
-            nullable.add(name)
-        elif side == "RIGHT":
-            nullable.update(seen)
-        elif side == "FULL":
-            nullable.update((*seen, name))
-        seen.append(name)
-    return set(seen) - nullable

@@ -42,7 +42,7 @@ EXPLAIN SELECT count(*) FROM shop.big_eu
 -- Iceberg scan of iceduck.shop.orders
 --   snapshot: <snapshot 1> (current snapshot of main)
 --   schema id: 0
---   pushed filter: region == 'eu'
+--   pushed filter: (region == 'eu' and amount > 5.00)
 --   manifests: 1 total, 1 read, 0 skipped
 --   data files: 1 read, 1 skipped (1 by partition, 0 by column metrics)
 --   rows in files read: 5

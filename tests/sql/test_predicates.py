@@ -33,6 +33,7 @@ from iceduck.spec.types import (
     TimestamptzType,
     UUIDType,
 )
+from iceduck.sql.derived import Outer
 from iceduck.sql.parse import parse_statement
 from iceduck.sql.predicates import pushdown
 from iceduck.sql.references import table_refs
@@ -283,3 +284,88 @@ def _single_filter(sql: str) -> BooleanExpression:
     statement = parse_statement(sql)
     [ref] = table_refs(statement)
     return pushdown(statement.tree, {id(ref.node): SCHEMA})[id(ref.node)]
+
+
+# -- filters of an enclosing query (iceduck.sql.derived) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "SELECT * FROM (SELECT id AS k, data FROM ns.t WHERE data <> 'x') AS v WHERE k = 42",
+            {"t": "(data != 'x' and id == 42)"},
+        ),
+        ("SELECT * FROM (SELECT id, data FROM ns.t) AS v(a, b) WHERE a = 42", {"t": "id == 42"}),
+        ("SELECT * FROM (SELECT * FROM ns.t) AS v WHERE v.id = 42", {"t": "id == 42"}),
+        ("SELECT * FROM (SELECT * FROM (SELECT id AS k FROM ns.t) x) AS v WHERE k < 3", {"t": "id < 3"}),
+        ("SELECT DISTINCT * FROM (SELECT DISTINCT id AS k FROM ns.t) AS v WHERE k = 1", {"t": "id == 1"}),
+        (
+            "SELECT * FROM ns.u JOIN (SELECT id AS k FROM ns.t) AS v ON v.k = 42 AND u.id = v.k",
+            {"u": "true", "t": "id == 42"},
+        ),
+        (  # a LEFT JOIN's ON reaches its right side: a row failing it is never matched
+            "SELECT * FROM ns.u LEFT JOIN (SELECT id AS k FROM ns.t) AS v ON v.k = 42",
+            {"u": "true", "t": "id == 42"},
+        ),
+        (  # inside, only the preserved side of an outer join
+            "SELECT * FROM (SELECT a.id AS k FROM ns.t AS a LEFT JOIN ns.t AS b ON a.id = b.id) v"
+            " WHERE k = 1",
+            {"a": "id == 1", "b": "true"},
+        ),
+    ],
+)
+def test_an_outer_filter_reaches_a_derived_table(sql: str, expected: dict[str, str]) -> None:
+    assert filters(sql) == expected
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM (SELECT id AS k FROM ns.t GROUP BY id) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t HAVING count(*) > 0) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k, count(*) OVER () AS n FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t QUALIFY row_number() OVER () = 1) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t LIMIT 3) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t OFFSET 3) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT DISTINCT ON (data) id AS k FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT max(id) AS k FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t UNION ALL SELECT id FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id + 1 AS k FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k, random() AS r FROM ns.t) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT id AS k FROM ns.t WHERE random() < 0.5) AS v WHERE k = 42",
+        "SELECT * FROM (SELECT b.id AS k FROM ns.u AS a LEFT JOIN ns.t AS b ON a.id = b.id) v WHERE k = 1",
+        "SELECT * FROM ns.u LEFT JOIN (SELECT id AS k FROM ns.t) AS v ON u.id = v.k WHERE v.k = 42",
+        "WITH c AS (SELECT id AS k FROM ns.t) SELECT * FROM c AS a, c AS b WHERE a.k = 42",
+        "SELECT * FROM ns.u WHERE EXISTS (SELECT * FROM (SELECT id AS k FROM ns.t) v WHERE k = u.id)",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v WHERE k = (SELECT 1)",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v, ns.u WHERE k = 1 OR u.id = 2",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v USING SAMPLE 50% (bernoulli, 7) WHERE k = 1",
+        "SELECT * FROM (SELECT id AS k FROM ns.t) AS v TABLESAMPLE 50% WHERE k = 1",
+        "SELECT * FROM (SELECT s.* FROM ns.t) AS v WHERE id = 1",  # s.a, not id
+    ],
+)
+def test_an_outer_filter_stops_where_it_could_change_rows(sql: str) -> None:
+    assert filters(sql).get("t", filters(sql).get("b")) == "true"
+
+
+def test_a_catalog_view_column_of_another_type_gets_nothing() -> None:
+    statement = parse_statement("SELECT id, data FROM ns.t")
+    [ref] = table_refs(statement)
+    where = parse_statement("SELECT 1 WHERE a = 1 AND b = 'x'").tree.args["where"].this
+    conditions = (where.left, where.right)
+    same = Outer(conditions, ("a", "b"), (LongType(), StringType()))
+    other = Outer(conditions, ("a", "b"), (IntegerType(), StringType()))  # a is cast to int
+    schemas = {id(ref.node): SCHEMA}
+    assert str(pushdown(statement.tree, schemas, outer=same)[id(ref.node)]) == "(id == 1 and data == 'x')"
+    assert str(pushdown(statement.tree, schemas, outer=other)[id(ref.node)]) == "data == 'x'"
+
+
+def test_a_declared_type_follows_the_column_into_a_derived_table() -> None:
+    statement = parse_statement("SELECT k FROM (SELECT id AS k FROM ns.t) AS s")
+    [ref] = table_refs(statement)
+    condition = parse_statement("SELECT 1 WHERE k = 1").tree.args["where"].this
+    schemas = {id(ref.node): SCHEMA}
+    same = pushdown(statement.tree, schemas, outer=Outer((condition,), ("k",), (LongType(),)))
+    other = pushdown(statement.tree, schemas, outer=Outer((condition,), ("k",), (IntegerType(),)))
+    assert (str(same[id(ref.node)]), str(other[id(ref.node)])) == ("id == 1", "true")
