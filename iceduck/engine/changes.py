@@ -106,7 +106,7 @@ def changelog_rows(
             parts.append(f"SELECT *, 'DELETE' AS {CHANGE_TYPE}, {meta} FROM (({dels}) EXCEPT ALL ({ins}))")
     if not parts:
         empty = f"SELECT {columns}, NULL::VARCHAR AS {CHANGE_TYPE}, NULL::INTEGER AS {CHANGE_ORDINAL}, "
-        empty += f"NULL::BIGINT AS {COMMIT_SNAPSHOT_ID} FROM {scan(_empty(steps, schema))} LIMIT 0"
+        empty += f"NULL::BIGINT AS {COMMIT_SNAPSHOT_ID} FROM {scan(ScanPlan(schema, None, ()))} LIMIT 0"
         return arrow_rows(duck, empty)
     typed = f"SELECT {columns}, {CHANGE_TYPE}, {CHANGE_ORDINAL}::INTEGER AS {CHANGE_ORDINAL}, "
     typed += f"{COMMIT_SNAPSHOT_ID}::BIGINT AS {COMMIT_SNAPSHOT_ID} FROM ({' UNION ALL '.join(parts)})"
@@ -147,11 +147,6 @@ def _matching_keys(
     keys = f"SELECT DISTINCT {columns} FROM read_parquet([{paths}], schema = MAP {{{entries}}})"
     on = " AND ".join(f"b.{fields[fid][1]} IS NOT DISTINCT FROM k.__k{fid}" for fid in ids)
     return f"SELECT {', '.join('b.' + n for n in names)} FROM {before} b SEMI JOIN ({keys}) k ON {on}"
-
-
-def _empty(steps: Sequence[ChangedFiles], schema: Schema) -> ScanPlan:
-    """A plan of no file, for the columns of an empty changelog."""
-    return ScanPlan(schema, None, ())
 
 
 def _column(names: Sequence[str], name: str) -> str:

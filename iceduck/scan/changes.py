@@ -24,7 +24,7 @@ Only these files are read; the rest of the table is not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from iceduck.errors import NotFoundError, UserError
 from iceduck.scan.manifest_cache import ManifestCache
@@ -55,12 +55,6 @@ class ChangedFiles:
     #: found with the (small) delete files instead of a second scan
     by_key: tuple[tuple[ScanPlan, tuple[DeleteFile, ...]], ...] = ()
 
-    @property
-    def reads(self) -> int:
-        """Data files read for this snapshot."""
-        scans = (self.inserted, self.removed, self.before, self.after, *(p for p, _ in self.by_key))
-        return sum(len(p.tasks) for p in scans)
-
 
 def changelog_snapshots(
     metadata: TableMetadata, start_exclusive: int | None, end_inclusive: int
@@ -72,7 +66,7 @@ def changelog_snapshots(
     while current is not None and current.snapshot_id != start_exclusive:
         chain.append(current)
         parent = current.parent_snapshot_id
-        current = None if parent is None else _snapshot_or_none(metadata, parent)
+        current = None if parent is None else metadata.find_snapshot(parent)
     if start_exclusive is not None and current is None:
         _snapshot(metadata, start_exclusive, "start")
         raise UserError(
@@ -83,12 +77,8 @@ def changelog_snapshots(
     return [s for s in chain if s.operation != Operation.REPLACE.value]
 
 
-def _snapshot_or_none(metadata: TableMetadata, snapshot_id: int) -> Snapshot | None:
-    return next((s for s in metadata.snapshots if s.snapshot_id == snapshot_id), None)
-
-
 def _snapshot(metadata: TableMetadata, snapshot_id: int, what: str) -> Snapshot:
-    found = _snapshot_or_none(metadata, snapshot_id)
+    found = metadata.find_snapshot(snapshot_id)
     if found is None:
         raise NotFoundError(f"cannot find the {what} snapshot {snapshot_id} of the changelog")
     return found
@@ -118,7 +108,7 @@ def plan_changes(
     out = []
     for ordinal, snapshot in enumerate(snapshots):
         parent_id = snapshot.parent_snapshot_id
-        parent = None if parent_id is None else _snapshot_or_none(metadata, parent_id)
+        parent = None if parent_id is None else metadata.find_snapshot(parent_id)
         now, before = plan(snapshot), plan(parent)
         old = {t.path: t for t in before.tasks}
         new = {t.path: t for t in now.tasks}
@@ -162,8 +152,6 @@ def _added_equality_deletes(
 
 
 def _restricted(plan: ScanPlan, tasks: list[FileScanTask]) -> ScanPlan:
-    from dataclasses import replace
-
     return replace(plan, tasks=tuple(tasks))
 
 
@@ -228,7 +216,7 @@ def _current_ancestors(metadata: TableMetadata) -> list[Snapshot]:
     while current is not None:
         out.append(current)
         parent = current.parent_snapshot_id
-        current = None if parent is None else _snapshot_or_none(metadata, parent)
+        current = None if parent is None else metadata.find_snapshot(parent)
     return out
 
 

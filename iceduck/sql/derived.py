@@ -120,16 +120,8 @@ def _for_source(
         if where is not None:
             candidates.extend(conjuncts(where.this))
         candidates.extend(available)
-    for join in select.args.get("joins") or ():
-        on = join.args.get("on")
-        if on is None or join.args.get("method"):
-            continue
-        side = str(join.args.get("side") or "").upper()
-        kind = str(join.args.get("kind") or "").upper()
-        if not side and kind in _INNER_KINDS and name in preserved_sources(select):
-            candidates.extend(conjuncts(on))
-        elif side == "LEFT" and kind in ("", "OUTER") and join.this is node:
-            candidates.extend(conjuncts(on))
+    for on in join_conditions(select, node, name in preserved_sources(select)):
+        candidates.extend(conjuncts(on))
     single = len(scope.sources) == 1
     return [c for c in candidates if _only_of(c, name, single)]
 
@@ -279,6 +271,24 @@ class _StarItems(dict):
 
     def get(self, key: Any, default: Any = None) -> Any:
         return (exp.column(key, quoted=True), None)
+
+
+def join_conditions(select: exp.Select, source: exp.Expr, preserved: bool) -> list[exp.Expr]:
+    """The ON conditions of ``select``'s joins that hold for every row ``source`` gives: an
+    inner join's when ``source`` is on a preserved side, and a LEFT JOIN's when ``source`` is
+    its right side (rows failing it never come from there)."""
+    found = []
+    for join in select.args.get("joins") or ():
+        on = join.args.get("on")
+        if on is None or join.args.get("method"):
+            continue
+        side = str(join.args.get("side") or "").upper()
+        kind = str(join.args.get("kind") or "").upper()
+        if not side and kind in _INNER_KINDS and preserved:
+            found.append(on)
+        elif side == "LEFT" and kind in ("", "OUTER") and join.this is source:
+            found.append(on)
+    return found
 
 
 def preserved_sources(select: exp.Select) -> set[str]:

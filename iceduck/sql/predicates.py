@@ -72,7 +72,7 @@ from iceduck.spec.types import (
     StructType,
     UUIDType,
 )
-from iceduck.sql.derived import NO_OUTER, TYPE_KEY, Outer, inherited, preserved_sources
+from iceduck.sql.derived import NO_OUTER, TYPE_KEY, Outer, inherited, join_conditions, preserved_sources
 from iceduck.sql.literals import Kind, SqlLiteral, iceberg_value, literal_of
 
 _COMPARISONS: dict[type[exp.Expr], Op] = {
@@ -93,7 +93,6 @@ _FLIPPED = {
 }
 #: operators whose meaning does not depend on an order DuckDB and Iceberg might disagree on
 _EQUALITY_OPS = frozenset({Op.EQ, Op.NOT_EQ, Op.IN})
-_INNER_KINDS = frozenset({"", "INNER", "CROSS"})
 
 
 @dataclass(frozen=True)
@@ -438,14 +437,5 @@ def _conditions(
         found.append(weaken(where.this, target))
     if preserved:
         found.extend(weaken(condition, target) for condition in received.get(id(select), ()))
-    for join in select.args.get("joins") or ():
-        on = join.args.get("on")
-        if on is None or join.args.get("method"):
-            continue
-        side = str(join.args.get("side") or "").upper()
-        kind = str(join.args.get("kind") or "").upper()
-        if not side and kind in _INNER_KINDS and preserved:
-            found.append(weaken(on, target))
-        elif side == "LEFT" and kind in ("", "OUTER") and join.this is source:
-            found.append(weaken(on, target))
+    found.extend(weaken(on, target) for on in join_conditions(select, source, preserved))
     return found
