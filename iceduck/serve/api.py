@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from iceduck.catalog.open import warehouse_location
 from iceduck.errors import UserError
-from iceduck.serve import commits, idempotency, namespaces, oauth, tables, views
+from iceduck.serve import admin, commits, idempotency, namespaces, oauth, tables, views
 from iceduck.serve.context import ServeContext
+from iceduck.serve.permissions import ANY, Need, forbidden_anywhere
 from iceduck.serve.request import Request, Response
 from iceduck.serve.routes import Handler, Route, parse_pattern
 
@@ -32,7 +33,13 @@ def get_config(ctx: ServeContext, req: Request) -> Response:
     config = {
         "defaults": {},
         "overrides": overrides,
-        "endpoints": [route.endpoint() for route in ROUTES if not route.views or with_views],
+        "endpoints": [
+            route.endpoint()
+            for route in ROUTES
+            if route.listed
+            and (not route.views or with_views)
+            and not forbidden_anywhere(req.caller, route.need)
+        ],
     }
     if ctx.idempotency is not None:
         config["idempotency-key-lifetime"] = idempotency.LIFETIME
@@ -63,8 +70,14 @@ def _r(
     *,
     public: bool = False,
     views: bool = False,
+    need: Need = ANY,
+    listed: bool = True,
 ) -> Route:
-    return Route(method, parse_pattern(pattern), resource, handler, prefixed, public, views)
+    return Route(method, parse_pattern(pattern), resource, handler, prefixed, public, views, need, listed)
+
+
+def _on(privilege: str | None, target: str) -> Need:
+    return Need(privilege, target)
 
 
 NS = "namespaces/{namespace}"
@@ -74,30 +87,47 @@ VIEW = f"{NS}/views/{{view}}"
 ROUTES: list[Route] = [
     _r("GET", "config", "config", get_config, prefixed=False),
     _r("POST", "oauth/tokens", "oauth", oauth.get_token, prefixed=False, public=True),
-    _r("GET", "namespaces", "namespace", namespaces.list_namespaces),
-    _r("POST", "namespaces", "namespace", namespaces.create_namespace),
-    _r("GET", NS, "namespace", namespaces.load_namespace),
-    _r("HEAD", NS, "namespace", namespaces.namespace_exists),
-    _r("DELETE", NS, "namespace", namespaces.drop_namespace),
-    _r("POST", f"{NS}/properties", "namespace", namespaces.update_properties),
-    _r("GET", f"{NS}/tables", "table", tables.list_tables),
-    _r("POST", f"{NS}/tables", "table", tables.create_table),
-    _r("POST", f"{NS}/register", "table", tables.register_table),
-    _r("GET", TABLE, "table", tables.load_table),
-    _r("GET", f"{TABLE}/credentials", "table", tables.load_credentials),
-    _r("POST", TABLE, "table", commits.commit_table),
-    _r("HEAD", TABLE, "table", tables.table_exists),
-    _r("DELETE", TABLE, "table", tables.drop_table),
-    _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics),
-    _r("POST", "tables/rename", "table", tables.rename_table),
-    _r("POST", "transactions/commit", "table", commits.commit_transaction),
+    _r("GET", "namespaces", "namespace", namespaces.list_namespaces, need=_on(None, "listed-parent")),
+    _r("POST", "namespaces", "namespace", namespaces.create_namespace, need=_on("create", "new-namespace")),
+    _r("GET", NS, "namespace", namespaces.load_namespace, need=_on(None, "visible-namespace")),
+    _r("HEAD", NS, "namespace", namespaces.namespace_exists, need=_on(None, "visible-namespace")),
+    _r("DELETE", NS, "namespace", namespaces.drop_namespace, need=_on("drop", "namespace")),
+    _r("POST", f"{NS}/properties", "namespace", namespaces.update_properties, need=_on("write", "namespace")),
+    _r("GET", f"{NS}/tables", "table", tables.list_tables, need=_on(None, "visible-namespace")),
+    _r("POST", f"{NS}/tables", "table", tables.create_table, need=_on("create", "namespace")),
+    _r("POST", f"{NS}/register", "table", tables.register_table, need=_on("create", "register")),
+    _r("GET", TABLE, "table", tables.load_table, need=_on("read", "table")),
+    _r("GET", f"{TABLE}/credentials", "table", tables.load_credentials, need=_on("read", "table")),
+    _r("POST", TABLE, "table", commits.commit_table, need=_on("write", "table-commit")),
+    _r("HEAD", TABLE, "table", tables.table_exists, need=_on("read", "table")),
+    _r("DELETE", TABLE, "table", tables.drop_table, need=_on("drop", "table")),
+    _r("POST", f"{TABLE}/metrics", "table", tables.report_metrics, need=_on("read", "table")),
+    _r("POST", "tables/rename", "table", tables.rename_table, need=_on("drop", "rename")),
+    _r("POST", "transactions/commit", "table", commits.commit_transaction, need=_on("write", "transaction")),
     # views: listed in /v1/config only when the catalog keeps views (views.serves_views)
-    _r("GET", f"{NS}/views", "view", views.list_views, views=True),
-    _r("POST", f"{NS}/views", "view", views.create_view, views=True),
-    _r("GET", VIEW, "view", views.load_view, views=True),
-    _r("HEAD", VIEW, "view", views.view_exists, views=True),
-    _r("POST", VIEW, "view", views.commit_view, views=True),
-    _r("DELETE", VIEW, "view", views.drop_view, views=True),
-    _r("POST", "views/rename", "view", views.rename_view, views=True),
-    _r("POST", f"{NS}/register-view", "view", views.register_view, views=True),
+    _r("GET", f"{NS}/views", "view", views.list_views, views=True, need=_on(None, "visible-namespace")),
+    _r("POST", f"{NS}/views", "view", views.create_view, views=True, need=_on("create", "namespace")),
+    _r("GET", VIEW, "view", views.load_view, views=True, need=_on("read", "view")),
+    _r("HEAD", VIEW, "view", views.view_exists, views=True, need=_on("read", "view")),
+    _r("POST", VIEW, "view", views.commit_view, views=True, need=_on("write", "view")),
+    _r("DELETE", VIEW, "view", views.drop_view, views=True, need=_on("drop", "view")),
+    _r("POST", "views/rename", "view", views.rename_view, views=True, need=_on("drop", "rename")),
+    _r(
+        "POST",
+        f"{NS}/register-view",
+        "view",
+        views.register_view,
+        views=True,
+        need=_on("create", "namespace"),
+    ),
+    # iceduck's own
+    _r(
+        "POST",
+        "iceduck/principals/reload",
+        "config",
+        admin.reload_principals,
+        prefixed=False,
+        need=_on("admin", "catalog"),
+        listed=False,
+    ),
 ]

@@ -1,5 +1,9 @@
 """Who may call the server: a fixed bearer token (``--token``) and tokens issued by
-``POST /v1/oauth/tokens`` to OAuth2 clients (``--credential CLIENT_ID:SECRET``).
+``POST /v1/oauth/tokens`` to OAuth2 clients (``--credential CLIENT_ID:SECRET``), or the
+named principals of a principals file (``--principals``, :mod:`iceduck.serve.principals`),
+each with their grants. A token issued to a principal dies with the principal's
+credentials: once a reload removes the principal, changes its secret or its roles, or
+its ``expires`` passes, every route answers 401.
 
 The REST spec secures every route with "OAuth2" or "BearerAuth"; a client sends
 ``Authorization: Bearer <token>``. Issued tokens are random (:func:`secrets.token_urlsafe`,
@@ -14,6 +18,7 @@ PyIceberg's ``RestCatalog`` refreshes its token and retries on a 401, and Java's
 
 from __future__ import annotations
 
+import datetime
 import hmac
 import secrets
 import threading
@@ -22,7 +27,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from iceduck.errors import UserError
+from iceduck.serve.access import ANYONE, Caller
 from iceduck.serve.errors import HttpRefusal
+from iceduck.serve.principals import Principal, PrincipalsFile
 
 DEFAULT_TTL_SECONDS = 3600
 
@@ -39,10 +46,19 @@ def parse_credential(text: str) -> tuple[str, str]:
     return client_id, secret
 
 
+@dataclass(frozen=True)
+class _Issued:
+    expiry: float
+    #: the principal (or OAuth2 client id) the token was issued to
+    subject: str
+    #: the principal's :meth:`~iceduck.serve.principals.Principal.fingerprint` at issue
+    fingerprint: str | None = None
+
+
 @dataclass
 class Authenticator:
-    """The server's accepted tokens; with neither a token nor a credential, every request
-    is let through (a catalog on loopback for one user)."""
+    """The server's accepted tokens; with neither a token, a credential nor a principals
+    file, every request is let through (a catalog on loopback for one user)."""
 
     token: str | None = None
     #: client id -> secret of the OAuth2 clients
@@ -51,50 +67,98 @@ class Authenticator:
     #: seconds on a clock that only moves forward: when tokens are issued and expire
     #: (tests pass one they advance, instead of waiting out a ``ttl``)
     clock: Callable[[], float] = time.monotonic
-    _issued: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+    #: ``--principals FILE``: named principals with grants (instead of token and credentials)
+    principals: PrincipalsFile | None = None
+    #: the wall clock a principal's ``expires`` is compared with
+    now: Callable[[], datetime.datetime] = field(default=lambda: datetime.datetime.now(datetime.UTC))
+    _issued: dict[str, _Issued] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @property
     def required(self) -> bool:
-        return self.token is not None or bool(self.credentials)
+        return self.token is not None or bool(self.credentials) or self.principals is not None
 
-    def client_allowed(self, client_id: str, secret: str) -> bool:
-        """Whether ``client_id``/``secret`` is a configured client (compared in constant time)."""
+    @property
+    def has_clients(self) -> bool:
+        if self.principals is not None:
+            return self.principals.policy.has_clients
+        return bool(self.credentials)
+
+    def login(self, client_id: str, secret: str) -> str | None:
+        """The subject ``client_id``/``secret`` authenticate (compared in constant time)."""
+        if self.principals is not None:
+            principal = self.principals.policy.by_client(client_id, secret)
+            if principal is None:
+                return None
+            self._live(principal)
+            return principal.name
         known = self.credentials.get(client_id)
-        return known is not None and hmac.compare_digest(known.encode(), secret.encode())
+        if known is not None and hmac.compare_digest(known.encode(), secret.encode()):
+            return client_id
+        return None
 
-    def issue(self) -> str:
-        """A new token valid for :attr:`ttl` seconds; expired ones are forgotten meanwhile."""
+    def issue(self, subject: str) -> str:
+        """A new token for ``subject`` valid for :attr:`ttl` seconds; expired ones are forgotten."""
         token = secrets.token_urlsafe(32)
         now = self.clock()
+        fingerprint = None
+        if self.principals is not None:
+            fingerprint = self.principals.policy.principals[subject].fingerprint()
         with self._lock:
-            for old in [t for t, expiry in self._issued.items() if expiry <= now]:
+            for old in [t for t, issued in self._issued.items() if issued.expiry <= now]:
                 del self._issued[old]
-            self._issued[token] = now + self.ttl
+            self._issued[token] = _Issued(now + self.ttl, subject, fingerprint)
         return token
 
-    def valid(self, token: str) -> bool:
-        """Whether ``token`` is the fixed token or an issued one not yet expired."""
-        if self.token is not None and hmac.compare_digest(token.encode(), self.token.encode()):
-            return True
+    def caller(self, token: str) -> Caller:
+        """Who ``token`` belongs to, or a 401 saying why it is refused (never the token)."""
+        if self.principals is not None:
+            policy = self.principals.policy
+            principal = policy.by_token(token)
+            if principal is not None:
+                self._live(principal)
+                return Caller(principal.name, policy.grants_of(principal))
+        elif self.token is not None and hmac.compare_digest(token.encode(), self.token.encode()):
+            return Caller("token")
         with self._lock:
-            expiry = self._issued.get(token)
-        return expiry is not None and self.clock() < expiry
+            issued = self._issued.get(token)
+        if issued is None:
+            raise not_authorized(
+                "a valid bearer token is required: this one is unknown (a restart forgets issued tokens)"
+            )
+        if self.clock() >= issued.expiry:
+            raise not_authorized("the bearer token expired: get a new one from /v1/oauth/tokens")
+        if self.principals is None:
+            return Caller(issued.subject)
+        policy = self.principals.policy
+        principal = policy.principals.get(issued.subject)
+        if principal is None or principal.fingerprint() != issued.fingerprint:
+            raise not_authorized(
+                f"the bearer token was revoked: the credentials or roles of {issued.subject!r} changed"
+            )
+        self._live(principal)
+        return Caller(principal.name, policy.grants_of(principal))
 
-    def check(self, authorization: str | None) -> None:
-        """Refuse a request whose ``Authorization`` header holds no valid bearer token."""
+    def valid(self, token: str) -> bool:
+        """Whether ``token`` is accepted now (a refresh's ``subject_token``)."""
+        try:
+            self.caller(token)
+        except HttpRefusal:
+            return False
+        return True
+
+    def _live(self, principal: Principal) -> None:
+        if principal.expires is not None and self.now() >= principal.expires:
+            raise not_authorized(
+                f"the credentials of {principal.name!r} expired on {principal.expires.isoformat()}"
+            )
+
+    def check(self, authorization: str | None) -> Caller:
+        """The caller of a request with this ``Authorization`` header, or a 401."""
         if not self.required:
-            return
+            return ANYONE
         scheme, _, value = (authorization or "").partition(" ")
         token = value.strip()
         if scheme.lower() != "bearer" or not token:
             raise not_authorized("a valid bearer token is required (Authorization: Bearer <token>)")
-        if self.valid(token):
-            return
-        with self._lock:
-            issued = token in self._issued
-        if issued:
-            raise not_authorized("the bearer token expired: get a new one from /v1/oauth/tokens")
-        raise not_authorized(
-            "a valid bearer token is required: this one is unknown (a restart forgets issued tokens)"
-        )
+        return self.caller(token)

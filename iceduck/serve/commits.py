@@ -63,7 +63,7 @@ def commit_table(ctx: ServeContext, req: Request) -> Response:
         raise UserError("CommitTableRequest: identifier does not match the table of the path")
     requirements, updates = parse_changes(body)
     committed = commit(ctx, identifier, requirements, updates)
-    return table_response(ctx, req, committed.metadata, committed.metadata_location)
+    return table_response(ctx, req, committed.metadata, committed.metadata_location, table=identifier)
 
 
 def commit_transaction(ctx: ServeContext, req: Request) -> Response:

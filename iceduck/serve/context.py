@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from iceduck.catalog.base import Catalog
 from iceduck.errors import UserError
 from iceduck.io.fileio import to_local_path
+from iceduck.serve.audit import AuditTrail
 from iceduck.serve.auth import Authenticator
 from iceduck.serve.idempotency import IdempotencyKeys
 from iceduck.serve.storage_credentials import CredentialsFile
@@ -36,6 +37,8 @@ class ServeContext:
     #: the answers of mutations sent with an ``Idempotency-Key``, for their retries (None:
     #: keys are not honoured, nor ``idempotency-key-lifetime`` advertised)
     idempotency: IdempotencyKeys | None = field(default_factory=IdempotencyKeys)
+    #: ``--audit``: where the lines of mutations and refusals go (None: nowhere)
+    audit: AuditTrail | None = None
 
     def check_within_warehouse(self, location: str, what: str, table_location: str | None = None) -> str:
         """``location`` when it lies under the warehouse, or under ``table_location``, the

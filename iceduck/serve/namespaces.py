@@ -25,7 +25,7 @@ def list_namespaces(ctx: ServeContext, req: Request) -> Response:
     parent = namespace_from_path(req.query["parent"]) if req.query.get("parent") else ()
     if parent and not ctx.catalog.namespace_exists(parent):
         raise HttpRefusal(404, "NoSuchNamespaceException", f"namespace {_shown(parent)} does not exist")
-    children = sorted(ctx.catalog.list_namespaces(parent))
+    children = sorted(ns for ns in ctx.catalog.list_namespaces(parent) if req.caller.sees_namespace(ns))
     items, token = page(children, req.query)
     body: dict[str, Any] = {"namespaces": [list(ns) for ns in items]}
     if token is not None:

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from iceduck.serve.auth import Authenticator
 from iceduck.serve.context import ServeContext
-from iceduck.serve.errors import OAuthRefusal
+from iceduck.serve.errors import HttpRefusal, OAuthRefusal
 from iceduck.serve.request import Request, Response
 
 CLIENT_CREDENTIALS = "client_credentials"
@@ -42,9 +42,9 @@ def get_token(ctx: ServeContext, req: Request) -> Response:
     if not grant:
         raise OAuthRefusal(400, "invalid_request", "grant_type is required")
     if grant == CLIENT_CREDENTIALS:
-        _check_client(auth, req, form)
+        subject = _check_client(auth, req, form)
     elif grant == TOKEN_EXCHANGE:
-        _check_exchange(auth, form)
+        subject = _check_exchange(auth, form)
     else:
         raise OAuthRefusal(
             400,
@@ -54,7 +54,7 @@ def get_token(ctx: ServeContext, req: Request) -> Response:
     return Response(
         200,
         {
-            "access_token": auth.issue(),
+            "access_token": auth.issue(subject),
             "token_type": "bearer",
             "expires_in": auth.ttl,
             "issued_token_type": ACCESS_TOKEN_TYPE,
@@ -81,7 +81,8 @@ def _form(req: Request) -> dict[str, str]:
     return form
 
 
-def _check_client(auth: Authenticator, req: Request, form: dict[str, str]) -> None:
+def _check_client(auth: Authenticator, req: Request, form: dict[str, str]) -> str:
+    """The subject the client credentials authenticate, or an ``OAuthError``."""
     basic = _basic_credentials(req.header("Authorization"))
     in_form = form.get("client_id") is not None or form.get("client_secret") is not None
     if basic is not None and in_form:
@@ -89,12 +90,17 @@ def _check_client(auth: Authenticator, req: Request, form: dict[str, str]) -> No
     client_id, secret = basic if basic is not None else (form.get("client_id"), form.get("client_secret"))
     if not client_id or not secret:
         raise OAuthRefusal(401, "invalid_client", "client_id and client_secret are required")
-    if not auth.credentials:
+    if not auth.has_clients:
         raise OAuthRefusal(
             401, "invalid_client", "this server has no OAuth2 clients (see iceduck serve --credential)"
         )
-    if not auth.client_allowed(client_id, secret):
+    try:
+        subject = auth.login(client_id, secret)
+    except HttpRefusal as e:  # the principal's credentials expired
+        raise OAuthRefusal(401, "invalid_client", str(e)) from None
+    if subject is None:
         raise OAuthRefusal(401, "invalid_client", "unknown client or wrong secret")
+    return subject
 
 
 def _basic_credentials(authorization: str | None) -> tuple[str, str] | None:
@@ -117,7 +123,8 @@ def _basic_credentials(authorization: str | None) -> tuple[str, str] | None:
     return unquote_plus(client_id), unquote_plus(secret)
 
 
-def _check_exchange(auth: Authenticator, form: dict[str, str]) -> None:
+def _check_exchange(auth: Authenticator, form: dict[str, str]) -> str:
+    """The subject of a still-valid ``subject_token``: the new token is theirs."""
     subject = form.get("subject_token")
     if not subject or not form.get("subject_token_type"):
         raise OAuthRefusal(
@@ -127,10 +134,13 @@ def _check_exchange(auth: Authenticator, form: dict[str, str]) -> None:
         raise OAuthRefusal(
             401, "invalid_client", "this server has no OAuth2 clients (see iceduck serve --credential)"
         )
-    if not auth.valid(subject):
+    try:
+        caller = auth.caller(subject)
+    except HttpRefusal:
         raise OAuthRefusal(
             401, "invalid_grant", "the subject_token is unknown or expired: use the client credentials"
-        )
+        ) from None
     actor = form.get("actor_token")
     if actor is not None and not auth.valid(actor):
         raise OAuthRefusal(401, "invalid_grant", "the actor_token is unknown or expired")
+    return caller.name or "token"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iceduck.errors import UserError
+from iceduck.serve.access import ANYONE, Caller
 from iceduck.serve.errors import HttpRefusal
 
 #: bodies that are certainly not JSON: a form posted to a JSON route is a client mistake
@@ -29,6 +30,8 @@ class Request:
     body: bytes = b""
     #: request headers, names lower-cased (HTTP header names are case-insensitive)
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: who sent it (:mod:`iceduck.serve.access`): listings show only what the caller sees
+    caller: Caller = ANYONE
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from iceduck.serve.context import ServeContext
+from iceduck.serve.permissions import ANY, Need
 from iceduck.serve.request import Request, Response
 
 Handler = Callable[[ServeContext, Request], Response]
@@ -30,6 +31,10 @@ class Route:
     public: bool = False
     #: a view route: listed in ``/v1/config``'s endpoints only when the catalog keeps views
     views: bool = False
+    #: the privilege the caller needs, and where (:mod:`iceduck.serve.permissions`)
+    need: Need = ANY
+    #: listed in ``GET /v1/config``'s endpoints (iceduck's own routes are not)
+    listed: bool = True
 
     def endpoint(self) -> str:
         head = "/v1/{prefix}/" if self.prefixed else "/v1/"

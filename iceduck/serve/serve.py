@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from iceduck.catalog.base import Catalog
 from iceduck.catalog.open import is_remote, open_catalog, warehouse_location
-from iceduck.errors import IceduckError
+from iceduck.errors import IceduckError, UserError
+from iceduck.serve.audit import AuditTrail
 from iceduck.serve.auth import DEFAULT_TTL_SECONDS, Authenticator, parse_credential
 from iceduck.serve.context import ServeContext
+from iceduck.serve.principals import PrincipalsFile
 from iceduck.serve.server import CatalogServer
 from iceduck.serve.storage_credentials import CredentialsFile
 
@@ -93,6 +97,18 @@ def parser() -> argparse.ArgumentParser:
         help=f"lifetime of issued tokens (default {DEFAULT_TTL_SECONDS}); a restart forgets them",
     )
     p.add_argument(
+        "--principals",
+        type=Path,
+        metavar="FILE",
+        help="named principals (tokens or OAuth2 clients), their roles and grants (TOML); "
+        "read again on SIGHUP or POST /v1/iceduck/principals/reload; replaces --token and --credential",
+    )
+    p.add_argument(
+        "--audit",
+        metavar="FILE",
+        help="append one JSON line per mutation and per refusal to FILE ('-': stdout)",
+    )
+    p.add_argument(
         "-p",
         "--property",
         action="append",
@@ -124,10 +140,7 @@ def build_server(args: argparse.Namespace) -> CatalogServer:
         Path(location).mkdir(parents=True, exist_ok=True)
     properties = dict(args.property)
     catalog = open_catalog(location, args.catalog_name, catalog_uri=args.catalog, properties=properties)
-    credentials = args.credential
-    if credentials is None and args.env_credential:
-        credentials = [parse_credential(args.env_credential)]
-    auth = Authenticator(token=args.token or None, credentials=dict(credentials or []), ttl=args.token_ttl)
+    auth = _authenticator(args, catalog)
     context = ServeContext(
         catalog,
         location,
@@ -137,8 +150,27 @@ def build_server(args: argparse.Namespace) -> CatalogServer:
         storage=properties,
         vend_credentials=args.vend_credentials,
         storage_credentials=_credentials_file(args.storage_credentials),
+        audit=AuditTrail.open(args.audit) if args.audit else None,
     )
     return CatalogServer((args.host, args.port), context)
+
+
+def _authenticator(args: argparse.Namespace, catalog: Catalog) -> Authenticator:
+    """Who may call: the principals file's principals, or ``--token``/``--credential``."""
+    credentials = args.credential
+    if credentials is None and args.env_credential:
+        credentials = [parse_credential(args.env_credential)]
+    if args.principals is None:
+        return Authenticator(
+            token=args.token or None, credentials=dict(credentials or []), ttl=args.token_ttl
+        )
+    if args.token or credentials:
+        raise UserError(
+            "--principals names every principal: give tokens and client credentials in the file, "
+            "not with --token/--credential (or $ICEDUCK_SERVE_TOKEN/$ICEDUCK_SERVE_CREDENTIAL)"
+        )
+    principals = PrincipalsFile(args.principals.expanduser().absolute(), catalog.namespace_exists)
+    return Authenticator(principals=principals, ttl=args.token_ttl)
 
 
 def _credentials_file(path: Path | None) -> CredentialsFile | None:
@@ -158,6 +190,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return 1
     print(f"Serving {args.warehouse} as an Iceberg REST catalog at {server.url}", file=sys.stderr)
+    _reload_on_hangup(server)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -165,3 +198,23 @@ def main(argv: Sequence[str]) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _reload_on_hangup(server: CatalogServer) -> None:
+    """``kill -HUP``: read the principals file again (a bad file keeps the grants in force)."""
+    principals = server.context.auth.principals
+    if principals is None or not hasattr(signal, "SIGHUP"):
+        return
+
+    def reload(signum: int, frame: object) -> None:
+        try:
+            policy = principals.reload()
+        except IceduckError as e:
+            print(f"Principals not reloaded, the previous grants still serve: {e}", file=sys.stderr)
+            return
+        print(
+            f"Principals reloaded: {len(policy.principals)} principals, {len(policy.roles)} roles",
+            file=sys.stderr,
+        )
+
+    signal.signal(signal.SIGHUP, reload)

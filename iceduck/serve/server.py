@@ -27,7 +27,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from iceduck.errors import UserError
-from iceduck.serve import idempotency
+from iceduck.serve import audit, idempotency, permissions
+from iceduck.serve.access import ANYONE, Caller
 from iceduck.serve.api import ROUTES
 from iceduck.serve.context import ServeContext
 from iceduck.serve.errors import ErrorResponse, HttpRefusal, error_response, view_error_body
@@ -118,15 +119,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, method: str) -> None:
         route: Route | None = None
+        params: dict[str, str] = {}
+        query: dict[str, str] = {}
+        body = b""
+        caller = ANYONE
+        self._request_id = audit.request_id(self.headers.get("X-Request-ID"))
         try:
             url = urlsplit(self.path)
             route, params = self._route(method, url.path)
             if not route.public:
-                self._check_token()
+                caller = self._check_token()
             body = self._body()
             query = dict(parse_qsl(url.query, keep_blank_values=True))
             headers = {name.lower(): value for name, value in self.headers.items()}
-            request = Request(method, params, query, body, headers)
+            request = Request(method, params, query, body, headers, caller)
+            permissions.check(route.need, caller, request)
             key = headers.get(idempotency.HEADER)
             answer = self._answerer(route, request)
             keys = self.server.context.idempotency
@@ -136,7 +143,39 @@ class _Handler(BaseHTTPRequestHandler):
                 response = answer()
         except Exception as e:  # every failure is an answer in the spec's model
             response = self._refusal(e, route, method)
+        self._audit(route, method, params, query, body, caller, response)
         self._send(method, response)
+
+    def _audit(
+        self,
+        route: Route | None,
+        method: str,
+        params: dict[str, str],
+        query: dict[str, str],
+        body: bytes,
+        caller: Caller,
+        response: Response,
+    ) -> None:
+        """The request's line in the audit trail, when the server keeps one and it is due."""
+        trail = self.server.context.audit
+        if trail is None or route is None or not audit.audited(method, route.pattern, response.status):
+            return
+        token = self.server.context.auth.token
+        trail.write(
+            audit.audit_line(
+                route=route.endpoint(),
+                method=method,
+                params=params,
+                query=query,
+                body=body,
+                status=response.status,
+                answer=response.body,
+                principal=caller.name,
+                client=self.client_address[0] if self.client_address else "",
+                request_id=self._request_id,
+                mask=(lambda text: text.replace(token, "***")) if token else (lambda text: text),
+            )
+        )
 
     def _answerer(self, route: Route, request: Request) -> Callable[[], Response]:
         """The route's answer to ``request``, a refusal in the spec's model included (what an
@@ -163,9 +202,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = view_error_body(body, problem.status)
         return Response(problem.status, body)
 
-    def _check_token(self) -> None:
+    def _check_token(self) -> Caller:
         try:
-            self.server.context.auth.check(self.headers.get("Authorization"))
+            return self.server.context.auth.check(self.headers.get("Authorization"))
         except HttpRefusal:
             self.close_connection = True  # the body, unread, must not be taken as a request
             raise
@@ -236,6 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Allow", ", ".join(self._allowed()))
         if response.status == 401:
             self.send_header("WWW-Authenticate", 'Bearer realm="iceduck"')
+        self.send_header("X-Request-ID", getattr(self, "_request_id", "") or audit.request_id(None))
         if data:
             self.send_header("Content-Type", "application/json")
         if response.status != 304:  # RFC 9110 section 15.4.5: a 304 has no content

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 
+from iceduck.catalog.base import TableIdentifier
 from iceduck.serve.context import ServeContext
 from iceduck.serve.request import Request, Response
 from iceduck.serve.table_json import load_table_result
@@ -48,10 +49,14 @@ def table_response(
     metadata: TableMetadata,
     metadata_location: str | None,
     snapshots: str = "all",
+    table: TableIdentifier | None = None,
 ) -> Response:
-    """The 200 ``LoadTableResult`` for ``metadata``, with its ETag and any vended credentials."""
+    """The 200 ``LoadTableResult`` for ``metadata``, with its ETag and any vended credentials.
+    Credentials are handed only to a caller who may read ``table`` (the routes that load a
+    table checked it already; a caller who may create a table need not be able to read it)."""
     body = load_table_result(metadata, metadata_location, snapshots)
-    if asked_to_vend(ctx, req):
+    may_read = table is None or req.caller.allows("read", table.namespace, table.name)
+    if may_read and asked_to_vend(ctx, req):
         config, credentials = vended(ctx, metadata.location)
         if config:
             body["config"] = config

@@ -49,7 +49,8 @@ def _identifier(req: Request) -> TableIdentifier:
 
 def list_tables(ctx: ServeContext, req: Request) -> Response:
     namespace = _namespace(ctx, req)
-    identifiers = sorted(ctx.catalog.list_tables(namespace), key=lambda t: (t.namespace, t.name))
+    seen = [t for t in ctx.catalog.list_tables(namespace) if req.caller.sees(t.namespace, t.name)]
+    identifiers = sorted(seen, key=lambda t: (t.namespace, t.name))
     items, token = page(identifiers, req.query)
     body: dict[str, Any] = {"identifiers": [identifier_to_json(t) for t in items]}
     if token is not None:
@@ -75,9 +76,9 @@ def create_table(ctx: ServeContext, req: Request) -> Response:
         if ctx.catalog.table_exists(identifier):
             raise AlreadyExistsError(f"table {identifier} already exists")
         _prepare_local_folder(location)
-        return table_response(ctx, req, metadata, None)
+        return table_response(ctx, req, metadata, None, table=identifier)
     created = ctx.catalog.create_table(identifier, metadata)
-    return table_response(ctx, req, created.metadata, created.metadata_location)
+    return table_response(ctx, req, created.metadata, created.metadata_location, table=identifier)
 
 
 def _prepare_local_folder(location: str) -> None:
@@ -166,7 +167,7 @@ def register_table(ctx: ServeContext, req: Request) -> Response:
             table = ctx.catalog.register_table(identifier, location)
     except MissingFileError:
         raise UserError(f"RegisterTableRequest: metadata-location {location} does not exist") from None
-    return table_response(ctx, req, table.metadata, table.metadata_location)
+    return table_response(ctx, req, table.metadata, table.metadata_location, table=identifier)
 
 
 def _register_over(ctx: ServeContext, identifier: TableIdentifier, location: str) -> LoadedTable:

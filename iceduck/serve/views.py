@@ -111,7 +111,8 @@ def _check_locations(ctx: ServeContext, md: ViewMetadata, current: str | None = 
 
 def list_views(ctx: ServeContext, req: Request) -> Response:
     namespace = _namespace(ctx, req)
-    identifiers = sorted(ctx.catalog.list_views(namespace), key=lambda t: (t.namespace, t.name))
+    seen = [v for v in ctx.catalog.list_views(namespace) if req.caller.sees(v.namespace, v.name)]
+    identifiers = sorted(seen, key=lambda t: (t.namespace, t.name))
     items, token = page(identifiers, req.query)
     body: dict[str, Any] = {"identifiers": [identifier_to_json(t) for t in items]}
     if token is not None:

@@ -80,9 +80,9 @@ class CountingAuthenticator(Authenticator):
 
     issued: int = 0
 
-    def issue(self) -> str:
+    def issue(self, subject: str) -> str:
         self.issued += 1
-        return super().issue()
+        return super().issue(subject)
 
 
 def oauth_secret(server: CatalogServer, secret: str = "pw") -> str:

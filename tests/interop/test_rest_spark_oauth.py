@@ -41,8 +41,8 @@ class _KeepsTokens(Authenticator):
 
     tokens: list[str] = field(default_factory=list)
 
-    def issue(self) -> str:
-        token = super().issue()
+    def issue(self, subject: str) -> str:
+        token = super().issue(subject)
         self.tokens.append(token)
         return token
 
