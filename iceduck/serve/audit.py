@@ -15,7 +15,8 @@ any route, after the answer is decided::
 ``failed`` (5xx). A commit names the snapshots it added (``snapshot-ids``, from its
 ``add-snapshot`` updates) and the metadata file it made; a multi-table commit lists each
 table under ``tables``; a rename names ``source`` and ``destination``; a drop says whether
-it was a ``purge``. The request id is the client's ``X-Request-ID`` header when it sent a
+it was a ``purge``; a staged create (which creates nothing until the commit that follows)
+says ``stage-create``. The request id is the client's ``X-Request-ID`` header when it sent a
 sane one, else a new one, and is sent back in the answer's ``X-Request-ID``.
 
 No secret is ever written: no header, no body but the names and ids above, and a reason is
@@ -169,6 +170,8 @@ def _effects(
         effects["source"], effects["destination"] = _dotted(body["source"]), _dotted(body["destination"])
     if method == "POST" and isinstance(body.get("name"), str):
         effects["name"] = body["name"]
+    if body.get("stage-create") is True:  # nothing created yet: a later commit does
+        effects["stage-create"] = True
     if method == "POST" and "table" not in params and isinstance(body.get("namespace"), list):
         effects["namespace"] = [str(level) for level in body["namespace"]]
     if method == "DELETE" and "table" in params:

@@ -2,8 +2,8 @@
 ``POST /v1/oauth/tokens`` to OAuth2 clients (``--credential CLIENT_ID:SECRET``), or the
 named principals of a principals file (``--principals``, :mod:`iceduck.serve.principals`),
 each with their grants. A token issued to a principal dies with the principal's
-credentials: once a reload removes the principal, changes its secret or its roles, or
-its ``expires`` passes, every route answers 401.
+credentials: once a reload removes the principal or changes its secret, or its ``expires``
+passes, every route answers 401.
 
 The REST spec secures every route with "OAuth2" or "BearerAuth"; a client sends
 ``Authorization: Bearer <token>``. Issued tokens are random (:func:`secrets.token_urlsafe`,
@@ -134,7 +134,7 @@ class Authenticator:
         principal = policy.principals.get(issued.subject)
         if principal is None or principal.fingerprint() != issued.fingerprint:
             raise not_authorized(
-                f"the bearer token was revoked: the credentials or roles of {issued.subject!r} changed"
+                f"the bearer token was revoked: {issued.subject!r} was removed or given new credentials"
             )
         self._live(principal)
         return Caller(principal.name, policy.grants_of(principal))

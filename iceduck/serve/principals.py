@@ -106,9 +106,10 @@ class Principal:
     expires: datetime.datetime | None = None
 
     def fingerprint(self) -> str:
-        """Changes whenever the principal's credentials or roles change: tokens issued
-        before a reload that changed them are revoked."""
-        return sha256(f"{self.token_sha256}|{self.client_id}|{self.secret_sha256}|{self.roles}")
+        """Changes whenever the principal's credentials change: tokens issued before a
+        reload that changed them are revoked. (Grants need no such care: every request is
+        decided on the grants in force.)"""
+        return sha256(f"{self.token_sha256}|{self.client_id}|{self.secret_sha256}")
 
 
 @dataclass(frozen=True)
@@ -331,9 +332,9 @@ class _Locator:
         start = self._header(section)
         if needle is None:
             return start or 1
-        for number in range(max(start, 1), len(self.lines) + 1):
+        for number in range(start + 1, len(self.lines) + 1):  # the keys after the header
             text = self.lines[number - 1].split("#", 1)[0]
-            if number > start and text.lstrip().startswith("[") and start:
+            if start and text.lstrip().startswith("["):
                 break
             if needle in text:
                 return number

@@ -52,3 +52,17 @@ def server(warehouse: Path) -> Iterator[CatalogServer]:
 @pytest.fixture
 def client(server: CatalogServer) -> RestClient:
     return RestClient(server.url)
+
+
+def serve_principals(warehouse: Path, text: str, **options: Any) -> CatalogServer:
+    """A server over ``warehouse`` whose callers are the principals of the TOML ``text``
+    (written to ``principals.toml`` beside the warehouse, where a test may rewrite it)."""
+    from iceduck.catalog.open import open_catalog, warehouse_location
+    from iceduck.serve.auth import Authenticator
+    from iceduck.serve.principals import PrincipalsFile
+
+    path = warehouse.parent / "principals.toml"
+    path.write_text(text)
+    catalog = open_catalog(warehouse_location(warehouse), "iceduck")
+    auth = Authenticator(principals=PrincipalsFile(path, catalog.namespace_exists), **options.pop("auth", {}))
+    return start_server(warehouse, auth=auth, **options)

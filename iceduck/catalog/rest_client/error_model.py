@@ -60,10 +60,12 @@ def error_for(
     ``NoSuchNamespaceException`` on a table route) at the catalog ``uri``."""
     kind, message = error_parts(body)
     said = f": {message}" if message else ""
+    if status == 403:  # who the caller is was accepted: what they asked is not granted to them
+        return UserError(f"the REST catalog at {uri} does not allow this (HTTP 403{said})")
     if status in AUTH_STATUSES:
-        verb = "refused the credentials" if status != 403 else "does not allow this"
         return UserError(
-            f"the REST catalog at {uri} {verb} (HTTP {status}{said}): check the token or credential property"
+            f"the REST catalog at {uri} refused the credentials (HTTP {status}{said}): "
+            "check the token or credential property"
         )
     if status == 404:
         if kind == "NoSuchNamespaceException" and namespace is not None:
