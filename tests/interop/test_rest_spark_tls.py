@@ -21,7 +21,7 @@ import pytest
 import iceduck
 from tests.support.rest import start_server
 from tests.support.rest_spark import attach, iceduck_rows, require_rest_client, spark_rows
-from tests.support.tls import TlsUnavailable, jvm_trust_store, test_pki
+from tests.support.tls import TlsUnavailable, jvm_trust_store, private_ca
 
 pytestmark = pytest.mark.spark
 
@@ -31,7 +31,7 @@ CATALOG = "tls_rest"
 def test_spark_and_iceduck_share_a_table_over_https(spark: Any, warehouse: Path) -> None:
     require_rest_client(spark)
     try:
-        pki, store = test_pki(), jvm_trust_store()
+        pki, store = private_ca(), jvm_trust_store()
     except TlsUnavailable as e:
         pytest.skip(str(e))
     assert spark.sparkContext._jvm.java.lang.System.getProperty("javax.net.ssl.trustStore") == str(store)

@@ -26,7 +26,7 @@ import pytest
 import iceduck
 from iceduck.serve.server import CatalogServer
 from tests.support.rest import start_server
-from tests.support.tls import PASSPHRASE, Pki, TlsUnavailable, test_pki
+from tests.support.tls import PASSPHRASE, Pki, TlsUnavailable, private_ca
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def pki() -> Pki:
     try:
-        return test_pki()
+        return private_ca()
     except TlsUnavailable as e:
         pytest.skip(str(e))
 

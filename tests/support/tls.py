@@ -1,6 +1,6 @@
 """A private certificate authority for the TLS tests, made once per test run with ``openssl``.
 
-:func:`test_pki` makes, in a temporary folder removed at exit: a CA (``ca.pem``), a server
+:func:`private_ca` makes, in a temporary folder removed at exit: a CA (``ca.pem``), a server
 certificate it signed for ``127.0.0.1``/``localhost`` (``server.pem``, key ``server.key``),
 the same key behind a passphrase (``server-encrypted.key``, passphrase in
 ``passphrase.txt``) and a key that belongs to no certificate (``other.key``). Elliptic-curve
@@ -73,7 +73,7 @@ _pki: Pki | None = None
 _trust_store: Path | None = None
 
 
-def test_pki() -> Pki:
+def private_ca() -> Pki:
     """The run's CA and server certificate (made on first call)."""
     global _pki
     if _pki is None:
@@ -84,9 +84,6 @@ def test_pki() -> Pki:
         _make(Pki(folder))
         _pki = Pki(folder)
     return _pki
-
-
-test_pki.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
 def _make(pki: Pki) -> None:
@@ -126,7 +123,7 @@ def jvm_trust_store() -> Path:
     roots kept so the JVM still trusts what it trusted before (Maven Central, say)."""
     global _trust_store
     if _trust_store is None:
-        pki = test_pki()
+        pki = private_ca()
         keytool = shutil.which("keytool")
         if keytool is None:
             raise TlsUnavailable("keytool (the JDK's) is not installed: it makes the JVM's trust store")

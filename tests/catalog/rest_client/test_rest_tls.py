@@ -14,13 +14,13 @@ import pytest
 import iceduck
 from iceduck.serve.server import CatalogServer
 from tests.support.rest import start_server
-from tests.support.tls import Pki, TlsUnavailable, test_pki
+from tests.support.tls import Pki, TlsUnavailable, private_ca
 
 
 @pytest.fixture(scope="module")
 def pki() -> Pki:
     try:
-        return test_pki()
+        return private_ca()
     except TlsUnavailable as e:
         pytest.skip(str(e))
 
