@@ -1,12 +1,14 @@
 """``iceduck serve [WAREHOUSE] --host 127.0.0.1 --port 8181 [--catalog URI] [--token TOKEN]
-[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials] [--storage-credentials FILE]``.
+[--credential ID:SECRET] [-p KEY=VALUE]... [--vend-credentials] [--storage-credentials FILE]
+[--tls-cert FILE --tls-key FILE [--tls-key-password-file FILE]]``.
 
 Opens the warehouse's catalog as the shell would (``<warehouse>/catalog.db`` by default, or
 the catalog a URI names: :func:`iceduck.catalog.open.open_catalog`, with the ``-p``
 properties configuring its object store) and serves it until interrupted. Loopback by
 default: serving another interface is a choice to make on purpose, with ``--token`` (every
 request then needs ``Authorization: Bearer <token>``) and/or ``--credential`` (OAuth2
-clients get expiring tokens from ``/v1/oauth/tokens``: :mod:`iceduck.serve.oauth`). A
+clients get expiring tokens from ``/v1/oauth/tokens``: :mod:`iceduck.serve.oauth`), over
+TLS with ``--tls-cert``/``--tls-key`` (:mod:`iceduck.serve.tls`: the URL is then https). A
 warehouse folder really named ``serve`` is still reachable as ``iceduck ./serve``.
 """
 
@@ -28,6 +30,7 @@ from iceduck.serve.context import ServeContext
 from iceduck.serve.principals import PrincipalsFile
 from iceduck.serve.server import CatalogServer
 from iceduck.serve.storage_credentials import CredentialsFile
+from iceduck.serve.tls import configured_context
 
 DEFAULT_PORT = 8181
 
@@ -130,11 +133,21 @@ def parser() -> argparse.ArgumentParser:
         help="vend each table the credentials of this TOML file for its location prefix "
         "([[storage-credentials]] prefix = ..., config = {...}); read again when it changes",
     )
+    p.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve HTTPS with this PEM certificate")
+    p.add_argument("--tls-key", type=Path, metavar="FILE", help="the PEM private key of --tls-cert")
+    p.add_argument(
+        "--tls-key-password-file",
+        type=Path,
+        metavar="FILE",
+        help="a file whose first line is the passphrase of --tls-key, if it has one",
+    )
     return p
 
 
 def build_server(args: argparse.Namespace) -> CatalogServer:
     """The server the arguments describe, bound but not yet serving."""
+    # a bad certificate or key is refused before anything is opened or created
+    tls = configured_context(args.tls_cert, args.tls_key, args.tls_key_password_file)
     location = warehouse_location(args.warehouse)
     if not is_remote(location) and args.catalog is None:
         Path(location).mkdir(parents=True, exist_ok=True)
@@ -152,7 +165,7 @@ def build_server(args: argparse.Namespace) -> CatalogServer:
         storage_credentials=_credentials_file(args.storage_credentials),
         audit=AuditTrail.open(args.audit) if args.audit else None,
     )
-    return CatalogServer((args.host, args.port), context)
+    return CatalogServer((args.host, args.port), context, tls=tls)
 
 
 def _authenticator(args: argparse.Namespace, catalog: Catalog) -> Authenticator:

@@ -5,8 +5,13 @@ a second, each a catalog row lookup plus a metadata file read or write; a thread
 request is plenty, and the catalog's compare-and-swap (``commit_table``), not the server,
 decides between concurrent commits. No dependency to install or keep up to date, and
 nothing between the socket and the handlers that this module does not show. Not for the
-open internet: there is no TLS (put a reverse proxy in front) and HTTP/1.0-style
-connection handling (one request per connection).
+open internet: HTTP/1.0-style connection handling (one request per connection).
+
+TLS (``--tls-cert``/``--tls-key``, :mod:`iceduck.serve.tls`): the accept loop only wraps
+each accepted socket (no I/O); the handshake runs in the request's own thread, bounded by
+:data:`HANDSHAKE_TIMEOUT_S`, so a client that connects and says nothing, or speaks plain
+HTTP to the TLS port, holds up no one else. A failed handshake is one log line and a
+closed connection.
 
 Per request, in order: the path must be a route under ``/v1/``; a server with ``--token``
 or ``--credential`` wants ``Authorization: Bearer <token>`` on every route but
@@ -20,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import socket
+import ssl
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +46,8 @@ from iceduck.serve.routes import Route, find_route
 MAX_BODY_BYTES = 10 * 1024 * 1024
 #: the methods whose answers an ``Idempotency-Key`` replays (:mod:`iceduck.serve.idempotency`)
 _MUTATIONS = frozenset({"POST", "DELETE"})
+#: how long a client may take over the TLS handshake before its connection is closed
+HANDSHAKE_TIMEOUT_S = 10.0
 
 # the access log keeps the logger name it had before the package was named serve/: logging
 # configurations and the tests that read the log name it
@@ -50,16 +59,37 @@ class CatalogServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], context: ServeContext, token: str | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        context: ServeContext,
+        token: str | None = None,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         if token is not None:  # a shorthand for a context whose Authenticator has only this token
             context = dataclasses.replace(context, auth=dataclasses.replace(context.auth, token=token))
         self.context = context
+        #: the server-side TLS context (:func:`iceduck.serve.tls.server_context`), or None: plain HTTP
+        self.tls = tls
         super().__init__(address, _Handler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"{'https' if self.tls is not None else 'http'}://{host!s}:{port}"
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """The accepted connection, wrapped in TLS without a handshake yet (that waits for
+        the request's thread: :meth:`finish_request`)."""
+        sock, address = super().get_request()
+        if self.tls is not None:
+            sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, address
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if isinstance(request, ssl.SSLSocket) and not _handshake(request, client_address):
+            return
+        super().finish_request(request, client_address)
 
     def start(self) -> threading.Thread:
         """Serve in a daemon thread (tests, embedding); :meth:`stop` ends it. The loop looks
@@ -73,6 +103,26 @@ class CatalogServer(ThreadingHTTPServer):
     def stop(self) -> None:
         self.shutdown()
         self.server_close()
+
+
+def _handshake(sock: ssl.SSLSocket, client_address: Any) -> bool:
+    """The TLS handshake, in the request's thread, within :data:`HANDSHAKE_TIMEOUT_S`;
+    False (logged) when the client failed it: plain HTTP, an old protocol version, a
+    certificate it does not trust, silence."""
+    timeout = sock.gettimeout()
+    sock.settimeout(HANDSHAKE_TIMEOUT_S)
+    try:
+        sock.do_handshake()
+    except (OSError, ValueError) as e:  # ssl.SSLError is an OSError
+        reason = getattr(e, "reason", None) or str(e)
+        if isinstance(e, TimeoutError):
+            reason = f"no handshake within {HANDSHAKE_TIMEOUT_S:g} s"
+        elif reason == "HTTP_REQUEST":
+            reason = "plain HTTP sent to the TLS port (use https://)"
+        log.warning("%s TLS handshake failed: %s", client_address[0], reason)
+        return False
+    sock.settimeout(timeout)
+    return True
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -69,15 +70,16 @@ def start_server(
     token: str | None = None,
     prefix: str | None = None,
     kind: str = "sql",
+    tls: ssl.SSLContext | None = None,
     **options: Any,
 ) -> CatalogServer:
     """A server over ``warehouse`` (its ``catalog.db``, or with ``kind="hadoop"`` the folder
     itself, a catalog that keeps no views); ``options`` are further :class:`ServeContext`
-    fields (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``)."""
+    fields (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``); ``tls``: serve HTTPS."""
     location = warehouse_location(warehouse)
     catalog = open_catalog(location, "iceduck", kind)
     context = ServeContext(catalog, location, prefix, **options)
-    server = CatalogServer(("127.0.0.1", 0), context, token=token)
+    server = CatalogServer(("127.0.0.1", 0), context, token=token, tls=tls)
     server.start()
     return server
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from iceduck.catalog.sqlite import CATALOG_DB as CATALOG_DB  # re-exported: tests import it from here
 from iceduck.spark.conf import spark_conf
 from tests.support.spark_jars import SparkHarnessError, spark_jar_conf
+from tests.support.tls import jvm_trust_options
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -45,7 +46,11 @@ def session_conf(warehouse: Path, scratch: Path) -> dict[str, str]:
     # The standard runtime from Maven, or (no Maven) the PyPI-only assembly users get from
     # spark_conf(warehouse, jars=True), whose REST tests then skip (it has no HTTP client).
     jars = spark_jar_conf()
-    java_options = f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC".strip()
+    # the JVM trusts the TLS tests' private CA besides its own roots (read once, at start)
+    java_options = (
+        f"{jars.get('spark.driver.extraJavaOptions', '')} -Duser.timezone=UTC {jvm_trust_options()}"
+    )
+    java_options = " ".join(java_options.split())
     return {
         **local_conf("iceduck-tests", scratch, memory="3g"),
         **jars,

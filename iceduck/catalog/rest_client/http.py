@@ -3,7 +3,12 @@
 Why ``http.client``: a catalog call is one small JSON request; a keep-alive connection per
 thread (a session's statements and a server's threads each reuse theirs) is all the pooling
 needed, and no dependency is added. TLS uses :func:`ssl.create_default_context` (the
-system's trusted roots, host names checked).
+system's trusted roots, host names checked), plus the CA certificates of the PEM file the
+``ssl.ca-cert`` property names (PyIceberg's ``ssl`` > ``cabundle`` flattened,
+``ssl.cabundle``, is read too). The file is *added* to the system's roots, not put in their
+place as PyIceberg (``requests``' ``verify=``) and the JVM's ``javax.net.ssl.trustStore``
+do: a property that names a team's private CA must not stop a catalog behind a public one
+from working. There is no switch that turns verification off.
 
 What a failure means matters more than the failure (Java's ``HTTPClient`` and
 ``ErrorHandlers.tableCommitHandler``): a request that could not be *sent* (connection
@@ -39,6 +44,9 @@ from iceduck.errors import CommitStateUnknownError, StorageError, UserError
 
 CONNECT_TIMEOUT_PROPERTY = "rest.client.connection-timeout-ms"
 SOCKET_TIMEOUT_PROPERTY = "rest.client.socket-timeout-ms"
+#: properties naming a PEM file of CA certificates to trust besides the system's (the
+#: second is PyIceberg's ``ssl: {cabundle: ...}`` flattened)
+CA_CERT_PROPERTIES = ("ssl.ca-cert", "ssl.cabundle")
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
 DEFAULT_SOCKET_TIMEOUT_S = 120.0
 #: methods safe to send again when a kept-alive connection turns out dead
@@ -107,7 +115,7 @@ class Transport:
         self.connect_timeout = _seconds(props, CONNECT_TIMEOUT_PROPERTY, DEFAULT_CONNECT_TIMEOUT_S)
         self.socket_timeout = _seconds(props, SOCKET_TIMEOUT_PROPERTY, DEFAULT_SOCKET_TIMEOUT_S)
         self._local = threading.local()
-        self._ssl = ssl.create_default_context() if self.scheme == "https" else None
+        self._ssl = client_context(props) if self.scheme == "https" else None
 
     # -- connections -----------------------------------------------------------------------
 
@@ -209,6 +217,23 @@ class Transport:
         netloc = host if self.port == default_port else f"{host}:{self.port}"
         url = f"{self.scheme}://{netloc}{target}"
         return self.signer(method, url, {"Host": netloc, **headers}, data)
+
+
+def client_context(properties: Mapping[str, str]) -> ssl.SSLContext:
+    """The system's trusted roots (host names checked) and the CA certificates of the files
+    :data:`CA_CERT_PROPERTIES` name."""
+    context = ssl.create_default_context()
+    for name in CA_CERT_PROPERTIES:
+        path = properties.get(name)
+        if path is None:
+            continue
+        if not os.path.isfile(path):
+            raise UserError(f"{name} names {path!r}, which is not a file (a PEM file of CA certificates)")
+        try:
+            context.load_verify_locations(cafile=path)
+        except (ssl.SSLError, OSError) as e:
+            raise UserError(f"{name}: cannot read CA certificates from {path}: {_reason(e)}") from None
+    return context
 
 
 def _json(raw: bytes) -> Any:
