@@ -54,11 +54,6 @@ class Caller:
             return True
         return any(g.on.covers(namespace, name) for g in self.grants)
 
-    def holds_anywhere(self, privilege: str) -> bool:
-        """Whether ``privilege`` is granted on anything: ``GET /v1/config`` lists a route's
-        endpoint only to callers who could use it somewhere."""
-        return self.grants is None or any(privilege in g.privileges for g in self.grants)
-
 
 #: the caller of a server that asks for no credentials
 ANYONE = Caller()

@@ -145,9 +145,3 @@ _TARGETS: dict[str, Callable[[str, Caller, Request], None]] = {
     "rename": _rename,
     "transaction": _transaction,
 }
-
-
-def forbidden_anywhere(caller: Caller, need: Need) -> bool:
-    """Whether ``caller`` holds ``need``'s privilege nowhere (its endpoint is then not
-    listed in their ``GET /v1/config``)."""
-    return need.privilege is not None and not caller.holds_anywhere(need.privilege)
