@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 import re
 import sys
 import threading
@@ -37,6 +38,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from iceduck.errors import UserError
+
+log = logging.getLogger("iceduck.rest")
 
 #: routes that are ``POST`` but change nothing
 _READ_ONLY_POSTS = ("metrics",)
@@ -64,10 +67,16 @@ class AuditTrail:
         return cls(stream, str(path))
 
     def write(self, line: Mapping[str, Any]) -> None:
+        """Append ``line``; a trail that cannot be written (a full disk) is logged as an error
+        and the request still gets its answer: what it did is done, and a client left without
+        an answer would retry a commit that landed."""
         text = json.dumps(line, separators=(",", ":"), default=str) + "\n"
         with self._lock:
-            self.stream.write(text)
-            self.stream.flush()
+            try:
+                self.stream.write(text)
+                self.stream.flush()
+            except (OSError, ValueError) as e:  # ValueError: the stream was closed
+                log.error("the audit trail %s could not be written (%s): %s", self.name, e, text.strip())
 
 
 def request_id(given: str | None) -> str:

@@ -134,3 +134,44 @@ def test_duckdb_with_the_fixed_token_on_a_server_with_credentials(warehouse: Pat
             "CREATE SCHEMA r.oauth"
         )
     assert iceduck_values(warehouse, "SHOW NAMESPACES") == [("fixed",), ("oauth",)]
+
+
+# -- principals with grants (--principals) -------------------------------------------------------
+
+TEAM = """\
+[principals.writer]
+token = "writer-token"
+roles = ["writer"]
+[principals.reader]
+client-id = "duck"
+client-secret = "pw"
+roles = ["reader"]
+[roles.writer]
+grants = [{ namespace = "a", privileges = ["create", "write"] }]
+[roles.reader]
+grants = [{ namespace = "a", privileges = ["read"] }]
+"""
+
+
+def test_duckdb_as_principals_with_grants(warehouse: Path) -> None:
+    """The writer (a token) creates and inserts; the reader (client credentials) reads the
+    same rows and is refused an insert with the 403 naming the privilege."""
+    from iceduck.catalog.open import open_catalog, warehouse_location
+    from tests.serve.conftest import serve_principals
+
+    open_catalog(warehouse_location(warehouse), "iceduck").create_namespace(("a",), {})
+    server = serve_principals(warehouse, TEAM)
+    try:
+        writer = DuckRest(server.url, options="TOKEN 'writer-token'")
+        assert writer.execute("CREATE TABLE r.a.t (i INTEGER)", "INSERT INTO r.a.t VALUES (1), (2)")[-1] == 2
+        reader = DuckRest(server.url, setup=[oauth_secret(server)], options="SECRET served")
+        assert_same(
+            "DuckDB as a reader",
+            reader.rows("SELECT * FROM r.a.t"),
+            iceduck_read(warehouse, "SELECT * FROM a.t"),
+        )
+        with pytest.raises(PeerError, match=r"lacks the privilege write on table a\.t"):
+            reader.execute("INSERT INTO r.a.t VALUES (3)")
+    finally:
+        server.stop()
+    assert iceduck_values(warehouse, "SELECT count(*) FROM a.t") == [(2,)]

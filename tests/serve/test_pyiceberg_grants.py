@@ -45,11 +45,11 @@ def test_pyiceberg_principals(warehouse: Path) -> None:
         writer.create_table("shop.items", schema=rows.schema).append(rows)
         assert reader.load_table("shop.items").scan().to_arrow().column("id").to_pylist() == [1, 2]
         assert reader.list_tables("shop") == [("shop", "items")]
-        with pytest.raises(ForbiddenError, match="lacks the privilege write on table shop.items"):
+        with pytest.raises(ForbiddenError, match=r"lacks the privilege write on table shop\.items"):
             reader.load_table("shop.items").append(rows)
-        with pytest.raises(ForbiddenError, match="lacks the privilege drop on table shop.items"):
+        with pytest.raises(ForbiddenError, match=r"lacks the privilege drop on table shop\.items"):
             reader.drop_table("shop.items")
-        with pytest.raises(ForbiddenError, match="lacks the privilege drop on table shop.items"):
+        with pytest.raises(ForbiddenError, match=r"lacks the privilege drop on table shop\.items"):
             writer.drop_table("shop.items")
         assert len(reader.load_table("shop.items").metadata.snapshots) == 1
     finally:
