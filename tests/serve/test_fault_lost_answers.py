@@ -109,7 +109,7 @@ def test_a_retry_without_a_key_fails_on_its_requirement(
     assert _rows(server.url, "f.t") == [("first", ROWS)]
 
 
-def _insert_through(proxy: AnswerLosingProxy, **lose: bool) -> None:
+def _insert_through(proxy: AnswerLosingProxy, **lose: Any) -> None:
     """An iceduck INSERT into ``f.t`` through ``proxy``, which loses the commit's answer."""
     con = iceduck.connect(catalog_uri=proxy.url)
     try:

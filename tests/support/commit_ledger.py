@@ -177,7 +177,7 @@ def check_table(url: str, table: str, ledger: Ledger) -> Counter[str]:
                 f"SELECT batch, count(*), count(DISTINCT n) FROM {table} GROUP BY batch"
             ).fetchall()
         }
-        (snapshots,) = con.execute(f"SELECT count(*) FROM {table}.snapshots").fetchone()
+        (snapshots,) = con.execute(f"SELECT count(*) FROM {table}.snapshots").fetchall()[0]
     finally:
         con.close()
     assert snapshots == len(metadata.get("snapshots", []))

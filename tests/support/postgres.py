@@ -14,6 +14,7 @@ fixtures turn into a skip naming the reason.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -22,7 +23,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -86,6 +87,28 @@ class PostgresServer:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.uri(name)
 
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every session is ended, the server stops and starts
+        again with the options it ran with (``postmaster.opts``); returns once it accepts
+        connections."""
+        _run([
+            *self.as_user, str(self.bin_dir / "pg_ctl"), "restart", "-D", str(self.data_dir),
+            "-m", "fast", "-w", "-t", "60", "-l", str(self.root / "server.log"),
+        ])  # fmt: skip
+
+    def terminate_sessions(self, database: str) -> int:
+        """End every session connected to ``database`` (``pg_terminate_backend``, what an
+        administrator or a network failure does to a client); how many there were."""
+        import psycopg
+
+        with psycopg.connect(self.uri(), autocommit=True) as conn:
+            ended = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (database,),
+            ).fetchall()
+        return len(ended)
+
     def stop(self) -> None:
         _run(
             [
@@ -106,6 +129,22 @@ def _run(command: Sequence[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
     if done.returncode != 0:
         raise PostgresUnavailable(f"{' '.join(command)} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
+    """A server of :func:`start_postgres` for the block, stopped after; the test skips,
+    naming the reason, where it cannot start."""
+    import pytest
+
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def start_postgres() -> PostgresServer:

@@ -64,6 +64,17 @@ class ServedProcess:
         self.process.wait(timeout=30)
         self._reader.join(30)
 
-    def tracebacks(self) -> list[str]:
-        """The lines of stderr that start a Python traceback (an unhandled error)."""
-        return [line for line in self.lines if line.startswith("Traceback")]
+    def logged_errors(self) -> list[str]:
+        """The exception of each traceback on stderr (the outermost of a chain), as its last
+        line names it: the server logs one for every 5xx it answers."""
+        errors: list[str] = []
+        inside = False
+        for line in self.lines:
+            if line.startswith("Traceback"):
+                inside = True
+            elif line.startswith(("The above exception", "During handling")):
+                errors.pop()  # that was the cause: the outer exception follows
+            elif inside and line.strip() and not line.startswith(" "):
+                errors.append(line.split(":", 1)[0])
+                inside = False
+        return errors
