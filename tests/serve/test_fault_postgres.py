@@ -8,17 +8,33 @@ The restart needs a server of its own (the run's shared one serves other modules
 
 from __future__ import annotations
 
+import threading
+import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.commit_ledger import ACKED, REFUSED, Ledger, Writers, check_table, create_tables
-from tests.support.postgres import PostgresServer, running_postgres
+import iceduck
+from iceduck.catalog.jdbc_catalog import JdbcCatalog
+from iceduck.catalog.postgres import connect_postgres, connection_parameters, postgres_dialect
+from iceduck.errors import CommitStateUnknownError
+from tests.support.commit_ledger import (
+    ACKED,
+    REFUSED,
+    ROWS,
+    Ledger,
+    Writers,
+    check_history,
+    check_table,
+    create_tables,
+)
+from tests.support.postgres import LosesConnection, PostgresServer, running_postgres
+from tests.support.rest import RestClient, start_server
 from tests.support.served_process import ServedProcess
 
-pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'psycopg[binary]'")
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'psycopg[binary]'")
 
 TABLES = ["a", "b"]
 WRITERS_PER_TABLE = 2
@@ -72,3 +88,90 @@ def test_the_catalog_database_fails_during_commits(
     finally:
         served.stop()
     print(f"{fault}: {dict(counts)}; refused {len(refused)} while the database was away")
+
+
+UPDATE_SQL = "UPDATE iceberg_tables SET metadata_location"
+
+
+@pytest.fixture
+def cut_after_commit(
+    own_postgres: PostgresServer, tmp_path: Path
+) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A server on a PostgreSQL catalog whose connection is cut just after the commit's
+    ``UPDATE`` ran, with the database refusing new connections at that moment (so the
+    server cannot look at what happened); its URL, and the call that arms the cut once.
+    The database lets connections in again when the server's next request needs one."""
+    database = f"unknown_{uuid.uuid4().hex[:8]}"
+    uri = own_postgres.create_database(database)
+    params = connection_parameters(uri)
+    opened: list[LosesConnection] = []
+    refusing = threading.Event()
+
+    def allow(allowed: bool) -> None:
+        with psycopg.connect(own_postgres.uri(), autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS {str(allowed).lower()}')
+
+    def connect() -> LosesConnection:
+        if refusing.is_set():  # the server looks at what its commit did, and is refused...
+            refusing.clear()
+            try:
+                return LosesConnection(connect_postgres(params, database, False), own_postgres.uri())
+            finally:
+                allow(True)  # ...and from its next request on the database is back
+        opened.append(LosesConnection(connect_postgres(params, database, False), own_postgres.uri()))
+        return opened[-1]
+
+    def refuse() -> None:
+        allow(False)
+        refusing.set()
+
+    def arm() -> None:
+        opened[-1].armed = (UPDATE_SQL, True)
+        opened[-1].before_cut = refuse
+
+    catalog = JdbcCatalog("iceduck", tmp_path / "wh", connect, postgres_dialect(), database)
+    server = start_server(tmp_path / "wh", catalog=catalog)
+    try:
+        yield server.url, arm
+    finally:
+        server.stop()
+        allow(True)
+
+
+def test_a_commit_the_server_cannot_check_is_answered_as_unknown(
+    cut_after_commit: tuple[str, Callable[[], None]],
+) -> None:
+    """The spec's answer to a commit whose state is unknown: 500 ``CommitStateUnknownException``
+    (Java's ``tableCommitHandler`` raises ``CommitStateUnknownException`` on it and deletes
+    nothing), never a 409 or a 503 saying it failed. Here it landed; the next request finds
+    the database back, on the same server."""
+    url, arm = cut_after_commit
+    create_tables(url, "f", ["t"])
+    arm()
+    commit = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v"}}]}
+    reply = RestClient(url).post("/v1/namespaces/f/tables/t", commit)
+    assert reply.status == 500 and reply.body["error"]["type"] == "CommitStateUnknownException"
+    assert "may or may not have landed" in reply.body["error"]["message"]
+    metadata = check_history(url, "f.t")
+    assert metadata["properties"]["k"] == "v" and len(metadata["metadata-log"]) == 1
+
+
+def test_iceduck_tells_its_user_the_state_is_unknown_and_keeps_the_batch_once(
+    cut_after_commit: tuple[str, Callable[[], None]],
+) -> None:
+    url, arm = cut_after_commit
+    (table,) = create_tables(url, "f", ["t"])
+    con = iceduck.connect(catalog_uri=url)
+    try:
+        con.execute(f"SELECT count(*) FROM {table}").fetchall()  # the table loaded
+        arm()
+        with pytest.raises(CommitStateUnknownError, match="may or may not have landed"):
+            con.execute(f"INSERT INTO {table} SELECT 'unknown', range FROM range({ROWS})")
+        # the commit landed, and no file it references was deleted
+        assert con.execute(f"SELECT batch, count(*) FROM {table} GROUP BY batch").fetchall() == [
+            ("unknown", ROWS)
+        ]
+        con.execute(f"INSERT INTO {table} SELECT 'next', range FROM range({ROWS})")
+    finally:
+        con.close()
+    assert len(check_history(url, table)["snapshots"]) == 2

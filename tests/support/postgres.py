@@ -23,9 +23,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 SUPERUSER = "postgres"
@@ -187,3 +188,41 @@ def start_postgres() -> PostgresServer:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return server
+
+
+class LosesConnection:
+    """A catalog's real psycopg connection which, once armed, has the server terminate it
+    just before or just after the first statement matching ``prefix``; the statement (or the
+    next one) then meets the real lost-connection error. ``before_cut``, when set, runs just
+    before the session is terminated (e.g. to refuse new connections, so that the catalog
+    cannot look at what happened)."""
+
+    def __init__(self, conn: Any, uri: str) -> None:
+        self.conn, self.uri = conn, uri
+        self.armed: tuple[str, bool] | None = None
+        self.before_cut: Callable[[], None] | None = None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if self.armed and sql.startswith(self.armed[0]):
+            _, after = self.armed
+            self.armed = None
+            if after:
+                self.conn.execute(sql, params)
+            if self.before_cut is not None:
+                self.before_cut()
+            _terminate(self.uri, self.conn.info.backend_pid)
+            return self.conn.execute(sql if not after else "SELECT 1", params if not after else ())
+        return self.conn.execute(sql, params)
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _terminate(uri: str, pid: int) -> None:
+    import psycopg
+
+    with psycopg.connect(uri) as conn:
+        assert conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchall() == [(True,)]
