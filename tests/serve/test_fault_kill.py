@@ -11,7 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.commit_ledger import ACKED, Ledger, Writers, check_table, create_tables
+import iceduck
+from iceduck.errors import CommitStateUnknownError
+from tests.support.commit_ledger import (
+    ACKED,
+    ROWS,
+    UNKNOWN,
+    Attempt,
+    Ledger,
+    Writers,
+    check_table,
+    create_tables,
+)
+from tests.support.lost_answers import AnswerLosingProxy
 from tests.support.served_process import ServedProcess
 
 TABLES = ["a", "b", "c"]
@@ -69,3 +81,37 @@ def test_a_server_killed_during_commits_loses_nothing(
     finally:
         served.stop()
     print(f"{kind}: killed with {dict(before)}; after the restart {dict(after)}")
+
+
+def test_a_commit_landed_but_unanswered_when_the_server_died(tmp_path: Path) -> None:
+    """The one case a random kill rarely hits, made certain: the commit landed, its answer
+    never reached the client, and the server is SIGKILLed before the client asks again.
+    The writer is told the state is unknown (nothing deleted); after the restart the batch is
+    there once, readable, and writing goes on."""
+    warehouse = tmp_path / "wh"
+    served = ServedProcess(warehouse)
+    try:
+        (table,) = create_tables(served.url, "f", ["t"])
+        host, port = served.url.removeprefix("http://").split(":")
+        with AnswerLosingProxy(host, int(port)) as proxy:
+            ledger = Ledger()
+            proxy.lose_answer_to(b"POST /v1/namespaces/f/tables/t HTTP", then_refuse=True)
+            con = iceduck.connect(catalog_uri=proxy.url)
+            try:
+                with pytest.raises(CommitStateUnknownError):
+                    con.execute(f"INSERT INTO {table} SELECT 'unanswered', range FROM range({ROWS})")
+            finally:
+                con.close()
+            ledger.record(Attempt(table, "unanswered", UNKNOWN))
+            served.kill()
+    finally:
+        served.kill()
+    served = ServedProcess(warehouse)
+    try:
+        assert check_table(served.url, table, ledger) == Counter({"unknown-landed": 1})
+        writers = Writers(served.url, [table], WRITERS_PER_TABLE, ledger)
+        ledger.wait_for_acked(AFTER_RESTART)
+        writers.finish()
+        assert check_table(served.url, table, ledger)[ACKED] >= AFTER_RESTART
+    finally:
+        served.stop()
