@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.support.hive_metastore import HiveMetastore, MetastoreUnavailable, start_metastore
-from tests.support.postgres import PostgresServer, PostgresUnavailable, start_postgres
+from tests.support.postgres import PostgresServer, running_postgres
 from tests.support.s3 import S3Server, create_bucket, moto_missing, moto_server
 from tests.support.spark_session import spark_session, stop_spark_session
 from tests.support.spark_warehouse import (
@@ -161,12 +161,8 @@ def s3_connection(tmp_path: Path, s3_configured: S3Server) -> Iterator[Any]:
 def postgres_server() -> Iterator[PostgresServer]:
     """One PostgreSQL server for the run (initdb + pg_ctl on a loopback port), stopped at the
     end; the tests using it skip, naming the reason, where PostgreSQL or psycopg is missing."""
-    try:
-        server = start_postgres()
-    except PostgresUnavailable as e:
-        pytest.skip(str(e))
-    yield server
-    server.stop()
+    with running_postgres() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,7 @@ from iceduck.session.session import Session
 from tests.catalog.helpers import open_at_once
 from tests.catalog.test_catalog_writes import SCHEMA
 from tests.support.clock import wait_until
-from tests.support.postgres import PostgresServer
+from tests.support.postgres import LosesConnection, PostgresServer
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'psycopg[binary]'")
 
@@ -303,39 +303,13 @@ def test_a_server_that_is_gone_is_one_clear_error(postgres_server: PostgresServe
         catalog.list_namespaces()
 
 
-class _LosesConnection:
-    """The catalog's real psycopg connection which, once armed, has the server terminate it
-    just before or just after the first statement matching ``prefix``; the statement (or the
-    next one) then meets the real lost-connection error."""
-
-    def __init__(self, conn: Any, uri: str) -> None:
-        self.conn, self.uri = conn, uri
-        self.armed: tuple[str, bool] | None = None
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        if self.armed and sql.startswith(self.armed[0]):
-            _, after = self.armed
-            self.armed = None
-            if after:
-                self.conn.execute(sql, params)
-            _terminate(self.uri, self.conn.info.backend_pid)
-            return self.conn.execute(sql if not after else "SELECT 1", params if not after else ())
-        return self.conn.execute(sql, params)
-
-    def rollback(self) -> None:
-        self.conn.rollback()
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 @pytest.fixture
-def flaky(postgres_database: str, tmp_path: Path) -> Iterator[tuple[JdbcCatalog, list[_LosesConnection]]]:
+def flaky(postgres_database: str, tmp_path: Path) -> Iterator[tuple[JdbcCatalog, list[LosesConnection]]]:
     params = connection_parameters(postgres_database)
-    opened: list[_LosesConnection] = []
+    opened: list[LosesConnection] = []
 
-    def connect() -> _LosesConnection:
-        opened.append(_LosesConnection(connect_postgres(params, "test db", False), postgres_database))
+    def connect() -> LosesConnection:
+        opened.append(LosesConnection(connect_postgres(params, "test db", False), postgres_database))
         return opened[-1]
 
     catalog = JdbcCatalog(_name(), tmp_path, connect, postgres_dialect(), "test db")
@@ -357,7 +331,7 @@ def _new_table(catalog: JdbcCatalog) -> Any:
     return table, builder.build()
 
 
-def test_a_swap_whose_answer_was_lost_is_read_back(flaky: tuple[JdbcCatalog, list[_LosesConnection]]) -> None:
+def test_a_swap_whose_answer_was_lost_is_read_back(flaky: tuple[JdbcCatalog, list[LosesConnection]]) -> None:
     """The UPDATE committed, then the connection died before its answer arrived: the row is
     read back on a new connection, the commit stands, and its file is kept."""
     catalog, opened = flaky
@@ -369,7 +343,7 @@ def test_a_swap_whose_answer_was_lost_is_read_back(flaky: tuple[JdbcCatalog, lis
     assert Path(committed.metadata_location).is_file()
 
 
-def test_a_swap_that_never_ran_deletes_its_file(flaky: tuple[JdbcCatalog, list[_LosesConnection]]) -> None:
+def test_a_swap_that_never_ran_deletes_its_file(flaky: tuple[JdbcCatalog, list[LosesConnection]]) -> None:
     catalog, opened = flaky
     table, changed = _new_table(catalog)
     metadata_dir = Path(table.metadata_location).parent

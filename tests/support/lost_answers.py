@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from typing import Any
 
 
 class AnswerLosingProxy:
@@ -32,6 +33,8 @@ class AnswerLosingProxy:
         self._markers: list[bytes] = []
         self._marked: set[int] = set()
         self.lost = threading.Event()
+        self._refuse_after_loss = False
+        self._forward_after_loss: str | None = None
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._accepting = threading.Thread(target=self._accept, daemon=True)
@@ -41,15 +44,22 @@ class AnswerLosingProxy:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def lose_next_answer(self) -> None:
+    def lose_next_answer(self, *, then_refuse: bool = False, then_forward_to: str | None = None) -> None:
+        """Drop the next answer. At that moment, with ``then_refuse``, also stop listening, so
+        the client's next connection is refused (the server went away after answering); with
+        ``then_forward_to`` (``http://host:port``), send the next connections there instead
+        (the server was restarted, and forgot what it kept in memory)."""
         self.lost.clear()
+        self._refuse_after_loss = then_refuse
+        self._forward_after_loss = then_forward_to
         self._armed.set()
 
-    def lose_answer_to(self, *markers: bytes) -> None:
+    def lose_answer_to(self, *markers: bytes, **then: Any) -> None:
         """Lose the next answer to a request holding ``markers[0]`` (a Thrift call's method
-        name: the calls before it are answered), then the next to one holding ``markers[1]``..."""
+        name, an HTTP request line: the calls before it are answered), then the next to one
+        holding ``markers[1]``...; ``then`` as for :meth:`lose_next_answer`."""
         self._markers = list(markers)
-        self.lose_next_answer()
+        self.lose_next_answer(**then)
 
     def _accept(self) -> None:
         while not self._closed.is_set():
@@ -83,6 +93,11 @@ class AnswerLosingProxy:
                         self._markers.pop(0)
                     if not self._markers:
                         self._armed.clear()
+                        if self._refuse_after_loss:
+                            self._stop_listening()
+                        if self._forward_after_loss:
+                            host, port = self._forward_after_loss.removeprefix("http://").split(":")
+                            self._upstream = (host, int(port))
                         self.lost.set()
                     break  # the answer is dropped
                 sink.sendall(data)
@@ -94,6 +109,14 @@ class AnswerLosingProxy:
             except OSError:
                 pass
             s.close()
+
+    def _stop_listening(self) -> None:
+        """Refuse new connections from now on: a shut-down listening socket stops listening
+        (Linux), and the accept loop's ``accept`` fails and ends it."""
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def close(self) -> None:
         self._closed.set()

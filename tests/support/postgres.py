@@ -14,6 +14,7 @@ fixtures turn into a skip naming the reason.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -22,9 +23,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 SUPERUSER = "postgres"
@@ -86,6 +88,28 @@ class PostgresServer:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.uri(name)
 
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every session is ended, the server stops and starts
+        again with the options it ran with (``postmaster.opts``); returns once it accepts
+        connections."""
+        _run([
+            *self.as_user, str(self.bin_dir / "pg_ctl"), "restart", "-D", str(self.data_dir),
+            "-m", "fast", "-w", "-t", "60", "-l", str(self.root / "server.log"),
+        ])  # fmt: skip
+
+    def terminate_sessions(self, database: str) -> int:
+        """End every session connected to ``database`` (``pg_terminate_backend``, what an
+        administrator or a network failure does to a client); how many there were."""
+        import psycopg
+
+        with psycopg.connect(self.uri(), autocommit=True) as conn:
+            ended = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (database,),
+            ).fetchall()
+        return len(ended)
+
     def stop(self) -> None:
         _run(
             [
@@ -106,6 +130,22 @@ def _run(command: Sequence[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
     if done.returncode != 0:
         raise PostgresUnavailable(f"{' '.join(command)} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
+    """A server of :func:`start_postgres` for the block, stopped after; the test skips,
+    naming the reason, where it cannot start."""
+    import pytest
+
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def start_postgres() -> PostgresServer:
@@ -148,3 +188,41 @@ def start_postgres() -> PostgresServer:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return server
+
+
+class LosesConnection:
+    """A catalog's real psycopg connection which, once armed, has the server terminate it
+    just before or just after the first statement matching ``prefix``; the statement (or the
+    next one) then meets the real lost-connection error. ``before_cut``, when set, runs just
+    before the session is terminated (e.g. to refuse new connections, so that the catalog
+    cannot look at what happened)."""
+
+    def __init__(self, conn: Any, uri: str) -> None:
+        self.conn, self.uri = conn, uri
+        self.armed: tuple[str, bool] | None = None
+        self.before_cut: Callable[[], None] | None = None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if self.armed and sql.startswith(self.armed[0]):
+            _, after = self.armed
+            self.armed = None
+            if after:
+                self.conn.execute(sql, params)
+            if self.before_cut is not None:
+                self.before_cut()
+            _terminate(self.uri, self.conn.info.backend_pid)
+            return self.conn.execute(sql if not after else "SELECT 1", params if not after else ())
+        return self.conn.execute(sql, params)
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _terminate(uri: str, pid: int) -> None:
+    import psycopg
+
+    with psycopg.connect(uri) as conn:
+        assert conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchall() == [(True,)]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iceduck.catalog.base import Catalog
 from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.serve.context import ServeContext
 from iceduck.serve.server import CatalogServer
@@ -71,13 +72,16 @@ def start_server(
     prefix: str | None = None,
     kind: str = "sql",
     tls: ssl.SSLContext | None = None,
+    catalog: Catalog | None = None,
     **options: Any,
 ) -> CatalogServer:
     """A server over ``warehouse`` (its ``catalog.db``, or with ``kind="hadoop"`` the folder
-    itself, a catalog that keeps no views); ``options`` are further :class:`ServeContext`
-    fields (``auth``, ``catalog_name``, ``storage``, ``vend_credentials``); ``tls``: serve HTTPS."""
+    itself, a catalog that keeps no views; or ``catalog`` when given); ``options`` are
+    further :class:`ServeContext` fields (``auth``, ``catalog_name``, ``storage``,
+    ``vend_credentials``); ``tls``: serve HTTPS."""
     location = warehouse_location(warehouse)
-    catalog = open_catalog(location, "iceduck", kind)
+    if catalog is None:
+        catalog = open_catalog(location, "iceduck", kind)
     context = ServeContext(catalog, location, prefix, **options)
     server = CatalogServer(("127.0.0.1", 0), context, token=token, tls=tls)
     server.start()

@@ -33,7 +33,7 @@ from urllib.parse import quote
 from iceduck.catalog.base import LoadedTable, Namespace, TableIdentifier
 from iceduck.catalog.rest_client.auth import Auth
 from iceduck.catalog.rest_client.config import RestConfig, config_query, negotiated, page_size
-from iceduck.catalog.rest_client.error_model import error_for
+from iceduck.catalog.rest_client.error_model import error_for, error_parts
 from iceduck.catalog.rest_client.http import Reply, Transport, uuid7
 from iceduck.catalog.rest_client.sigv4 import SigV4Signer, refused_signature, sigv4_enabled
 from iceduck.catalog.rest_client.table_result import (
@@ -151,7 +151,7 @@ class RestCatalog(RestViews):
         ``idempotency-key-lifetime``) carries a new key, and when its answer is lost it is
         sent once more with the same key: the server then answers what the first attempt
         did, or runs it if it never arrived, so the outcome is known instead of
-        :class:`~iceduck.errors.CommitStateUnknownError`."""
+        :class:`~iceduck.errors.CommitStateUnknownError` (but see :meth:`_ask_again`)."""
         extra = dict(extra or {})
         retry_lost = bool(kwargs.get("commit")) and self.config.idempotent  # commits follow /v1/config
         if retry_lost:
@@ -159,10 +159,10 @@ class RestCatalog(RestViews):
         headers = {**self._headers, **extra, **self.auth.headers()}
         try:
             reply = self.transport.request(method, path, headers=headers, **kwargs)
-        except CommitStateUnknownError:
+        except CommitStateUnknownError as lost:
             if not retry_lost:
                 raise
-            reply = self.transport.request(method, path, headers=headers, **kwargs)
+            reply = self._ask_again(lost, method, path, headers, kwargs)
         if reply.status == 401 and self.auth.refresh(headers):
             headers = {**self._headers, **extra, **self.auth.headers()}
             reply = self.transport.request(method, path, headers=headers, **kwargs)
@@ -171,6 +171,31 @@ class RestCatalog(RestViews):
         )
         if refused is not None and self.signer is not None:
             raise refused
+        return reply
+
+    def _ask_again(
+        self, lost: CommitStateUnknownError, method: str, path: str, headers: dict[str, str], kwargs: Any
+    ) -> Reply:
+        """The answer to a commit sent once more, with its ``Idempotency-Key``, after the
+        answer to the first attempt was ``lost``. Two answers say nothing about that first
+        attempt, so the state stays unknown (files kept, nothing re-applied):
+
+        * no connection at all: the server went away after the first attempt arrived;
+        * 409: a server that no longer holds the key (restarted: keys live in its memory)
+          ran the retry, whose requirements can fail *because* the first attempt landed --
+          taken as a conflict, the statement would be re-applied and land twice, and the
+          first attempt's files, which the table references, deleted as a loser's.
+        """
+        try:
+            reply = self.transport.request(method, path, headers=headers, **kwargs)
+        except StorageError as e:
+            raise CommitStateUnknownError(f"{lost} (asked again: {e})") from None
+        if reply.status == 409:
+            _, said = error_parts(reply.body)
+            raise CommitStateUnknownError(
+                f"{lost} (asked again with its Idempotency-Key, the catalog answered HTTP 409: "
+                f"{said or 'a requirement failed'}, which the first attempt may itself have caused)"
+            )
         return reply
 
     def _call(
