@@ -241,8 +241,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _refusal(self, error: Exception, route: Route | None, method: str) -> Response:
         problem = error_response(error, route.resource if route is not None else None)
-        if problem.status >= 500:
+        if problem.status == 500:  # unexpected: its traceback is for the operator
             log.exception("%s %s failed", method, self.path)
+        elif problem.status > 500:  # the database or store away (503): expected, no traceback
+            log.warning("%s %s answered %d: %s", method, self.path, problem.status, problem.message)
         if problem.status == 413:
             self.close_connection = True  # the unread body must not be taken as a request
         body = problem.body()
