@@ -77,7 +77,10 @@ class Securable:
         return namespace[: len(self.namespace)] == self.namespace
 
     def related(self, namespace: Namespace) -> bool:
-        """Whether this lies in, above or below ``namespace``: the namespace is then seen."""
+        """Whether ``namespace`` is then seen: it holds this (a table's namespace or one of
+        its parents, the path to it), or, for a namespace grant, lies below it."""
+        if self.name is not None:
+            return self.namespace[: len(namespace)] == namespace
         n = min(len(namespace), len(self.namespace))
         return namespace[:n] == self.namespace[:n]
 

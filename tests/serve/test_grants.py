@@ -186,7 +186,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogServer]:
         '[roles.all]\ngrants = [{ catalog = true, privileges = ["admin"] }]\n',
     )
     root = RestClient(setup.url, "root")
-    for namespace in (["sales"], ["hr"]):
+    for namespace in (["sales"], ["hr"], ["sales", "sub"]):
         assert root.post("/v1/namespaces", {"namespace": namespace}).status == 200
     schema = {
         "type": "struct",
@@ -252,6 +252,12 @@ def test_listings_show_only_what_the_caller_sees(served: CatalogServer) -> None:
     assert namespaces("read-hr") == [["hr"]]
     assert namespaces("drop-other") == [["sales"]]  # the path to a granted table is seen
     assert namespaces("nobody") == []
+
+    def children(name: str) -> list[list[str]]:
+        return RestClient(served.url, f"tok-{name}").get("/v1/namespaces?parent=sales").body["namespaces"]
+
+    assert children("read-sales") == children("read-catalog") == [["sales", "sub"]]
+    assert children("drop-other") == [] and children("read-ghost") == []  # a table's grant: only its path
     assert tables("read-sales") == ["other"]
     assert tables("read-other") == ["other"] and tables("write-ghost") == []
 
