@@ -33,7 +33,7 @@ table's history, each snapshot exactly once in the history, every snapshot an ``
 exactly one row, and the number of snapshots = acknowledged INSERTs + those that landed.
 
     python3 bench/serve_load.py [--clients 16] [--seconds 30 | --ops N] [--catalog sqlite|postgres]
-        [--hot-clients 6] [--mix load=4,list=2,exists=2,query=1,commit=3] [--json FILE]
+        [--hot-clients 6] [--mix load=4,list=2,exists=2,query=1,commit=3] [--retries N] [--json FILE]
 """
 
 from __future__ import annotations
@@ -306,6 +306,8 @@ class Settings:
     hot_clients: int = 6
     mix: dict[str, int] = field(default_factory=lambda: parse_mix(DEFAULT_MIX))
     catalog: str = "sqlite"
+    #: the tables' ``commit.retry.num-retries`` (None: the default, 4 retries)
+    retries: int | None = None
 
 
 def setup(url: str, settings: Settings) -> list[str]:
@@ -316,7 +318,10 @@ def setup(url: str, settings: Settings) -> list[str]:
     with iceduck.connect(catalog_uri=url) as con:
         con.execute(f"CREATE NAMESPACE IF NOT EXISTS {NAMESPACE}")
         for name in tables:
-            con.execute(f"CREATE TABLE {NAMESPACE}.{name} (client int, seq bigint)")
+            props = ""
+            if settings.retries is not None:
+                props = f" TBLPROPERTIES ('commit.retry.num-retries' = '{settings.retries}')"
+            con.execute(f"CREATE TABLE {NAMESPACE}.{name} (client int, seq bigint) USING iceberg{props}")
     return tables
 
 
@@ -496,8 +501,10 @@ def report_lines(out: dict[str, Any]) -> list[str]:
     s = out["settings"]
     length = f"{s['ops']} operations per client" if s["ops"] is not None else f"{s['seconds']:g} s"
     lines = [
-        f"== serve_load: {s['clients']} clients ({s['hot_clients']} appending to one hot table) against "
-        f"iceduck serve ({s['catalog']} catalog) on loopback, {length}; mix {s['mix']}",
+        f"== serve_load: {s['clients']} clients ({min(s['hot_clients'], s['clients'])} appending to one "
+        f"hot table) against "
+        f"iceduck serve ({s['catalog']} catalog) on loopback, {length}; mix {s['mix']}; "
+        f"commit.retry.num-retries {s['retries'] if s['retries'] is not None else 'default (4)'}",
         f"{out['machine']}; load average after {out['load_average_after']}",
     ]
     rows = []
@@ -558,6 +565,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--mix", type=parse_mix, default=parse_mix(DEFAULT_MIX), help=f"weights (default {DEFAULT_MIX})"
     )
     p.add_argument("--catalog", choices=("sqlite", "postgres"), default="sqlite")
+    p.add_argument("--retries", type=int, help="the tables' commit.retry.num-retries (default: Iceberg's, 4)")
     p.add_argument("--root", type=Path, help="where the warehouse goes (default: a fresh temporary folder)")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
     return p.parse_args(argv)
@@ -565,7 +573,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    settings = Settings(args.clients, args.seconds, args.ops, args.hot_clients, args.mix, args.catalog)
+    settings = Settings(
+        args.clients, args.seconds, args.ops, args.hot_clients, args.mix, args.catalog, args.retries
+    )
     root = args.root or Path(tempfile.mkdtemp(prefix="serve-load-"))
     try:
         out = run(settings, root)

@@ -77,3 +77,26 @@ def test_the_checker_reports_a_duplicated_and_a_missing_row(tmp_path: Path) -> N
     assert "load.hot: 3 snapshots for 1 acknowledged INSERTs + 1 landed" in failures
     assert counts == {"rows": 3, "acknowledged": 1, "landed_unacknowledged": 1, "snapshots": 3}
     assert "load.hot: acknowledged row (0, 1) is missing" in missing
+
+
+def test_the_server_log_yields_every_status_and_keeps_other_lines() -> None:
+    """A 5xx is counted from the access log however the client that got it reported it, and a
+    traceback the server wrote is kept (the run fails on it)."""
+    serve_load = _serve_load()
+    log = serve_load.ServerLog()
+    log.read(
+        [
+            'INFO 127.0.0.1 "GET /v1/namespaces/load/tables/hot HTTP/1.1" 200 -\n',
+            'INFO 127.0.0.1 "POST /v1/namespaces/load/tables/hot HTTP/1.1" 409 -\n',
+            "ERROR POST /v1/namespaces/load/tables/hot failed\n",
+            "Traceback (most recent call last):\n",
+            'INFO 127.0.0.1 "POST /v1/namespaces/load/tables/hot HTTP/1.1" 500 -\n',
+        ]
+    )
+    assert [status for _, _, status in log.requests] == [200, 409, 500]
+    assert log.other == [
+        "ERROR POST /v1/namespaces/load/tables/hot failed",
+        "Traceback (most recent call last):",
+    ]
+    out = serve_load.summarise([], log, 1.0, {"failures": [], "tables": {}}, serve_load.Settings())
+    assert out["server_5xx"] == 1 and out["server_409"] == 1
