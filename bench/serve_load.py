@@ -454,6 +454,11 @@ def summarise(
         "server_status": dict(sorted(server_status.items())),
         "raw_status": dict(sorted(Counter(f"{op.kind} {op.status}" for op in raw).items())),
         "kinds": kinds,
+        "unacknowledged": [
+            {"client": i.client, "seq": i.seq, "table": i.table, "error": (i.error or "")[:300]}
+            for i in inserts
+            if not i.acknowledged
+        ],
         "checks": checks,
     }
 
