@@ -54,6 +54,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -463,8 +464,9 @@ def summarise(
     }
 
 
-def verify(url: str, tables: list[str], results: list[ClientResult], log: ServerLog) -> dict[str, Any]:
-    """Every check of the module's docstring; ``failures`` lists what did not hold."""
+def verify(url: str, tables: list[str], results: list[ClientResult]) -> dict[str, Any]:
+    """The checks of the clients' errors and of the tables; ``failures`` lists what did not
+    hold (the server's log is checked by :func:`log_failures` once the server has stopped)."""
     import iceduck
 
     inserts = [i for r in results for i in r.inserts]
@@ -475,8 +477,6 @@ def verify(url: str, tables: list[str], results: list[ClientResult], log: Server
         for op in errors
         if not (op.kind == "commit" and op.error.startswith("CommitConflictError"))
     ][:20]
-    failures += [f"server answered {m} {p} with {s}" for m, p, s in log.requests if s >= 500][:20]
-    failures += [f"server wrote: {line}" for line in log.other][:20]
     tables_out = {}
     with iceduck.connect(catalog_uri=url) as con:
         for table in tables:
@@ -486,17 +486,40 @@ def verify(url: str, tables: list[str], results: list[ClientResult], log: Server
     return {"failures": failures, "tables": tables_out}
 
 
+def log_failures(log: ServerLog) -> list[str]:
+    """Every 5xx the server answered anyone (set-up and checks included) and anything else it
+    wrote on stderr (the traceback of a failed request)."""
+    failures = [f"server answered {m} {p} with {s}" for m, p, s in log.requests if s >= 500][:20]
+    return failures + [f"server wrote: {line}" for line in log.other][:20]
+
+
+def mark(url: str, what: str) -> None:
+    """A request the access log shows (``GET /v1/config?serve_load=<what>``): where the run
+    starts and ends among the server's lines."""
+    with urllib.request.urlopen(f"{url}/v1/config?serve_load={what}", timeout=60) as response:
+        response.read()
+
+
+def between_marks(log: ServerLog) -> ServerLog:
+    """The requests between the start and end marks: the clients' alone."""
+    paths = [path for _, path, _ in log.requests]
+    first = paths.index("/v1/config?serve_load=start") + 1
+    return ServerLog(log.requests[first : paths.index("/v1/config?serve_load=end")], log.other)
+
+
 def run(settings: Settings, root: Path) -> dict[str, Any]:
-    """Start the catalog and the server under ``root``, run the clients, check; the summary."""
+    """Start the catalog and the server under ``root``, run the clients, check; the summary.
+    The server's log is read once it has stopped, so that its last lines are in."""
     with ExitStack() as stack:
         catalog_uri = stack.enter_context(postgres_catalog()) if settings.catalog == "postgres" else None
         url, log = stack.enter_context(served(root / "wh", catalog_uri))
         tables = setup(url, settings)
-        first = len(log.requests)
+        mark(url, "start")
         results, seconds = run_clients(url, tables, settings)
-        run_log = ServerLog(log.requests[first:], log.other)
-        checks = verify(url, tables, results, log)
-    return summarise(results, run_log, seconds, checks, settings)
+        mark(url, "end")
+        checks = verify(url, tables, results)
+    checks["failures"] = log_failures(log) + checks["failures"]
+    return summarise(results, between_marks(log), seconds, checks, settings)
 
 
 # -- the report --------------------------------------------------------------------------------
