@@ -13,7 +13,9 @@ commits (one-row commits per catalog), cli (a cold CLI query), stream (peak memo
 large result streamed out), lake (the events table in an S3 bucket on loopback), lake-latency
 (its cold queries through a proxy delaying each S3 request ``--lake-latency-ms``), rest (DuckDB
 1.5.5 reading the events table through ``iceduck serve``), paimon (pypaimon-written Paimon tables,
-append-only and primary-key, against DuckDB reading their Parquet files).
+append-only and primary-key, against DuckDB reading their Parquet files), serve_load (16
+concurrent clients loading, listing and committing through ``iceduck serve``; every acknowledged
+commit checked to be in its table's history exactly once).
 Data sets are built deterministically and cached under ``bench/.warehouse``, keyed by shape.
 
 Without ``--all``/``--only`` it is the events benchmark alone, as before:
@@ -50,8 +52,9 @@ PEERS = ("baseline", "iceduck", "duckdb-iceberg", "pyiceberg")
 SECTIONS = ("events", "tpch", "tpcds", "mor", "compaction", "writes", "commits", "cli", "stream", "lake")
 SECTIONS += ("rest", "paimon")
 SECTIONS += ("lake-latency", "upserts")
+SECTIONS += ("serve_load",)
 #: the sections that never run bench/.venv's DuckDB 1.5.5
-NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon", "upserts"})
+NO_PEER_SECTIONS = frozenset({"compaction", "writes", "commits", "stream", "paimon", "upserts", "serve_load"})
 #: (point cold, point warm, full cold, full warm) runs of the events section per scale: 10x
 #: has 10x the files, and PyIceberg's full scan of 20,000 files takes seconds
 EVENTS_RUNS = {"full": (5, 20, 3, 5), "10x": (3, 10, 1, 3), "small": (3, 10, 2, 3)}
@@ -114,6 +117,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     suite.add_argument("--rest-days", type=int, default=63, help="daily appends of the rest section's table")
     suite.add_argument("--paimon-rows", type=int, default=1_000_000, help="rows per Paimon table")
+    suite.add_argument("--load-clients", type=int, default=16, help="concurrent clients of serve_load")
+    suite.add_argument("--load-seconds", type=float, default=30.0, help="how long serve_load's clients run")
+    suite.add_argument(
+        "--load-ops", type=int, help="operations per serve_load client instead of --load-seconds"
+    )
+    suite.add_argument(
+        "--load-catalog",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="the catalog iceduck serve serves",
+    )
     return p.parse_args(argv)
 
 
@@ -411,6 +425,13 @@ def section_runners(name: str, args: argparse.Namespace, peers: list[str]) -> li
                 progress=progress,
             )
         ]
+    if name == "serve_load":
+        import serve_load
+
+        settings = serve_load.Settings(
+            args.load_clients, args.load_seconds, args.load_ops, catalog=args.load_catalog
+        )
+        return [lambda: serve_load.run_section(settings, cache / "serve_load")]
     import cli_cold
 
     return [lambda: cli_cold.run_section(args.cli_runs, cache / "cli")]

@@ -58,6 +58,10 @@ class CatalogServer(ThreadingHTTPServer):
     """An HTTP server serving ``context`` on ``(host, port)``; port 0 picks a free one."""
 
     daemon_threads = True
+    #: connections waiting to be accepted (``listen``'s backlog; the kernel caps it at
+    #: ``net.core.somaxconn``): every request is a new connection, and with the standard
+    #: library's 5 a burst of clients had SYNs dropped, each waiting 1 s to retry
+    request_queue_size = 1024
 
     def __init__(
         self,
