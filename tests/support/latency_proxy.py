@@ -219,6 +219,10 @@ class LatencyProxy:
                     proxy.faults.released.wait()
                     self.close_connection = True
                     return
+                if fault == "cut" and not data:  # no body to cut: the connection ends before the head
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return
                 self.send_response(status, reason)
                 for name, value in answer:
                     if name.lower() not in _HOP_BY_HOP and (

@@ -11,7 +11,8 @@ What a spoiled request gets (:data:`KINDS`):
 * ``hang`` -- the request is forwarded (so a PUT lands), and its answer held until the test
   releases it (:meth:`Faults.release`, at teardown): the client's request timeout fires;
 * ``cut`` -- the request is forwarded and the answer's head sent with its full
-  ``Content-Length``, then half the body, then the connection closed.
+  ``Content-Length``, then half the body, then the connection closed; an answer without
+  a body (a PUT's) is not sent at all: the store acted, the connection just ends.
 
 No sleeps: a held answer waits on an ``Event``. :attr:`Faults.spoiled` records each
 request that met a rule, so a test can check its fault was met (a test whose fault never
@@ -75,6 +76,12 @@ class Faults:
         """No more faults (the record of the spoiled requests stays)."""
         with self._lock:
             self.rules.clear()
+
+    def reset(self) -> None:
+        """No faults, and no record of earlier ones (a fixture shared by several tests)."""
+        with self._lock:
+            self.rules.clear()
+            self.spoiled.clear()
 
     def release(self) -> None:
         self.clear()
