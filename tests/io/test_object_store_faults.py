@@ -142,7 +142,7 @@ def test_a_lasting_write_fault_fails_the_statement_and_changes_nothing(
 
 @pytest.mark.parametrize(
     ("target", "kind"),
-    [(t, "cut") for t in FILES] + [("metadata", "500"), ("manifest", "503"), ("data", "slowdown")],
+    [(t, "cut") for t in FILES] + [("metadata", "500"), ("data", "slowdown")],
 )
 def test_a_passing_read_fault_is_retried(
     lake: dict[str, Any], faults: tuple[str, Faults], target: str, kind: str
