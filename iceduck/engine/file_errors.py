@@ -105,7 +105,7 @@ def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckErro
     if not isinstance(error, duckdb.Error) or isinstance(error, duckdb.InterruptException):
         return None
     message = error_message(error)
-    refused = object_store_refusal(message)
+    refused = object_store_refusal(message, files)
     if refused is not None:
         return refused
     named = quoted_paths(message)
@@ -128,22 +128,44 @@ def file_error(con: Duck, error: Exception, files: Sequence[str]) -> IceduckErro
     return CorruptDataError(f"cannot read the file: {problem}", path)
 
 
-#: pyarrow's S3 failure, as DuckDB quotes the Python traceback of the fsspec filesystem
-_PYARROW_S3 = re.compile(r"OSError: (When [^\n]*?(?:AWS Error|curlCode)[^\n]*)")
+#: pyarrow's S3 failure, as DuckDB quotes the Python traceback of the fsspec filesystem:
+#: ``When reading information for key 'k' in bucket 'b': AWS Error ...`` (an open), or
+#: ``AWS Error ... during GetObject operation`` alone (a read of an opened object)
+_PYARROW_S3 = re.compile(r"OSError: ((?:When [^\n]*?)?(?:AWS Error|curlCode)[^\n]*)")
 _KEY_IN_BUCKET = re.compile(r"key '([^']*)' in bucket '([^']*)'|bucket '([^']*)'")
 
 
-def object_store_refusal(message: str) -> IceduckError | None:
+def object_store_refusal(message: str, files: Sequence[str] = ()) -> IceduckError | None:
     """The iceduck error for an object store refusing a read DuckDB made through the
-    registered fsspec filesystem (its message holds pyarrow's, naming key and bucket)."""
+    registered fsspec filesystem (its message holds pyarrow's, naming key and bucket; a
+    read of an object opened already names neither: then the one file read, or the folder
+    of the files read)."""
     found = _PYARROW_S3.search(message)
     if found is None:
         return None
     where = _KEY_IN_BUCKET.search(found.group(1))
     if where is None:
-        return object_error(OSError(found.group(1)), "s3://")
+        return object_error(OSError(found.group(1)), _read_location(message, files))
     key, bucket = (where.group(1), where.group(2)) if where.group(2) else ("", where.group(3))
     return object_error(OSError(found.group(1)), f"s3://{bucket}/{key}".rstrip("/"), bucket)
+
+
+def _read_location(message: str, files: Sequence[str]) -> str:
+    """Where a failed read named by no key happened: the object DuckDB's message quotes,
+    else the one file read, else the folder all the files read lie in."""
+    named = [p for p in quoted_paths(message) if "://" in p]
+    if named:
+        return named[0]
+    stored = [f for f in files if "://" in f]
+    if len(stored) == 1:
+        return stored[0]
+    shared: list[str] = []
+    for parts in zip(*(f.split("/")[:-1] for f in stored), strict=False):
+        if len(set(parts)) != 1:
+            break
+        shared.append(parts[0])
+    common = "/".join(shared)
+    return f"{common}/ (one of {len(stored)} files)" if "://" in common else "s3://"
 
 
 def statement_file_error(con: Duck, error: Exception) -> IceduckError | None:

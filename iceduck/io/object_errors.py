@@ -4,7 +4,8 @@ pyarrow's S3 client reports failures as ``OSError`` texts carrying the AWS SDK's
 code and curl's (``When reading information for key 'k' in bucket 'b': AWS Error
 ACCESS_DENIED during HeadObject operation: No response body.``, ``AWS Error
 NETWORK_CONNECTION ... curlCode: 7, Could not connect to server``). A user needs the
-location and what to do, not the SDK's phrasing: :func:`object_error` maps the known
+location and what to do, not the SDK's phrasing (kept in short, in parentheses, where it
+says which answer the store gave): :func:`object_error` maps the known
 codes to a sentence naming the property to check, and keeps a short form of anything else.
 A missing object is :class:`~iceduck.io.fileio.MissingFileError`'s business (the caller
 knows whether a missing file is the table's problem); a missing bucket is
@@ -43,6 +44,25 @@ _CAUSES: tuple[tuple[str, str], ...] = (
         "addressing (s3.path-style-access=false) the bucket is part of the host name, so an "
         "endpoint that takes path-style requests (MinIO, a local server) needs s3.path-style-access=true",
     ),
+    # a request that reached the store and failed on every attempt the client's retry
+    # strategy made (3 by default): the store is failing or throttling, not misconfigured
+    (
+        r"INTERNAL_FAILURE|InternalError|SERVICE_UNAVAILABLE|ServiceUnavailable|SLOW_DOWN|SlowDown"
+        r"|HTTP status 5[0-9][0-9]|HTTP response code: 5[0-9][0-9]",
+        "the store answered with a server error on every attempt ({short}): it is failing or "
+        "throttling requests; run the statement again later (s3.retry.num-retries sets how often "
+        "a request is retried)",
+    ),
+    (
+        r"curlCode: (?:18|52|56)|Transferred a partial file|Empty reply from server|Recv failure",
+        "the store's answer was cut off on every attempt (the connection closed mid-response: "
+        "{short}); nothing of it was used: check the network and the store's health",
+    ),
+    (
+        r"Operation too slow|Operation timed out",
+        "the store did not answer within s3.request-timeout on every attempt ({short}): it is "
+        "overloaded or the network is slow; raise s3.request-timeout or run the statement again later",
+    ),
     (
         r"NETWORK_CONNECTION|curlCode: (?:7|28|35|52|56)|Could not connect|Connection refused|timed out",
         "the store cannot be reached: check the endpoint (s3.endpoint, gcs.service.host, "
@@ -64,7 +84,7 @@ def object_error(error: OSError, location: str, bucket: str = "") -> IceduckErro
                 return NotFoundError(
                     f"{location}: bucket {bucket!r} does not exist: create it or fix the location"
                 )
-            return StorageError(cause, location)
+            return StorageError(cause.replace("{short}", short(message)), location)
     return StorageError(f"the object store refused: {short(message)}", location)
 
 

@@ -12,6 +12,7 @@ from iceduck.engine.file_errors import (
     file_error,
     find_damaged,
     io_error,
+    object_store_refusal,
     quoted_paths,
     scan_files,
     statement_file_error,
@@ -47,6 +48,22 @@ def test_quoted_paths_in_duckdb_messages() -> None:
     assert quoted_paths(nested) == ["/w/db/t/data/x.parquet"]
     assert quoted_paths("No magic bytes found at end of file '/w/a.parquet'") == ["/w/a.parquet"]
     assert quoted_paths("Binder Error: column \"k\" not found\n\nLINE 1: FROM '/x/y'") == []
+
+
+def test_a_failed_read_of_an_opened_object_names_the_file_or_folder_read() -> None:
+    """pyarrow's error for a read of an object opened already names no key (DuckDB quotes
+    the traceback of the fsspec filesystem): a store failure, never "corrupt data", naming
+    the one file the statement read, or the folder of the several."""
+    message = (
+        'Invalid Input Error: Traceback (most recent call last):\n  File "pyarrow/error.pxi", '
+        "line 92, in pyarrow.lib.check_status\nOSError: AWS Error NETWORK_CONNECTION during "
+        "GetObject operation: curlCode: 18, Transferred a partial file"
+    )
+    one = object_store_refusal(message, ["s3://b/t/data/a=1/x.parquet"])
+    assert isinstance(one, StorageError)
+    assert str(one).startswith("s3://b/t/data/a=1/x.parquet: the store's answer was cut off")
+    several = object_store_refusal(message, ["s3://b/t/data/a=1/x.parquet", "s3://b/t/data/a=2/y.parquet"])
+    assert str(several).startswith("s3://b/t/data/ (one of 2 files): the store's answer was cut off")
 
 
 def test_a_full_disk_under_copy_is_a_storage_error() -> None:

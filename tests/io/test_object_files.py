@@ -185,8 +185,10 @@ def test_every_object_store_error_is_an_iceduck_error() -> None:
     errors = [object_error(OSError(t), "s3://b/k", "b") for t in texts]
     assert all(isinstance(e, IceduckError) for e in errors)
     assert str(errors[1]) == (
-        "s3://b/k: the object store refused: "
-        "UNKNOWN (HTTP status 500) during ListObjectsV2 operation: Internal"
+        "s3://b/k: the store answered with a server error on every attempt "
+        "(UNKNOWN (HTTP status 500) during ListObjectsV2 operation: Internal): it is failing or "
+        "throttling requests; run the statement again later (s3.retry.num-retries sets how often "
+        "a request is retried)"
     )
 
 

@@ -20,6 +20,9 @@ not overlap. Tests assert counts (bounds on waves), never times.
 
 Used by tests (tests/io/test_s3_waves.py) and by the lake benchmark's latency mode
 (bench/lake.py ``--latency-ms``), where it serves both iceduck and DuckDB's httpfs.
+With ``faults`` (:mod:`tests.support.s3_faults`) the proxy also fails the requests a test
+names: an error answer, an answer held, an answer cut mid-body.
+
 Requests are forwarded with ``http.client`` over one keep-alive connection per client
 connection, so a client that keeps its connections open pays no new TCP handshake (as
 against a real endpoint; the delay stands for the whole round trip).
@@ -36,8 +39,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from tests.support.s3_faults import Faults
 
 #: hop-by-hop headers (RFC 9110 section 7.6.1): never forwarded
 _HOP_BY_HOP = frozenset(
@@ -131,12 +137,14 @@ class _Server(ThreadingHTTPServer):
 
 class LatencyProxy:
     """A threaded HTTP proxy to ``upstream`` (``http://host:port``) on a free loopback port,
-    sleeping ``latency_s`` before forwarding each request; :attr:`log` records the spans."""
+    sleeping ``latency_s`` before forwarding each request; :attr:`log` records the spans;
+    ``faults`` spoil the requests their rules match."""
 
-    def __init__(self, upstream: str, latency_s: float) -> None:
+    def __init__(self, upstream: str, latency_s: float, faults: Faults | None = None) -> None:
         parts = urlsplit(upstream)
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.latency_s = latency_s
+        self.faults = faults
         self.log = RequestLog()
         self.server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -194,12 +202,27 @@ class LatencyProxy:
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
                 if body or self.command in ("PUT", "POST"):
                     headers["Content-Length"] = str(len(body))
-                time.sleep(proxy.latency_s)
-                try:
-                    status, reason, answer, data = self._forward(headers, body)
-                except (OSError, http.client.HTTPException):
-                    self._con = None  # a dropped keep-alive connection: once more on a new one
-                    status, reason, answer, data = self._forward(headers, body)
+                if proxy.latency_s:
+                    time.sleep(proxy.latency_s)
+                fault = proxy.faults.take(self.command, self.path) if proxy.faults else None
+                refusal = proxy.faults.refusal(fault, self.command, self.path) if proxy.faults else None
+                if refusal is not None:
+                    status, reason, answer, data = refusal
+                else:
+                    try:
+                        status, reason, answer, data = self._forward(headers, body)
+                    except (OSError, http.client.HTTPException):
+                        self._con = None  # a dropped keep-alive connection: once more on a new one
+                        status, reason, answer, data = self._forward(headers, body)
+                if fault == "hang":  # the store acted; its answer never comes
+                    assert proxy.faults is not None
+                    proxy.faults.released.wait()
+                    self.close_connection = True
+                    return
+                if fault == "cut" and not data:  # no body to cut: the connection ends before the head
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return
                 self.send_response(status, reason)
                 for name, value in answer:
                     if name.lower() not in _HOP_BY_HOP and (
@@ -209,6 +232,12 @@ class LatencyProxy:
                 if self.command != "HEAD":
                     self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                if fault == "cut":  # half the body promised, then the connection ends
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return
                 if data:
                     self.wfile.write(data)
                 self.wfile.flush()
