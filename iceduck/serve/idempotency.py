@@ -58,9 +58,7 @@ def check_key(key: str) -> str:
     except ValueError:
         ok = False
     if not ok:
-        raise UserError(
-            f"Idempotency-Key must be a UUID in its 36-character form (UUIDv7), not {key[:60]!r}"
-        )
+        raise UserError(f"Idempotency-Key must be a UUID in its 36-character form (UUIDv7), not {key[:60]!r}")
     return key.lower()
 
 
@@ -79,9 +77,20 @@ class IdempotencyKeys:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def run(self, key: str, method: str, route: str, body: bytes, call: Callable[[], Response]) -> Response:
-        """The answer to the request keyed ``key``: ``call()``'s, or the one finalized before."""
-        key = check_key(key)
+    def run(
+        self,
+        key: str,
+        method: str,
+        route: str,
+        body: bytes,
+        call: Callable[[], Response],
+        principal: str | None = None,
+    ) -> Response:
+        """The answer to the request keyed ``key``: ``call()``'s, or the one finalized before.
+        Keys are kept per ``principal``: another caller's request with the same key is
+        another operation, and never sees the first one's answer."""
+        given = check_key(key)
+        key = f"{principal or ''}\x00{given}"
         request = (method, route, hashlib.sha256(body).hexdigest())
         while True:
             with self._lock:
@@ -92,7 +101,7 @@ class IdempotencyKeys:
                     break
             if entry.request != request:
                 raise UserError(
-                    f"Idempotency-Key {key} was used for another request ({entry.request[0]} "
+                    f"Idempotency-Key {given} was used for another request ({entry.request[0]} "
                     f"{entry.request[1]}): a new operation needs a new key"
                 )
             entry.done.wait()

@@ -192,7 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
             answer = self._answerer(route, request)
             keys = self.server.context.idempotency
             if key is not None and keys is not None and method in _MUTATIONS and not route.public:
-                response = keys.run(key, method, url.path, body, answer)
+                response = keys.run(key, method, url.path, body, answer, principal=caller.name)
             else:
                 response = answer()
         except Exception as e:  # every failure is an answer in the spec's model

@@ -165,3 +165,21 @@ def test_no_request_sees_a_policy_half_swapped(served: CatalogServer) -> None:
     for w in writers:
         w.join()
     assert statuses and set(statuses) == {403}
+
+
+def test_idempotency_keys_are_kept_per_principal(served: CatalogServer) -> None:
+    """Another principal sending the same key runs its own request, and never receives the
+    first one's answer (an answer may hold what only its caller may see)."""
+    _rewrite(served, ADMIN + ALL + ETL % ("s3cret", "writer") + READ + WRITE)
+    key = {"Idempotency-Key": "0190b7e2-8c6a-7cc2-9a4e-7f6b2a3c4d5e"}
+    root = RestClient(served.url, "root-token")
+    path, body = "/v1/namespaces/sales/properties", {"updates": {}, "removals": ["owner"]}
+    assert root.post(path, {"updates": {"owner": "root"}}).status == 200
+    first = root.call("POST", path, body, headers=key)
+    assert first.status == 200 and first.body["removed"] == ["owner"]
+    token = _login(served)
+    assert token is not None
+    other = RestClient(served.url, token).call("POST", path, body, headers=key)
+    assert other.status == 200 and other.body["missing"] == ["owner"]  # run, not replayed
+    again = root.call("POST", path, body, headers=key)
+    assert again.body == first.body  # root's own retry is still the replay
