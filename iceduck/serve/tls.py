@@ -24,7 +24,7 @@ _CERT_MARK = b"-----BEGIN CERTIFICATE-----"
 _KEY_MARK = b"PRIVATE KEY-----"
 
 
-class _NoPassphrase(Exception):
+class _NoPassphrase(UserError):
     """OpenSSL asked for a passphrase and none was given."""
 
 

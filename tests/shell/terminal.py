@@ -52,6 +52,9 @@ class Terminal:
             dimensions=(rows, columns),
             env=env,
             cwd=str(cwd) if cwd else None,
+            # poll(), not select(): select() fails on a descriptor numbered past 1024, which a
+            # long test run holding many connections reaches
+            use_poll=True,
         )
         #: everything printed so far, as text lines (survives scrolling)
         self.transcript = ""

@@ -148,6 +148,11 @@ class LatencyProxy:
         self.log = RequestLog()
         self.server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        #: the clients' open connections: closed at :meth:`stop`, so that no handler thread
+        #: waits on a client's idle keep-alive connection after the test (and its socket, and
+        #: its own connection upstream, stay open for the rest of the run)
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
 
     @property
     def endpoint(self) -> str:
@@ -160,6 +165,13 @@ class LatencyProxy:
         self.server.shutdown()
         self.server.server_close()
         self._thread.join()
+        with self._connections_lock:
+            open_connections = list(self._connections)
+        for connection in open_connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed meanwhile
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         proxy = self
@@ -169,9 +181,19 @@ class LatencyProxy:
 
             def setup(self) -> None:
                 super().setup()
+                with proxy._connections_lock:
+                    proxy._connections.add(self.connection)
                 # the head and the body of an answer go out at once: with Nagle's algorithm
                 # the body waits for the client's delayed ACK of the head (40 ms on Linux)
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def finish(self) -> None:
+                with proxy._connections_lock:
+                    proxy._connections.discard(self.connection)
+                con = getattr(self, "_con", None)
+                if con is not None:
+                    con.close()
+                super().finish()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
