@@ -123,7 +123,6 @@ class Policy:
     principals: Mapping[str, Principal]
     #: role name -> its grants
     roles: Mapping[str, tuple[Grant, ...]]
-    source: str = ""
 
     def grants_of(self, principal: Principal) -> tuple[Grant, ...]:
         return tuple(g for role in principal.roles for g in self.roles.get(role, ()))
@@ -171,7 +170,7 @@ def parse_policy(text: str, source: str, namespace_exists: Callable[[Namespace],
         name: _principal(name, value, where, roles) for name, value in _tables(document, "principals", where)
     }
     _check_unique_credentials(principals, where)
-    return Policy(principals, roles, source)
+    return Policy(principals, roles)
 
 
 def _tables(document: dict[str, Any], key: str, where: _Locator) -> list[tuple[str, dict[str, Any]]]:

@@ -6,13 +6,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from iceduck.serve.server import CatalogServer
 from tests.support.rest import Reply, RestClient, start_server
 
-__all__ = ["Reply", "RestClient", "creation_updates", "start_server"]
+__all__ = ["FORM", "Reply", "RestClient", "creation_updates", "new_token", "start_server", "token_request"]
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def token_request(
+    server: CatalogServer, form: dict[str, str], headers: dict[str, str] | None = None
+) -> Reply:
+    """``POST /v1/oauth/tokens`` with ``form``, URL-encoded."""
+    return RestClient(server.url).call(
+        "POST", "/v1/oauth/tokens", raw=urlencode(form).encode(), headers={**FORM, **(headers or {})}
+    )
+
+
+def new_token(server: CatalogServer, client_id: str = "app", secret: str = "s3cret") -> str:
+    """A token for the client credentials ``client_id``/``secret`` (which must be accepted)."""
+    reply = token_request(
+        server, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    )
+    assert reply.status == 200, reply.body
+    return str(reply.body["access_token"])
 
 
 def creation_updates(metadata: dict[str, Any]) -> list[dict[str, Any]]:

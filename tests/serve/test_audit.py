@@ -12,7 +12,7 @@ import pytest
 import iceduck
 from iceduck.serve.audit import AuditTrail
 from iceduck.serve.server import CatalogServer
-from tests.serve.conftest import RestClient, serve_principals
+from tests.serve.conftest import RestClient, serve_principals, token_request
 
 PRINCIPALS = """\
 [principals.etl]
@@ -136,40 +136,7 @@ def test_no_secret_ever_reaches_the_trail(served: CatalogServer, trail: Path) ->
 
 
 def _login(server: CatalogServer, secret: str = "analyst-secret-value") -> str:
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-
-    form = urllib.parse.urlencode(
-        {"grant_type": "client_credentials", "client_id": "analyst", "client_secret": secret}
-    ).encode()
-    try:
-        with urllib.request.urlopen(
-            urllib.request.Request(f"{server.url}/v1/oauth/tokens", data=form, method="POST"), timeout=30
-        ) as response:
-            return str(json.load(response)["access_token"])
-    except urllib.error.HTTPError as e:
-        return f"refused {e.code}"
-
-
-def test_a_trail_that_cannot_be_written_still_answers(
-    warehouse: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A full disk under the trail: the commit's answer still reaches the client (a client
-    without its answer would retry a commit that landed), and the line goes to the log."""
-    import io
-
-    class Full(io.StringIO):
-        def write(self, text: str) -> int:
-            raise OSError(28, "No space left on device")
-
-    server = serve_principals(warehouse, PRINCIPALS, audit=AuditTrail(Full(), "full.jsonl"))
-    try:
-        reply = RestClient(server.url, "etl-secret-token").post("/v1/namespaces", {"namespace": ["ok"]})
-        assert reply.status == 200
-    finally:
-        server.stop()
-    assert (
-        "the audit trail full.jsonl could not be written" in caplog.text
-        and '"principal":"etl"' in caplog.text
-    )
+    """The analyst's token, or the refusal's status when its credentials are refused."""
+    form = {"grant_type": "client_credentials", "client_id": "analyst", "client_secret": secret}
+    reply = token_request(server, form)
+    return str(reply.body["access_token"]) if reply.status == 200 else f"refused {reply.status}"

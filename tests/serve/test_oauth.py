@@ -10,35 +10,17 @@ import base64
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pytest
 
 import iceduck
 from iceduck.serve.auth import Authenticator
 from iceduck.serve.server import CatalogServer
-from tests.serve.conftest import Reply, RestClient, start_server
+from tests.serve.conftest import FORM, RestClient, new_token, start_server, token_request
 from tests.support.clock import SteppedClock
 
-FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS = "urn:ietf:params:oauth:token-type:access_token"
-
-
-def token_request(
-    server: CatalogServer, form: dict[str, str], headers: dict[str, str] | None = None
-) -> Reply:
-    return RestClient(server.url).call(
-        "POST", "/v1/oauth/tokens", raw=urlencode(form).encode(), headers={**FORM, **(headers or {})}
-    )
-
-
-def new_token(server: CatalogServer, client_id: str = "app", secret: str = "s3cret") -> str:
-    reply = token_request(
-        server, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
-    )
-    assert reply.status == 200, reply.body
-    return str(reply.body["access_token"])
 
 
 @pytest.fixture

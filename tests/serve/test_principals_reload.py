@@ -16,7 +16,7 @@ import pytest
 
 from iceduck.catalog.open import open_catalog, warehouse_location
 from iceduck.serve.server import CatalogServer
-from tests.serve.conftest import RestClient, serve_principals
+from tests.serve.conftest import RestClient, serve_principals, token_request
 from tests.serve.test_grants import CASES
 
 ADMIN = '[principals.root]\ntoken = "root-token"\nroles = ["all"]\n'
@@ -49,21 +49,13 @@ def served(warehouse: Path, clock: Clock) -> Iterator[CatalogServer]:
 
 
 def _login(server: CatalogServer, secret: str = "s3cret") -> str | None:
-    import urllib.parse
-    import urllib.request
-
-    form = urllib.parse.urlencode(
-        {"grant_type": "client_credentials", "client_id": "etl", "client_secret": secret}
-    ).encode()
-    request = urllib.request.Request(f"{server.url}/v1/oauth/tokens", data=form, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            import json
-
-            return str(json.load(response)["access_token"])
-    except urllib.error.HTTPError as e:
-        assert e.code == 401
+    """etl's token, or None when its credentials are refused (401)."""
+    form = {"grant_type": "client_credentials", "client_id": "etl", "client_secret": secret}
+    reply = token_request(server, form)
+    if reply.status == 401:
         return None
+    assert reply.status == 200, reply.body
+    return str(reply.body["access_token"])
 
 
 def _rewrite(server: CatalogServer, text: str) -> None:
