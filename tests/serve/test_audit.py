@@ -140,3 +140,26 @@ def _login(server: CatalogServer, secret: str = "analyst-secret-value") -> str:
     form = {"grant_type": "client_credentials", "client_id": "analyst", "client_secret": secret}
     reply = token_request(server, form)
     return str(reply.body["access_token"]) if reply.status == 200 else f"refused {reply.status}"
+
+
+def test_a_trail_that_cannot_be_written_still_answers(
+    warehouse: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full disk under the trail: the commit's answer still reaches the client (a client
+    without its answer would retry a commit that landed), and the line goes to the log."""
+    import io
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+    server = serve_principals(warehouse, PRINCIPALS, audit=AuditTrail(Full(), "full.jsonl"))
+    try:
+        reply = RestClient(server.url, "etl-secret-token").post("/v1/namespaces", {"namespace": ["ok"]})
+        assert reply.status == 200
+    finally:
+        server.stop()
+    assert (
+        "the audit trail full.jsonl could not be written" in caplog.text
+        and '"principal":"etl"' in caplog.text
+    )
